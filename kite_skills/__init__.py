@@ -1,0 +1,3 @@
+"""kite-skills: trusted procedures for AI agents on a Zerodha Kite account."""
+
+__version__ = "0.1.0"

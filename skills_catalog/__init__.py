@@ -1,0 +1,1 @@
+"""The built-in catalog of Markdown workflow recipes (package data only)."""
