@@ -2,12 +2,17 @@
 
     KiteError
     ├── CatalogError          a broken catalog; carries every Problem found
+    ├── HelpKeyError          a help key that names no page
+    │   ├── HelpKeyTooLong    over 1024 UTF-8 bytes (refused before any lookup)
+    │   └── UnknownHelpKey    carries the nearest existing page as guidance
     └── StoreError            the user-skill store refused an operation
         ├── InvalidSkill      bad input: name, description or body break a rule
         ├── UnknownSkill      no skill by that name
         ├── IllegalTransition the lifecycle does not allow that move
         ├── SchemaTooNew      the database was written by a newer kite-skills
-        └── StoreUnavailable  the file cannot be opened or lacks FTS5
+        ├── StoreUnavailable  the file cannot be opened or lacks FTS5
+        ├── SkillNotLive      the skill exists but is a draft or archived
+        └── InvalidQuery      a search text or limit is out of range
 
 Adapters (cli, server, dashboard) catch ``KiteError`` and show its message;
 anything else is a bug and keeps its traceback.
@@ -27,9 +32,40 @@ class CatalogError(KiteError):
     def __init__(self, problems: list) -> None:  # list[catalog.Problem]
         self.problems = list(problems)
         lines = [str(p) for p in self.problems]
+        super().__init__(f"the skill catalog has {len(lines)} problem(s):\n" + "\n".join(lines))
+
+
+class HelpKeyError(KiteError):
+    """A help key that names no page."""
+
+
+class HelpKeyTooLong(HelpKeyError):
+    """The key is longer than the limit; no lookup was made."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        self.size = size
         super().__init__(
-            f"the skill catalog has {len(lines)} problem(s):\n" + "\n".join(lines)
+            f"help key is {size} bytes; keys are at most {limit} UTF-8 bytes — "
+            "use a key such as '/orders' (start at '/' to see them all)"
         )
+
+
+class UnknownHelpKey(HelpKeyError):
+    """No page at ``key``; ``nearest`` is the closest existing ancestor page."""
+
+    def __init__(self, key: str, nearest: object) -> None:  # nearest: catalog.HelpPage
+        self.key = key
+        self.nearest = nearest
+        children = getattr(nearest, "children", ())
+        lines = [
+            f"no help page at {key!r} (keys are case-sensitive paths such as '/orders'; "
+            "no wildcards, encoding or '..').",
+            f"Nearest page: {nearest.key}"  # type: ignore[attr-defined]
+            + (f" — {nearest.title}" if getattr(nearest, "title", "") else "")  # type: ignore[attr-defined]
+            + (". Its pages:" if children else "."),
+        ]
+        lines += [f"- {c.key} ({c.label}) — {c.description}" for c in children]
+        super().__init__("\n".join(lines))
 
 
 class StoreError(KiteError):
@@ -64,3 +100,16 @@ class SchemaTooNew(StoreError):
 
 class StoreUnavailable(StoreError):
     """The store file cannot be opened, or this SQLite lacks FTS5."""
+
+
+class SkillNotLive(StoreError):
+    """The skill exists but is not in service (a draft or archived); ``status`` says which."""
+
+    def __init__(self, name: str, status: str, message: str) -> None:
+        self.name = name
+        self.status = status
+        super().__init__(message)
+
+
+class InvalidQuery(StoreError):
+    """A search text, name filter or ``limit`` is out of range (the message gives the range)."""

@@ -1,0 +1,5 @@
+import sys
+
+from kite_skills.cli import main
+
+sys.exit(main())

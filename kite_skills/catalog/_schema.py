@@ -1,0 +1,26 @@
+"""Limits and field rules for catalog files, in one place (Agent Skills + SEP-2640)."""
+
+from __future__ import annotations
+
+import re
+
+SKILL_FILE = "SKILL.md"
+ROOT_PAGE = "index.md"
+URI_SCHEME = "skill://"
+
+MAX_NAME_LENGTH = 64
+MAX_DESCRIPTION_LENGTH = 1024
+MAX_COMPATIBILITY_LENGTH = 500
+MAX_FILES_PER_SKILL = 512
+MAX_BYTES_PER_SKILL = 16 * 1024 * 1024
+MAX_KEY_BYTES = 1024
+
+NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+# Top-level SKILL.md fields the Agent Skills specification defines; others are refused
+# so that `agentskills validate` and our validator agree.
+SKILL_FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
+RECIPE_FIELDS = ("description",)
+
+# Python packaging that sits at the root of the installed catalog and is not content.
+PACKAGING_NAMES = frozenset({"__init__.py", "__pycache__"})

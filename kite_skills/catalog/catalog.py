@@ -1,0 +1,216 @@
+"""The loaded catalog: help pages, skill entries and resources, all built from the files."""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+from dataclasses import dataclass
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+from ..errors import CatalogError, HelpKeyTooLong, UnknownHelpKey
+from . import _markdown, _schema
+from .loader import CatalogFile, Scan, embedded_root, key_of, resolve_link, scan
+from .model import (
+    CatalogResource,
+    ChildLabel,
+    HelpChild,
+    HelpPage,
+    ManifestEntry,
+    PageKind,
+    Problem,
+    SkillEntry,
+)
+
+EMBEDDED_LABEL = "skills_catalog"
+
+
+def check(root: Traversable | Path | None = None, label: str | None = None) -> list[Problem]:
+    """Every problem of the catalog at ``root`` (default: the embedded one), sorted."""
+    return _scan(root, label).problems
+
+
+def load(root: Traversable | Path | None = None, label: str | None = None) -> Catalog:
+    """Load and validate a catalog; raise one ``CatalogError`` listing every problem."""
+    result = _scan(root, label)
+    if result.problems:
+        raise CatalogError(result.problems)
+    return Catalog(result)
+
+
+def _scan(root: Traversable | Path | None, label: str | None) -> Scan:
+    if root is None:
+        return scan(embedded_root(), label or EMBEDDED_LABEL)
+    return scan(root, label or str(root))
+
+
+@dataclass(frozen=True)
+class _Node:
+    key: str
+    kind: PageKind
+    path: str  # the file, or for a supporting directory the directory
+    parent: str | None
+    title: str
+    description: str
+    body: str
+
+
+class Catalog:
+    """A validated catalog. Build it with ``load()``."""
+
+    def __init__(self, result: Scan) -> None:
+        self._files = result.files
+        skill_dirs = {f.directory for f in self._files.values() if f.is_skill}
+        self._nodes: dict[str, _Node] = {}
+        self._children: dict[str, list[str]] = {}
+        for path in sorted(self._files):
+            self._add_file(self._files[path], skill_dirs)
+        for directory in sorted(result.directories - skill_dirs):
+            self._add_supporting(directory)
+        self._skills = tuple(self._entry(d) for d in sorted(skill_dirs, key=_skill_uri))
+        self._skills_by_uri = {s.uri: s for s in self._skills}
+
+    # -- help navigation ----------------------------------------------------------------
+
+    def help(self, key: str | None = None) -> HelpPage:
+        """The page at ``key``; raises ``HelpKeyTooLong`` or ``UnknownHelpKey``."""
+        key = key or "/"
+        if len(key.encode("utf-8")) > _schema.MAX_KEY_BYTES:
+            raise HelpKeyTooLong(len(key.encode("utf-8")), _schema.MAX_KEY_BYTES)
+        lookup = key[:-1] if len(key) > 1 and key.endswith("/") else key
+        node = self._nodes.get(lookup)
+        if node is None:
+            raise UnknownHelpKey(key, self._page(self._nodes[self._nearest(lookup)]))
+        return self._page(node)
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(sorted(self._nodes))
+
+    def _nearest(self, key: str) -> str:
+        candidate = key
+        while "/" in candidate.strip("/"):
+            candidate = candidate.rsplit("/", 1)[0]
+            if candidate in self._nodes:
+                return candidate
+        return "/"
+
+    def _page(self, node: _Node) -> HelpPage:
+        children = tuple(
+            HelpChild(c.key, _label(c.kind), c.description)
+            for c in (self._nodes[k] for k in sorted(self._children.get(node.key, [])))
+        )
+        text = node.body
+        if node.kind != "category" or node.path.endswith(".md"):
+            text = self._keyed_links(node.path, node.body)
+        return HelpPage(
+            node.key, node.kind, node.title, node.description, text, node.parent, children
+        )
+
+    def _keyed_links(self, source: str, body: str) -> str:
+        def as_key(text: str, target: str) -> str | None:
+            if not _markdown.is_relative(target):
+                return None
+            resolved = resolve_link(source, target)
+            if resolved is None or resolved not in self._files:
+                return None
+            return f"{text} (`{key_of(resolved)}`)"
+
+        return _markdown.rewrite_links(body, as_key)
+
+    def _add_file(self, file: CatalogFile, skill_dirs: set[str]) -> None:
+        meta = file.frontmatter or {}
+        heading = _markdown.first_heading(file.body)
+        key = key_of(file.path)
+        if file.path == _schema.ROOT_PAGE:
+            node = _Node(key, "root", file.path, None, heading or "Catalog", "", file.body)
+        else:
+            kind: PageKind = "category" if file.is_skill else "recipe"
+            description = str(meta.get("description") or heading or "")
+            title = heading or str(meta.get("name") or key)
+            parent = _parent_key(file.directory if file.is_skill else file.path)
+            node = _Node(key, kind, file.path, parent, title, description.strip(), file.body)
+            self._children.setdefault(parent, []).append(key)
+        self._nodes[key] = node
+
+    def _add_supporting(self, directory: str) -> None:
+        key = key_of(directory)
+        parent = _parent_key(directory)
+        count = sum(1 for p in self._files if posixpath.dirname(p) == directory)
+        name = posixpath.basename(directory)
+        body = f"# {name}\n\nSupporting pages of `{parent}`.\n"
+        description = f"Supporting pages ({count})"
+        self._nodes[key] = _Node(key, "category", directory, parent, name, description, body)
+        self._children.setdefault(parent, []).append(key)
+
+    # -- skills and resources -------------------------------------------------------------
+
+    @property
+    def skills(self) -> tuple[SkillEntry, ...]:
+        """Every skill entry, sorted by URI (nested skills listed flat)."""
+        return self._skills
+
+    def skill(self, uri: str) -> SkillEntry | None:
+        """The entry whose SKILL.md is at ``uri``, or None."""
+        return self._skills_by_uri.get(uri)
+
+    def resources(self) -> tuple[CatalogResource, ...]:
+        """Every file that belongs to a skill, as a resource, sorted by URI."""
+        out = []
+        for path in sorted(self._files, key=lambda p: _schema.URI_SCHEME + p):
+            if path == _schema.ROOT_PAGE:
+                continue
+            file = self._files[path]
+            meta = file.frontmatter or {}
+            name = str(meta["name"]) if file.is_skill else path
+            description = meta.get("description")
+            out.append(
+                CatalogResource(
+                    uri=_schema.URI_SCHEME + path,
+                    name=name,
+                    title=_markdown.first_heading(file.body),
+                    description=str(description) if description is not None else None,
+                    size=len(file.raw),
+                )
+            )
+        return tuple(out)
+
+    def read(self, uri: str) -> bytes | None:
+        """The original bytes of the file at ``uri``, or None when no such resource."""
+        if not uri.startswith(_schema.URI_SCHEME):
+            return None
+        path = uri[len(_schema.URI_SCHEME) :]
+        if path == _schema.ROOT_PAGE:
+            return None
+        file = self._files.get(path)
+        return file.raw if file is not None else None
+
+    def _entry(self, directory: str) -> SkillEntry:
+        skill_file = self._files[f"{directory}/{_schema.SKILL_FILE}"]
+        members = sorted(
+            (f for f in self._files.values() if f.path.startswith(directory + "/")),
+            key=lambda f: f.path,
+        )
+        manifest = tuple(
+            ManifestEntry(
+                _schema.URI_SCHEME + f.path,
+                "sha256:" + hashlib.sha256(f.raw).hexdigest(),
+                len(f.raw),
+            )
+            for f in members
+        )
+        meta = skill_file.frontmatter or {}
+        return SkillEntry(_skill_uri(directory), str(meta["name"]), meta, manifest)
+
+
+def _skill_uri(directory: str) -> str:
+    return f"{_schema.URI_SCHEME}{directory}/{_schema.SKILL_FILE}"
+
+
+def _parent_key(path: str) -> str:
+    parent = posixpath.dirname(path)
+    return key_of(parent) if parent else "/"
+
+
+def _label(kind: PageKind) -> ChildLabel:
+    return "recipe" if kind == "recipe" else "category"

@@ -1,0 +1,369 @@
+"""Read a catalog directory and check it, collecting every problem (never the first only)."""
+
+from __future__ import annotations
+
+import posixpath
+import unicodedata
+from dataclasses import dataclass, field
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+from . import _markdown, _schema
+from ._frontmatter import FrontmatterProblem, normalise, split
+from .model import Problem
+
+CATALOG_PACKAGE = "skills_catalog"
+
+
+@dataclass(frozen=True)
+class CatalogFile:
+    """One Markdown file: original bytes (for reads and digests) and its parsed copy."""
+
+    path: str  # relative to the catalog root, '/'-separated
+    raw: bytes
+    frontmatter: dict[str, Any] | None = field(hash=False)
+    body: str
+    body_line: int
+
+    @property
+    def directory(self) -> str:
+        return posixpath.dirname(self.path)
+
+    @property
+    def is_skill(self) -> bool:
+        return posixpath.basename(self.path) == _schema.SKILL_FILE
+
+
+@dataclass
+class Scan:
+    """What a catalog directory holds, and every problem found in it."""
+
+    label: str
+    files: dict[str, CatalogFile] = field(default_factory=dict)
+    directories: set[str] = field(default_factory=set)
+    markdown: set[str] = field(default_factory=set)  # every .md path, parsed or not
+    problems: list[Problem] = field(default_factory=list)
+
+    def problem(self, path: str, line: int, code: str, message: str) -> None:
+        shown = f"{self.label}/{path}" if path else self.label
+        self.problems.append(Problem(shown, line, code, message))
+
+
+def embedded_root() -> Traversable:
+    """The catalog shipped inside the installed package (venv, editable or zipapp)."""
+    return resources.files(CATALOG_PACKAGE)
+
+
+def scan(root: Traversable | Path, label: str) -> Scan:
+    result = Scan(label)
+    if not root.is_dir():
+        result.problem("", 0, "no-catalog", "not a directory — give the catalog's root directory")
+        return result
+    _walk(root, "", result)
+    _check(result)
+    result.problems.sort()
+    return result
+
+
+def key_of(path: str) -> str:
+    """The help key of a catalog file or directory path."""
+    if path == _schema.ROOT_PAGE:
+        return "/"
+    if posixpath.basename(path) == _schema.SKILL_FILE:
+        return "/" + posixpath.dirname(path)
+    if path.endswith(".md"):
+        return "/" + path[: -len(".md")]
+    return "/" + path
+
+
+def resolve_link(source: str, target: str) -> str | None:
+    """The catalog path a relative link points to, or None when it leaves the catalog."""
+    target = target.split("#", 1)[0]
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(source), target))
+    if joined.startswith("../") or joined == ".." or joined.startswith("/"):
+        return None
+    return joined
+
+
+def _walk(directory: Traversable | Path, prefix: str, result: Scan) -> None:
+    for entry in sorted(directory.iterdir(), key=lambda e: e.name):
+        path = f"{prefix}{entry.name}"
+        if not prefix and entry.name in _schema.PACKAGING_NAMES:
+            continue
+        if isinstance(entry, Path) and entry.is_symlink():
+            result.problem(path, 0, "symlink", "symbolic links are not allowed — copy the file in")
+        elif entry.name.startswith("."):
+            result.problem(
+                path, 0, "hidden", "hidden files do not belong in the catalog — remove it"
+            )
+        elif entry.is_dir():
+            result.directories.add(path)
+            _walk(entry, f"{path}/", result)
+        elif not entry.name.endswith(".md"):
+            result.problem(
+                path,
+                0,
+                "not-markdown",
+                "only Markdown (.md) files belong in the catalog — remove it",
+            )
+        else:
+            result.markdown.add(path)
+            _read(path, entry.read_bytes(), result)
+
+
+def _read(path: str, raw: bytes, result: Scan) -> None:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        result.problem(path, line, "not-utf8", "not valid UTF-8 — save the file as UTF-8")
+        return
+    try:
+        parsed = split(normalise(text))
+    except FrontmatterProblem as exc:
+        result.problem(path, exc.line, "frontmatter", exc.message)
+        return
+    result.files[path] = CatalogFile(path, raw, parsed.frontmatter, parsed.body, parsed.body_line)
+
+
+def _check(result: Scan) -> None:
+    if _schema.ROOT_PAGE not in result.markdown:
+        result.problem(
+            _schema.ROOT_PAGE, 0, "no-index", "the root help page is missing — add index.md"
+        )
+    skill_dirs = {f.directory for f in result.files.values() if f.is_skill}
+    for directory in sorted(result.directories):
+        if "/" not in directory and f"{directory}/{_schema.SKILL_FILE}" not in result.markdown:
+            result.problem(
+                f"{directory}/{_schema.SKILL_FILE}",
+                0,
+                "no-skill-file",
+                "a topic directory needs a SKILL.md with 'name' and 'description'",
+            )
+    for file in result.files.values():
+        if "/" not in file.path and file.path != _schema.ROOT_PAGE:
+            result.problem(
+                file.path, 0, "loose-file", "only index.md sits at the root — move it into a topic"
+            )
+        if file.is_skill:
+            _check_skill(file, result)
+        else:
+            _check_page(file, result)
+        _check_links(file, result)
+    _check_keys(result)
+    _check_limits(result, skill_dirs)
+
+
+def _line_of(file: CatalogFile, key: str) -> int:
+    """The line where a top-level frontmatter key is written (for messages)."""
+    for number, line in enumerate(normalise(file.raw.decode("utf-8")).split("\n"), start=1):
+        if line.startswith(f"{key}:") or line.startswith(f'"{key}":'):
+            return number
+    return 1
+
+
+def _check_skill(file: CatalogFile, result: Scan) -> None:
+    meta = file.frontmatter
+    if meta is None:
+        result.problem(
+            file.path,
+            1,
+            "no-frontmatter",
+            "SKILL.md must start with '---' frontmatter holding 'name' and 'description'",
+        )
+        return
+    directory = posixpath.basename(file.directory)
+    for key in meta:
+        if key not in _schema.SKILL_FIELDS:
+            allowed = ", ".join(_schema.SKILL_FIELDS)
+            result.problem(
+                file.path,
+                _line_of(file, key),
+                "unknown-field",
+                f"unknown frontmatter field '{key}' — allowed: {allowed}",
+            )
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        result.problem(
+            file.path,
+            _line_of(file, "name"),
+            "name",
+            f"'name' is required text — set it to the directory name '{directory}'",
+        )
+    else:
+        line = _line_of(file, "name")
+        if len(name) > _schema.MAX_NAME_LENGTH:
+            result.problem(
+                file.path,
+                line,
+                "name",
+                f"'name' exceeds {_schema.MAX_NAME_LENGTH} characters ({len(name)})",
+            )
+        if not _schema.NAME_PATTERN.fullmatch(name):
+            result.problem(
+                file.path,
+                line,
+                "name",
+                f"'name' {name!r} must be lowercase letters, "
+                "digits and single hyphens, not starting or ending with a hyphen",
+            )
+        if unicodedata.normalize("NFKC", name) != unicodedata.normalize("NFKC", directory):
+            result.problem(
+                file.path,
+                line,
+                "name",
+                f"'name' {name!r} must equal the directory name '{directory}' — rename one of them",
+            )
+    _check_description(file, meta, result, required=True)
+    compatibility = meta.get("compatibility")
+    if compatibility is not None and (
+        not isinstance(compatibility, str) or len(compatibility) > _schema.MAX_COMPATIBILITY_LENGTH
+    ):
+        result.problem(
+            file.path,
+            _line_of(file, "compatibility"),
+            "compatibility",
+            f"'compatibility' must be text of at most "
+            f"{_schema.MAX_COMPATIBILITY_LENGTH} characters",
+        )
+    metadata = meta.get("metadata")
+    if metadata is not None and not (
+        isinstance(metadata, dict) and all(isinstance(v, str) for v in metadata.values())
+    ):
+        result.problem(
+            file.path,
+            _line_of(file, "metadata"),
+            "metadata",
+            "'metadata' must map keys to text values — quote numbers and dates",
+        )
+    if "license" in meta and not isinstance(meta["license"], str):
+        result.problem(file.path, _line_of(file, "license"), "license", "'license' must be text")
+    tools = meta.get("allowed-tools")
+    if tools is not None and not (
+        isinstance(tools, str)
+        or (isinstance(tools, list) and all(isinstance(t, str) for t in tools))
+    ):
+        result.problem(
+            file.path,
+            _line_of(file, "allowed-tools"),
+            "allowed-tools",
+            "'allowed-tools' must be text or a list of text",
+        )
+
+
+def _check_page(file: CatalogFile, result: Scan) -> None:
+    meta = file.frontmatter or {}
+    for key in meta:
+        if key not in _schema.RECIPE_FIELDS:
+            result.problem(
+                file.path,
+                _line_of(file, key),
+                "unknown-field",
+                f"unknown frontmatter field '{key}' — a recipe takes only 'description'",
+            )
+    if "description" in meta:
+        _check_description(file, meta, result, required=False)
+    elif _markdown.first_heading(file.body) is None:
+        result.problem(
+            file.path,
+            file.body_line,
+            "no-summary",
+            "add a 'description' in frontmatter or a '# Heading' — "
+            "navigation needs a one-line summary",
+        )
+
+
+def _check_description(
+    file: CatalogFile, meta: dict[str, Any], result: Scan, *, required: bool
+) -> None:
+    description = meta.get("description")
+    line = _line_of(file, "description")
+    if description is None and not required:
+        return
+    if not isinstance(description, str) or not description.strip():
+        kind = type(description).__name__ if description is not None else "nothing"
+        result.problem(
+            file.path,
+            line,
+            "description",
+            f"'description' must be non-empty text (got {kind}) — write it on one "
+            "line, quoted if it looks like a number, date or yes/no",
+        )
+    elif len(description) > _schema.MAX_DESCRIPTION_LENGTH:
+        result.problem(
+            file.path,
+            line,
+            "description",
+            f"'description' exceeds {_schema.MAX_DESCRIPTION_LENGTH} characters "
+            f"({len(description)}) — shorten it",
+        )
+
+
+def _check_links(file: CatalogFile, result: Scan) -> None:
+    for link in _markdown.links(file.body):
+        if not _markdown.is_relative(link.target):
+            continue
+        line = file.body_line + link.line - 1
+        if link.target.startswith("/"):
+            result.problem(
+                file.path,
+                line,
+                "link",
+                f"link '{link.target}' is an absolute path — use a relative link",
+            )
+            continue
+        target = resolve_link(file.path, link.target)
+        if target is None:
+            result.problem(file.path, line, "link", f"link '{link.target}' leaves the catalog")
+        elif target not in result.files:
+            hint = (
+                "only Markdown pages can be linked"
+                if not target.endswith(".md")
+                else "no such catalog file"
+            )
+            result.problem(file.path, line, "link", f"link '{link.target}' is broken — {hint}")
+
+
+def _check_keys(result: Scan) -> None:
+    owners: dict[str, list[str]] = {}
+    for path in result.files:
+        owners.setdefault(key_of(path), []).append(path)
+    skill_dirs = {f.directory for f in result.files.values() if f.is_skill}
+    for directory in result.directories:
+        if directory not in skill_dirs:
+            owners.setdefault(key_of(directory), []).append(directory + "/")
+    for key, paths in owners.items():
+        if len(paths) > 1:
+            for path in paths:
+                others = ", ".join(p for p in paths if p != path)
+                result.problem(
+                    path.rstrip("/") if path.endswith("/") else path,
+                    0,
+                    "duplicate-key",
+                    f"help key '{key}' is also used by {others} — rename one",
+                )
+
+
+def _check_limits(result: Scan, skill_dirs: set[str]) -> None:
+    for directory in sorted(skill_dirs):
+        members = [f for f in result.files.values() if f.path.startswith(directory + "/")]
+        size = sum(len(f.raw) for f in members)
+        path = f"{directory}/{_schema.SKILL_FILE}"
+        if len(members) > _schema.MAX_FILES_PER_SKILL:
+            result.problem(
+                path,
+                0,
+                "too-many-files",
+                f"the skill has {len(members)} files; the limit is "
+                f"{_schema.MAX_FILES_PER_SKILL} — split it into nested skills",
+            )
+        if size > _schema.MAX_BYTES_PER_SKILL:
+            result.problem(
+                path,
+                0,
+                "too-large",
+                f"the skill holds {size} bytes; the limit is "
+                f"{_schema.MAX_BYTES_PER_SKILL} — split it",
+            )

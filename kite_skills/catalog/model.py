@@ -1,0 +1,110 @@
+"""Values the catalog library hands out. All frozen; JSON shapes via ``to_dict``."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+PageKind = Literal["root", "category", "recipe"]
+ChildLabel = Literal["category", "recipe"]
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One thing wrong with a catalog, at ``path:line`` (line 0: the file as a whole)."""
+
+    path: str
+    line: int
+    code: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class HelpChild:
+    key: str
+    label: ChildLabel
+    description: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"key": self.key, "label": self.label, "description": self.description}
+
+
+@dataclass(frozen=True)
+class HelpPage:
+    """One help page: a category's entry text and direct children, or a recipe's steps."""
+
+    key: str
+    kind: PageKind
+    title: str
+    description: str
+    text: str
+    parent: str | None = None
+    children: tuple[HelpChild, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "key": self.key,
+            "kind": self.kind,
+            "title": self.title,
+            "description": self.description,
+        }
+        if self.parent is not None:
+            data["parent"] = self.parent
+        data["text"] = self.text
+        data["children"] = [child.to_dict() for child in self.children]
+        return data
+
+    def to_markdown(self) -> str:
+        """The page as a person or a model reads it."""
+        parts = [self.text.strip("\n")]
+        if self.children:
+            lines = ["## Pages here", ""]
+            lines += [f"- `{c.key}` ({c.label}) — {c.description}" for c in self.children]
+            parts.append("\n".join(lines))
+        if self.parent is not None:
+            parts.append(f"Up: `{self.parent}`")
+        return "\n\n".join(p for p in parts if p) + "\n"
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    uri: str
+    digest: str
+    size: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"uri": self.uri, "digest": self.digest, "size": self.size}
+
+
+@dataclass(frozen=True)
+class SkillEntry:
+    """A SEP-2640 skill entry: the SKILL.md URI, verbatim frontmatter, every file."""
+
+    uri: str
+    name: str
+    frontmatter: dict[str, Any] = field(hash=False)
+    resources: tuple[ManifestEntry, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "uri": self.uri,
+            "frontmatter": copy.deepcopy(self.frontmatter),
+            "resources": [entry.to_dict() for entry in self.resources],
+        }
+
+
+@dataclass(frozen=True)
+class CatalogResource:
+    """A catalog file as an MCP resource."""
+
+    uri: str
+    name: str
+    title: str | None
+    description: str | None
+    size: int
+    mime_type: str = "text/markdown"

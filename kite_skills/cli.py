@@ -1,0 +1,93 @@
+"""`kite-skills` command line: with no subcommand, the stdio MCP server; otherwise tools
+for people (browse the catalog, validate an author's directory, manage their skills)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import __version__, catalog
+from .errors import KiteError, UnknownHelpKey
+
+
+def _run_help(args: argparse.Namespace) -> int:
+    try:
+        page = catalog.load().help(args.key)
+    except UnknownHelpKey as exc:
+        print(f"kite-skills: {exc}", file=sys.stderr)
+        return 2
+    sys.stdout.write(page.to_markdown())
+    return 0
+
+
+def _run_validate(args: argparse.Namespace) -> int:
+    root = Path(args.dir) if args.dir else None
+    problems = catalog.check(root)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    where = args.dir or "the embedded catalog"
+    if problems:
+        print(f"{len(problems)} problem(s) in {where}", file=sys.stderr)
+        return 1
+    print(f"{where}: OK ({len(catalog.load(root).skills)} skills)")
+    return 0
+
+
+def _run_list(args: argparse.Namespace) -> int:
+    for skill in catalog.load().skills:
+        own = next(r for r in skill.resources if r.uri == skill.uri)
+        print(f"{skill.uri}\t{skill.name}\t{len(skill.resources)} files\t{own.digest}")
+    return 0
+
+
+def _run_server(args: argparse.Namespace) -> int:
+    from .server.app import serve_stdio  # the MCP stack loads only in server mode
+
+    return serve_stdio()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kite-skills",
+        description="Trusted procedures for AI agents on a Zerodha Kite account. "
+        "With no command, serves MCP on stdio (for an MCP client to launch).",
+        epilog="Example: kite-skills help /orders/reconcile",
+    )
+    parser.add_argument("--version", action="version", version=f"kite-skills {__version__}")
+    parser.set_defaults(run=_run_server)
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    help_cmd = commands.add_parser(
+        "help",
+        help="browse the built-in catalog (the same pages the MCP 'help' tool returns)",
+        epilog="Example: kite-skills help /orders   (start at '/' to see every topic)",
+    )
+    help_cmd.add_argument("key", nargs="?", default="/", help="help key, e.g. /orders/prepare")
+    help_cmd.set_defaults(run=_run_help)
+
+    cat = commands.add_parser("catalog", help="check or list the built-in catalog")
+    cat_commands = cat.add_subparsers(title="catalog commands", metavar="COMMAND", required=True)
+    validate = cat_commands.add_parser(
+        "validate",
+        help="validate the embedded catalog, or an author's directory before a rebuild",
+        epilog="Example: kite-skills catalog validate ./skills_catalog",
+    )
+    validate.add_argument("dir", nargs="?", help="catalog directory (default: the embedded one)")
+    validate.set_defaults(run=_run_validate)
+    listing = cat_commands.add_parser(
+        "list",
+        help="each skill's URI, name, file count and SKILL.md digest",
+        epilog="Example: kite-skills catalog list",
+    )
+    listing.set_defaults(run=_run_list)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except KiteError as exc:
+        print(f"kite-skills: error: {exc}", file=sys.stderr)
+        return 1

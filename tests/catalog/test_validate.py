@@ -1,0 +1,118 @@
+"""Validation returns every problem at once, as path:line: message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kite_skills import catalog
+from kite_skills.errors import CatalogError
+
+from .conftest import FILES, write_catalog
+
+BROKEN: dict[str, bytes] = {
+    # no index.md
+    "orders/SKILL.md": b"---\nname: Orders\ndescription: Orders.\ncolour: red\n---\n"
+    b"# Orders\n\n[gone](gone.md)\n[out](../../etc/passwd)\n[abs](/etc/passwd)\n",
+    "orders/prepare.md": b"---\ndescription: 2024-01-01\n---\n# Prepare\n",
+    "orders/prepare/notes.md": b"# Clashes with prepare.md\n",
+    "orders/latin1.md": "# Caf\u00e9\n".encode("latin-1"),
+    "orders/diagram.png": b"\x89PNG",
+    "orders/empty.md": b"no heading here\n",
+    "wrong-name/SKILL.md": b"---\nname: other\ndescription: x\n---\n# X\n",
+    "nodesc/SKILL.md": b"---\nname: nodesc\n---\n# X\n",
+    "nofront/SKILL.md": b"# No frontmatter\n",
+    "nofile/readme.md": b"# A topic without SKILL.md\n",
+    "loose.md": b"# Loose\n",
+    "bad-yaml/SKILL.md": b"---\nname: bad-yaml\ndescription: [unclosed\n---\n",
+}
+
+
+def codes(root: Path, problems: list[catalog.Problem]) -> list[tuple[str, str]]:
+    return [(p.path.removeprefix(f"{root}/"), p.code) for p in problems]
+
+
+def test_shipped_fixture_is_valid(catalog_dir: Path) -> None:
+    assert catalog.check(catalog_dir) == []
+
+
+def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
+    root = write_catalog(tmp_path / "broken", BROKEN)
+    problems = catalog.check(root)
+    assert sorted(set(codes(root, problems))) == sorted(
+        {
+            ("index.md", "no-index"),
+            ("orders/SKILL.md", "name"),  # not lowercase, and not the directory name
+            ("orders/SKILL.md", "unknown-field"),
+            ("orders/SKILL.md", "link"),
+            ("orders/prepare.md", "duplicate-key"),
+            ("orders/prepare", "duplicate-key"),
+            ("orders/latin1.md", "not-utf8"),
+            ("orders/diagram.png", "not-markdown"),
+            ("orders/empty.md", "no-summary"),
+            ("wrong-name/SKILL.md", "name"),
+            ("nodesc/SKILL.md", "description"),
+            ("nofront/SKILL.md", "no-frontmatter"),
+            ("nofile/SKILL.md", "no-skill-file"),
+            ("loose.md", "loose-file"),
+            ("bad-yaml/SKILL.md", "frontmatter"),
+        }
+    )
+    assert problems == sorted(problems)
+    messages = [str(p) for p in problems]
+    assert f"{root}/orders/SKILL.md:8: link 'gone.md' is broken — no such catalog file" in messages
+    assert f"{root}/orders/SKILL.md:9: link '../../etc/passwd' leaves the catalog" in messages
+    assert (
+        f"{root}/orders/SKILL.md:10: link '/etc/passwd' is an absolute path — use a relative link"
+        in messages
+    )
+    assert f"{root}/bad-yaml/SKILL.md:3: " in "\n".join(messages)
+
+
+def test_a_date_looking_description_stays_text(tmp_path: Path) -> None:
+    # YAML 1.2 core reads 2024-01-01 as text, so it is a valid description.
+    root = write_catalog(tmp_path / "c", BROKEN)
+    assert not [
+        p for p in catalog.check(root) if p.path.endswith("prepare.md") and p.code == "description"
+    ]
+
+
+def test_a_numeric_description_is_refused_with_advice(tmp_path: Path) -> None:
+    files = dict(FILES)
+    files["orders/prepare.md"] = b"---\ndescription: 12\n---\n# Prepare\n"
+    problems = catalog.check(write_catalog(tmp_path / "c", files))
+    assert len(problems) == 1
+    assert problems[0].line == 2
+    assert "got int" in problems[0].message and "quoted" in problems[0].message
+
+
+def test_limits_per_skill(tmp_path: Path) -> None:
+    files = dict(FILES)
+    for n in range(512):
+        files[f"holdings/r{n}.md"] = b"# R\n"
+    problems = catalog.check(write_catalog(tmp_path / "c", files))
+    assert [(p.code, p.path.endswith("holdings/SKILL.md")) for p in problems] == [
+        ("too-many-files", True)
+    ]
+    assert "513 files; the limit is 512" in problems[0].message
+
+
+def test_size_limit_per_skill(tmp_path: Path) -> None:
+    files = dict(FILES)
+    files["holdings/big.md"] = b"# Big\n" + b"x" * (16 * 1024 * 1024)
+    problems = catalog.check(write_catalog(tmp_path / "c", files))
+    assert [p.code for p in problems] == ["too-large"]
+
+
+def test_load_raises_one_error_with_the_whole_list(tmp_path: Path) -> None:
+    root = write_catalog(tmp_path / "broken", BROKEN)
+    with pytest.raises(CatalogError) as info:
+        catalog.load(root)
+    assert len(info.value.problems) == len(catalog.check(root))
+    assert str(info.value).count("\n") == len(info.value.problems)
+
+
+def test_missing_directory(tmp_path: Path) -> None:
+    problems = catalog.check(tmp_path / "nope")
+    assert [p.code for p in problems] == ["no-catalog"]
