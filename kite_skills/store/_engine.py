@@ -1,0 +1,180 @@
+"""Applies one lifecycle rule: look the rule up, refuse or no-op, or write the change and its
+audit row in one transaction. Used by both :mod:`.agent` and :mod:`.human`; the ``actor`` a
+module passes decides which rows of :data:`.lifecycle.RULES` it can reach."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from dataclasses import dataclass
+
+from kite_skills.errors import IllegalTransition, UnknownSkill
+
+from . import _sql
+from ._validate import check_name, check_via, clean_who
+from .db import Store
+from .lifecycle import (
+    ABSENT,
+    DELETED,
+    HUMAN_VIAS,
+    NO_PROPOSAL,
+    VIA_MCP,
+    Action,
+    Actor,
+    Effect,
+    Outcome,
+    Rule,
+    find_rule,
+)
+from .records import ActionResult
+
+log = logging.getLogger(__name__)
+
+_CURRENT = (
+    "SELECT status, published_at, proposed_at, proposed_by FROM skills WHERE name = ?"
+)
+
+
+@dataclass(frozen=True)
+class Text:
+    """Already-validated description and body for CREATE, SET_TEXT and PROPOSE."""
+
+    description: str
+    body: str
+
+
+def current_text(conn: sqlite3.Connection, name: str) -> Text:
+    """The description and body of ``name`` (``UnknownSkill`` if absent)."""
+    row = conn.execute(
+        "SELECT description, body FROM skills WHERE name = ?", (check_name(name),)
+    ).fetchone()
+    if row is None:
+        raise UnknownSkill(name)
+    return Text(row[0], row[1])
+
+
+def apply(
+    store: Store,
+    actor: Actor,
+    action: Action,
+    name: str,
+    *,
+    via: str,
+    who: str,
+    text: Text | None = None,
+) -> ActionResult:
+    """Apply one action in its own transaction (see :func:`apply_in`)."""
+    with store._write() as conn:
+        return apply_in(conn, store, actor, action, name, via=via, who=who, text=text)
+
+
+def apply_in(
+    conn: sqlite3.Connection,
+    store: Store,
+    actor: Actor,
+    action: Action,
+    name: str,
+    *,
+    via: str,
+    who: str,
+    text: Text | None = None,
+) -> ActionResult:
+    """Apply one action inside the caller's open write transaction on ``conn``."""
+    check_name(name)
+    check_via(via, frozenset({VIA_MCP}) if actor is Actor.AGENT else HUMAN_VIAS)
+    who = clean_who(who)
+    row = conn.execute(_CURRENT, (name,)).fetchone()
+    state = row[0] if row is not None else ABSENT
+    published = row is not None and row[1] is not None
+    rule = find_rule(action, actor, state, published)
+    if rule is None:
+        if state == ABSENT:
+            raise UnknownSkill(name)
+        raise IllegalTransition(name, f"cannot {action.value} '{name}': it is {state}")
+    message = rule.message.format(name=name, state=state)
+    if rule.outcome is Outcome.REFUSE:
+        raise IllegalTransition(name, message)
+    if rule.outcome is Outcome.NOOP:
+        return ActionResult(name, rule.audit_action, state, state, False, message)
+    if rule.needs_proposal and (row is None or row[2] is None):
+        raise IllegalTransition(name, NO_PROPOSAL.format(name=name))
+    now = store.now()
+    detail = _change(conn, rule, name, now, who, text, row)
+    from_status = None if state == ABSENT else state
+    to_status = None if rule.to_state == DELETED else rule.to_state
+    conn.execute(
+        _sql.INSERT_AUDIT,
+        (now, name, rule.audit_action, from_status, to_status, via, who, detail),
+    )
+    log.debug("%s %s via %s by %s", rule.audit_action, name, via, who)
+    return ActionResult(name, rule.audit_action, from_status, to_status, True, message)
+
+
+def _change(
+    conn: sqlite3.Connection,
+    rule: Rule,
+    name: str,
+    now: str,
+    who: str,
+    text: Text | None,
+    row: tuple[str, str | None, str | None, str | None] | None,
+) -> str:
+    """Write the rule's effect; return the audit detail."""
+    effect = rule.effect
+    if effect in (Effect.CREATE, Effect.SET_TEXT, Effect.PROPOSE):
+        if text is None:
+            raise AssertionError(f"{rule.action} needs text")
+        sizes = f"description {len(text.description)} chars, body {len(text.body.encode())} bytes"
+        if effect is Effect.CREATE:
+            conn.execute(
+                "INSERT INTO skills (name, description, body, status, created_at, updated_at,"
+                " published_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (name, text.description, text.body, rule.to_state, now, now,
+                 now if rule.sets_published_at else None),
+            )
+            return sizes
+        if effect is Effect.SET_TEXT:
+            conn.execute(
+                "UPDATE skills SET description = ?, body = ?, updated_at = ? WHERE name = ?",
+                (text.description, text.body, now, name),
+            )
+            return sizes
+        conn.execute(
+            "UPDATE skills SET proposed_description = ?, proposed_body = ?, proposed_at = ?,"
+            " proposed_by = ? WHERE name = ?",
+            (text.description, text.body, now, who, name),
+        )
+        if row is not None and row[2] is not None:
+            return f"{sizes}; replaces the proposal by {row[3]} at {row[2]}"
+        return sizes
+    assert row is not None
+    if effect is Effect.ACCEPT:
+        conn.execute(
+            "UPDATE skills SET description = proposed_description, body = proposed_body,"
+            " proposed_description = NULL, proposed_body = NULL, proposed_at = NULL,"
+            " proposed_by = NULL, updated_at = ? WHERE name = ?",
+            (now, name),
+        )
+        return f"revision proposed by {row[3]} at {row[2]}"
+    if effect is Effect.REJECT:
+        conn.execute(
+            "UPDATE skills SET proposed_description = NULL, proposed_body = NULL,"
+            " proposed_at = NULL, proposed_by = NULL WHERE name = ?",
+            (name,),
+        )
+        return f"revision proposed by {row[3]} at {row[2]}"
+    if effect is Effect.DELETE:
+        conn.execute("DELETE FROM skills WHERE name = ?", (name,))
+        return ""
+    if rule.sets_published_at:
+        conn.execute(
+            "UPDATE skills SET status = ?, updated_at = ?,"
+            " published_at = COALESCE(published_at, ?) WHERE name = ?",
+            (rule.to_state, now, now, name),
+        )
+    else:
+        conn.execute(
+            "UPDATE skills SET status = ?, updated_at = ? WHERE name = ?",
+            (rule.to_state, now, name),
+        )
+    return ""

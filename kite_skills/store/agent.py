@@ -1,0 +1,53 @@
+"""What an agent (an MCP client) may do to the store — the only writer the MCP server imports.
+
+Saving never changes a skill's status: a new name becomes a draft, and a revision of an existing
+skill waits beside its text for a person. Unpublishing takes a live skill out of service;
+republishing puts back an archived skill a person published before. Nothing here sets
+``published_at`` or moves a draft to live: those rows of :data:`.lifecycle.RULES` belong to
+``Actor.HUMAN``, which this module never passes. Every action records ``via="mcp"``.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from . import _engine
+from ._validate import check_body, check_description, check_name
+from .db import Store
+from .lifecycle import VIA_MCP, Action, Actor
+from .records import ActionResult, SaveOutcome, SaveResult
+
+__all__ = ["ActionResult", "SaveResult", "republish", "save", "unpublish"]
+
+_OUTCOMES: Final[dict[str, SaveOutcome]] = {
+    "create": "created",
+    "save_draft": "updated_draft",
+    "propose": "proposed",
+}
+
+
+def save(store: Store, name: str, description: str, body: str, *, who: str) -> SaveResult:
+    """Save a draft: a new name becomes a new draft; an existing draft gets the new text; a
+    live or archived skill gets a proposed revision beside its text (which keeps serving).
+
+    Raises ``InvalidSkill`` (nothing written) when the name, description or body breaks a rule.
+    """
+    check_name(name)
+    text = _engine.Text(check_description(name, description), check_body(name, body))
+    result = _engine.apply(store, Actor.AGENT, Action.SAVE, name, via=VIA_MCP, who=who, text=text)
+    status = result.to_status
+    assert status is not None
+    return SaveResult(name, _OUTCOMES[result.action], status, result.message)
+
+
+def unpublish(store: Store, name: str, *, who: str) -> ActionResult:
+    """Live -> archived. Already archived: ``changed=False`` and no audit row.
+    A draft: ``IllegalTransition``. Unknown: ``UnknownSkill``."""
+    return _engine.apply(store, Actor.AGENT, Action.UNPUBLISH, name, via=VIA_MCP, who=who)
+
+
+def republish(store: Store, name: str, *, who: str) -> ActionResult:
+    """Archived -> live, only for a skill a person published before (``published_at`` set).
+    Already live: ``changed=False``. A draft (never published, or moved back to draft by a
+    person): ``IllegalTransition`` pointing at the dashboard and the CLI."""
+    return _engine.apply(store, Actor.AGENT, Action.REPUBLISH, name, via=VIA_MCP, who=who)

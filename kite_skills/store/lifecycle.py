@@ -1,0 +1,230 @@
+"""The skill lifecycle as one data table: every action, from every state, for every actor.
+
+States are ``draft``, ``live`` and ``archived`` (plus ``ABSENT`` for a name not in the store).
+Each :class:`Rule` says what one actor's action does from one state: it is allowed (and to which
+state it moves), a no-op (nothing changes, no audit row), or refused (``IllegalTransition``).
+The message template is the text shown to the caller in every case; placeholders are
+``{name}`` and ``{state}``.
+
+Two actors exist. ``AGENT`` rules are what an MCP client may do through
+:mod:`kite_skills.store.agent`; ``HUMAN`` rules are what a person does through
+:mod:`kite_skills.store.human` (dashboard or CLI). Only human rules may set ``published_at`` or
+move a skill into ``live`` from ``draft`` — :func:`_check_table` enforces that at import time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final
+
+DRAFT: Final = "draft"
+LIVE: Final = "live"
+ARCHIVED: Final = "archived"
+STATES: Final[tuple[str, ...]] = (DRAFT, LIVE, ARCHIVED)
+ABSENT: Final = "absent"
+"""Pseudo-state: no skill by that name exists yet."""
+DELETED: Final = "deleted"
+"""Pseudo-state a ``delete`` moves to (the row is gone; the audit row says ``to_status`` NULL)."""
+
+VIA_MCP: Final = "mcp"
+VIA_CLI: Final = "cli"
+VIA_DASHBOARD: Final = "dashboard"
+HUMAN_VIAS: Final[frozenset[str]] = frozenset({VIA_CLI, VIA_DASHBOARD})
+
+
+class Actor(StrEnum):
+    AGENT = "agent"
+    HUMAN = "human"
+
+
+class Action(StrEnum):
+    """What the caller asked for (the audit ``action`` column is :attr:`Rule.audit`)."""
+
+    SAVE = "save"  # agent: new draft, update a draft, or propose a revision
+    UNPUBLISH = "unpublish"  # agent: live -> archived
+    REPUBLISH = "republish"  # agent: archived (published before) -> live
+    PUBLISH = "publish"  # human: draft -> live
+    ACCEPT = "accept"  # human: proposed revision replaces the text
+    REJECT = "reject"  # human: proposed revision is dropped
+    MOVE_TO_DRAFT = "move_to_draft"  # human: live/archived -> draft
+    ARCHIVE = "archive"  # human: live -> archived
+    RESTORE = "restore"  # human: archived -> live
+    EDIT = "edit"  # human: change the text directly
+    DELETE = "delete"  # human: remove the skill
+    IMPORT = "import"  # human: add a skill straight into service (bulk import)
+
+
+class Outcome(StrEnum):
+    ALLOW = "allow"
+    NOOP = "noop"
+    REFUSE = "refuse"
+
+
+class Effect(StrEnum):
+    """What an allowed rule does to the row besides moving its status."""
+
+    CREATE = "create"  # insert a new row with the given text
+    SET_TEXT = "set_text"  # replace description/body
+    PROPOSE = "propose"  # store a proposed revision beside the current text
+    ACCEPT = "accept"  # proposed revision becomes the text
+    REJECT = "reject"  # proposed revision is cleared
+    STATUS = "status"  # only the status (and timestamps) change
+    DELETE = "delete"  # the row is removed
+
+
+@dataclass(frozen=True)
+class Rule:
+    action: Action
+    actor: Actor
+    from_state: str
+    outcome: Outcome
+    message: str
+    to_state: str | None = None
+    effect: Effect = Effect.STATUS
+    audit: str = ""
+    """Audit ``action`` written when allowed (defaults to the action's value)."""
+    published: bool | None = None
+    """Match only skills whose ``published_at`` is set (True) / NULL (False); None = either."""
+    needs_proposal: bool = False
+    sets_published_at: bool = False
+
+    @property
+    def audit_action(self) -> str:
+        return self.audit or self.action.value
+
+
+_PUBLISH_HINT = (
+    "a person publishes it on the dashboard ('kite-skills dashboard', /skills) "
+    "or with 'kite-skills skills publish {name}'"
+)
+_ACCEPT_HINT = (
+    "a person accepts it on the dashboard ('kite-skills dashboard', /skills) "
+    "or with 'kite-skills skills accept {name}'"
+)
+NO_PROPOSAL: Final = (
+    "'{name}' has no proposed revision; an agent proposes one by saving over a live or "
+    "archived skill"
+)
+
+A, H = Actor.AGENT, Actor.HUMAN
+ALLOW, NOOP, REFUSE = Outcome.ALLOW, Outcome.NOOP, Outcome.REFUSE
+
+RULES: Final[tuple[Rule, ...]] = (
+    # ---- agent (MCP) --------------------------------------------------------------------
+    Rule(Action.SAVE, A, ABSENT, ALLOW,
+         "saved '{name}' as a new draft; agents cannot list or read it until "
+         + _PUBLISH_HINT,
+         to_state=DRAFT, effect=Effect.CREATE, audit="create"),
+    Rule(Action.SAVE, A, DRAFT, ALLOW,
+         "updated the draft '{name}'; it stays a draft until " + _PUBLISH_HINT,
+         to_state=DRAFT, effect=Effect.SET_TEXT, audit="save_draft"),
+    Rule(Action.SAVE, A, LIVE, ALLOW,
+         "saved a proposed revision of '{name}' beside its live text, which keeps serving "
+         "until " + _ACCEPT_HINT,
+         to_state=LIVE, effect=Effect.PROPOSE, audit="propose"),
+    Rule(Action.SAVE, A, ARCHIVED, ALLOW,
+         "saved a proposed revision of '{name}' beside its archived text; nothing changes "
+         "until " + _ACCEPT_HINT,
+         to_state=ARCHIVED, effect=Effect.PROPOSE, audit="propose"),
+    Rule(Action.UNPUBLISH, A, LIVE, ALLOW,
+         "took '{name}' out of service (live -> archived); it can be put back with "
+         "skillPublish or 'kite-skills skills restore {name}'",
+         to_state=ARCHIVED),
+    Rule(Action.UNPUBLISH, A, ARCHIVED, NOOP, "'{name}' is already archived; nothing changed"),
+    Rule(Action.UNPUBLISH, A, DRAFT, REFUSE,
+         "cannot unpublish '{name}': it is a draft, so it is not in service; nothing changed"),
+    Rule(Action.REPUBLISH, A, ARCHIVED, ALLOW,
+         "put '{name}' back in service (archived -> live)",
+         to_state=LIVE, published=True),
+    Rule(Action.REPUBLISH, A, ARCHIVED, REFUSE,
+         "cannot publish '{name}': a person has never put it into service; " + _PUBLISH_HINT,
+         published=False),
+    Rule(Action.REPUBLISH, A, LIVE, NOOP, "'{name}' is already live; nothing changed"),
+    Rule(Action.REPUBLISH, A, DRAFT, REFUSE,
+         "cannot publish '{name}': it is a draft that a person has never published; "
+         + _PUBLISH_HINT,
+         published=False),
+    Rule(Action.REPUBLISH, A, DRAFT, REFUSE,
+         "cannot publish '{name}': a person moved it back to draft for review, so only a "
+         "person can publish it again; " + _PUBLISH_HINT,
+         published=True),
+    # ---- human (dashboard, CLI) -----------------------------------------------------------
+    Rule(Action.PUBLISH, H, DRAFT, ALLOW, "published '{name}' (draft -> live)",
+         to_state=LIVE, sets_published_at=True),
+    Rule(Action.PUBLISH, H, LIVE, NOOP, "'{name}' is already live; nothing changed"),
+    Rule(Action.PUBLISH, H, ARCHIVED, REFUSE,
+         "cannot publish '{name}': it is archived; put it back with "
+         "'kite-skills skills restore {name}' (Restore on the dashboard)"),
+    Rule(Action.RESTORE, H, ARCHIVED, ALLOW, "restored '{name}' (archived -> live)",
+         to_state=LIVE, sets_published_at=True),
+    Rule(Action.RESTORE, H, LIVE, NOOP, "'{name}' is already live; nothing changed"),
+    Rule(Action.RESTORE, H, DRAFT, REFUSE,
+         "cannot restore '{name}': it is a draft; publish it with "
+         "'kite-skills skills publish {name}' (Publish on the dashboard)"),
+    Rule(Action.ARCHIVE, H, LIVE, ALLOW, "archived '{name}' (live -> archived)",
+         to_state=ARCHIVED),
+    Rule(Action.ARCHIVE, H, ARCHIVED, NOOP, "'{name}' is already archived; nothing changed"),
+    Rule(Action.ARCHIVE, H, DRAFT, REFUSE,
+         "cannot archive '{name}': it is a draft, so it is not in service; delete it with "
+         "'kite-skills skills delete {name}' if you no longer want it"),
+    Rule(Action.MOVE_TO_DRAFT, H, LIVE, ALLOW,
+         "moved '{name}' back to draft (live -> draft); agents can no longer read it or "
+         "publish it", to_state=DRAFT),
+    Rule(Action.MOVE_TO_DRAFT, H, ARCHIVED, ALLOW,
+         "moved '{name}' back to draft (archived -> draft); agents can no longer publish it",
+         to_state=DRAFT),
+    Rule(Action.MOVE_TO_DRAFT, H, DRAFT, NOOP, "'{name}' is already a draft; nothing changed"),
+    *(
+        rule
+        for state in STATES
+        for rule in (
+            Rule(Action.ACCEPT, H, state, ALLOW,
+                 "accepted the proposed revision of '{name}'; it is now the text ({state})",
+                 to_state=state, effect=Effect.ACCEPT, needs_proposal=True),
+            Rule(Action.REJECT, H, state, ALLOW,
+                 "rejected the proposed revision of '{name}'; the text is unchanged ({state})",
+                 to_state=state, effect=Effect.REJECT, needs_proposal=True),
+            Rule(Action.EDIT, H, state, ALLOW, "edited '{name}' ({state})",
+                 to_state=state, effect=Effect.SET_TEXT),
+            Rule(Action.DELETE, H, state, ALLOW, "deleted '{name}' (was {state})",
+                 to_state=DELETED, effect=Effect.DELETE),
+            Rule(Action.IMPORT, H, state, REFUSE,
+                 "cannot import '{name}': a skill by that name already exists ({state})"),
+        )
+    ),
+    Rule(Action.IMPORT, H, ABSENT, ALLOW, "imported '{name}' (live)",
+         to_state=LIVE, effect=Effect.CREATE, sets_published_at=True),
+)
+
+
+def find_rule(action: Action, actor: Actor, state: str, published: bool) -> Rule | None:
+    """The rule for ``action`` by ``actor`` from ``state``; None when the table has none
+    (for ``ABSENT`` that means the skill is unknown)."""
+    for rule in RULES:
+        if (
+            rule.action is action
+            and rule.actor is actor
+            and rule.from_state == state
+            and (rule.published is None or rule.published == published)
+        ):
+            return rule
+    return None
+
+
+def _check_table() -> None:
+    """The draft boundary, checked on import: no agent rule sets ``published_at`` or makes a
+    skill live except by putting back an archived skill a person published before."""
+    for rule in RULES:
+        if rule.actor is Actor.AGENT and rule.outcome is Outcome.ALLOW:
+            if rule.sets_published_at:
+                raise AssertionError(f"agent rule {rule} sets published_at")
+            if rule.to_state == LIVE and rule.from_state != LIVE and not (
+                rule.from_state == ARCHIVED and rule.published is True
+            ):
+                raise AssertionError(f"agent rule {rule} makes a skill live")
+        if rule.outcome is Outcome.ALLOW and rule.to_state is None:
+            raise AssertionError(f"allowed rule {rule} has no target state")
+
+
+_check_table()

@@ -1,0 +1,80 @@
+"""Frozen records the store returns. Timestamps are ISO-8601 UTC strings ending in ``Z``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+SaveOutcome = Literal["created", "updated_draft", "proposed"]
+
+
+@dataclass(frozen=True)
+class SkillSummary:
+    """What agents see in a listing or search: never the body."""
+
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class Revision:
+    """A proposed change to an existing skill, waiting for a person to accept or reject it."""
+
+    description: str
+    body: str
+    proposed_at: str
+    proposed_by: str
+
+
+@dataclass(frozen=True)
+class Skill:
+    name: str
+    description: str
+    body: str
+    status: str  # "draft" | "live" | "archived"
+    created_at: str
+    updated_at: str
+    published_at: str | None
+    """First activation by a person; None until then. Nothing an agent can call sets it."""
+    proposed: Revision | None = None
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    id: int
+    at: str
+    skill: str
+    action: str
+    from_status: str | None
+    to_status: str | None
+    via: str  # "mcp" | "dashboard" | "cli"
+    who: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    """The outcome of an allowed or no-op action. ``changed`` is False for a no-op (nothing
+    written, no audit row); ``message`` is ready to show a person or an agent."""
+
+    name: str
+    action: str
+    from_status: str | None
+    to_status: str | None
+    changed: bool
+    message: str
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    """The outcome of :func:`kite_skills.store.agent.save`.
+
+    ``outcome``: ``"created"`` (a new draft), ``"updated_draft"`` (the draft's text replaced)
+    or ``"proposed"`` (a revision stored beside the live or archived text, which is unchanged).
+    ``status`` is the skill's status afterwards (never changed by a save).
+    """
+
+    name: str
+    outcome: SaveOutcome
+    status: str
+    message: str
