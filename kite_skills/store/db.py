@@ -367,12 +367,15 @@ class Store:
 
 
 def _prepare_file(path: Path) -> None:
-    """Create the parent directory (0o700) and the file (0o600) if missing."""
+    """Create missing parent directories (0o700) and the file (0o600)."""
     try:
-        parent = path.parent
-        if not parent.exists():
-            parent.mkdir(parents=True, mode=0o700)
-            os.chmod(parent, 0o700)
+        missing = [d for d in (path.parent, *path.parent.parents) if not d.exists()]
+        for directory in reversed(missing):  # every directory we create is user-only
+            try:
+                directory.mkdir(mode=0o700)
+            except FileExistsError:  # another process made it first
+                continue
+            os.chmod(directory, 0o700)
         if not path.exists():
             fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
             os.close(fd)

@@ -58,7 +58,9 @@ def test_every_status_action_and_state_is_covered() -> None:
     assert pairs == {(a, s) for a in actions for s in SETUP}
 
 
-@pytest.mark.parametrize(("action", "state"), list(ALLOWED), ids=lambda x: getattr(x, "__name__", x))
+@pytest.mark.parametrize(
+    ("action", "state"), list(ALLOWED), ids=lambda x: getattr(x, "__name__", x)
+)
 def test_allowed(store: Store, action, state: str) -> None:  # type: ignore[no-untyped-def]
     SETUP[state](store, "compare-funds")
     to_state, message = ALLOWED[(action, state)]

@@ -1,0 +1,142 @@
+"""Search and listing: only live skills, ranked, and safe for any text a user types."""
+
+from __future__ import annotations
+
+import pytest
+
+from kite_skills.errors import SkillNotLive, UnknownSkill
+from kite_skills.store import Store, human
+from kite_skills.store._sql import fts_match
+
+from .helpers import archived, draft, live
+
+HOSTILE = [
+    '"unbalanced', "a*", "-x", "(", ")", "AND OR NOT", "NEAR(", "NEAR(a b", 'x"y', '""', '"',
+    "*", "^", ":", "name:fund", "{name}: fund", "fund OR", "NOT fund", "+", "'", "\\", "%", "_",
+    "a AND (b OR", "   ", "", "\t\n", "🙂", "fund*", "col:", "\x00",
+]
+
+
+@pytest.fixture
+def funds(store: Store) -> Store:
+    live(store, "compare-funds", description="How I compare two mutual funds",
+         body="Check the expense ratio and the rolling returns.")
+    live(store, "position-check", description="What I check before opening a position",
+         body="Confirm the margin; never buy a fund on a Friday.")
+    live(store, "daily-review", description="Morning routine",
+         body="Look at holdings, then orders. A fund can appear here too.")
+    return store
+
+
+@pytest.mark.parametrize("q", HOSTILE)
+def test_any_text_is_accepted(funds: Store, q: str) -> None:
+    results = funds.search(q)
+    assert isinstance(results, list)
+
+
+def test_operators_are_searched_as_words(store: Store) -> None:
+    live(store, "logic-gates", description="AND OR NOT gates", body="near the NEAR keyword")
+    live(store, "other", description="something", body="unrelated text")
+    assert [s.name for s in store.search("AND OR NOT")] == ["logic-gates"]
+    assert [s.name for s in store.search("NEAR(")] == ["logic-gates"]
+    assert [s.name for s in store.search('"unbalanced')] == []
+
+
+def test_fts_match_quotes_every_word() -> None:
+    assert fts_match('say "hi" AND-NOT (x') == '"say" """hi""" "AND-NOT" "(x"*'
+    assert fts_match("  ") is None
+    assert fts_match('" ( * -') is None
+
+
+def test_empty_or_symbol_only_query_returns_nothing(funds: Store) -> None:
+    assert funds.search("") == []
+    assert funds.search("( * -") == []
+
+
+def test_ranking_prefers_name_then_description_then_body(funds: Store) -> None:
+    names = [s.name for s in funds.search("fund")]
+    assert names[0] == "compare-funds"
+    assert set(names) == {"compare-funds", "position-check", "daily-review"}
+
+
+def test_description_hit_beats_body_hit(store: Store) -> None:
+    live(store, "aaa-body", description="Unrelated words", body="margin " + "filler " * 30)
+    live(store, "zzz-desc", description="Check the margin first", body="filler " * 30)
+    assert [s.name for s in store.search("margin")] == ["zzz-desc", "aaa-body"]
+
+
+def test_last_word_matches_as_a_prefix(funds: Store) -> None:
+    assert [s.name for s in funds.search("compa")] == ["compare-funds"]
+    assert [s.name for s in funds.search("expense rat")] == ["compare-funds"]
+    assert funds.search("compa two") == []  # only the last word is a prefix
+
+
+def test_words_are_all_required(funds: Store) -> None:
+    assert [s.name for s in funds.search("margin friday")] == ["position-check"]
+    assert funds.search("margin holdings") == []
+
+
+def test_results_are_summaries_without_bodies(funds: Store) -> None:
+    hit = funds.search("expense")[0]
+    assert hit == type(hit)("compare-funds", "How I compare two mutual funds")
+    assert not hasattr(hit, "body")
+
+
+def test_limit(funds: Store) -> None:
+    assert len(funds.search("fund", limit=2)) == 2
+    assert [s.name for s in funds.list_live(2)] == ["compare-funds", "daily-review"]
+
+
+def test_drafts_and_archived_never_show(store: Store) -> None:
+    live(store, "live-fund", description="fund live")
+    draft(store, "draft-fund", description="fund draft")
+    archived(store, "archived-fund", description="fund archived")
+    live(store, "back-to-draft", description="fund moved back")
+    human.move_to_draft(store, "back-to-draft", via="cli", who="alice")
+    assert [s.name for s in store.search("fund")] == ["live-fund"]
+    assert [s.name for s in store.search("draft")] == []
+    assert [s.name for s in store.list_live()] == ["live-fund"]
+    with pytest.raises(SkillNotLive) as info:
+        store.read_live("draft-fund")
+    assert (info.value.status, str(info.value)) == (
+        "draft",
+        "'draft-fund' is a draft, not live: a person must publish it first "
+        "('kite-skills dashboard', /skills, or 'kite-skills skills publish draft-fund')",
+    )
+    with pytest.raises(SkillNotLive) as info:
+        store.read_live("archived-fund")
+    assert (info.value.status, str(info.value)) == (
+        "archived",
+        "'archived-fund' is archived (taken out of service), not live: it can be put back "
+        "with skillPublish or 'kite-skills skills restore archived-fund'",
+    )
+    with pytest.raises(SkillNotLive, match="a person must publish it first"):
+        store.read_live("back-to-draft")
+    with pytest.raises(UnknownSkill) as unknown:
+        store.read_live("nothing-here")
+    assert str(unknown.value) == (
+        "no live skill named 'nothing-here'; find one with the skills tool"
+    )
+
+
+def test_proposed_text_is_not_searchable(store: Store) -> None:
+    from kite_skills.store import agent
+
+    live(store, "compare-funds")
+    agent.save(store, "compare-funds", "platypus", "platypus body", who="bot")
+    assert store.search("platypus") == []
+    assert store.read_live("compare-funds").body != "platypus body"
+
+
+def test_list_live_is_sorted_by_name(store: Store) -> None:
+    for name in ("zeta", "alpha", "mid-one"):
+        live(store, name)
+    assert [s.name for s in store.list_live()] == ["alpha", "mid-one", "zeta"]
+
+
+def test_index_stays_consistent(store: Store) -> None:
+    live(store, "a-skill")
+    human.edit(store, "a-skill", body="changed words", via="cli", who="al")
+    human.delete(store, "a-skill", via="cli", who="al")
+    draft(store, "b-skill")
+    assert store.integrity_check() == []
