@@ -1,0 +1,437 @@
+"""Shared helpers for the catalog content tests: locating files, splitting Markdown, and the
+Kite tool vocabulary checker.
+
+Recipe convention parsed here (documented in skills_catalog/index.md by example):
+- a grouped tool and its mode are written ``` `orders` mode `list` ``` (optionally with the
+  mode in parentheses: ``` `orders` (mode `list`) ```);
+- a legacy tool is a bare backticked name such as ``` `get_orders` ```;
+- every numbered step that names a write is followed by a line starting
+  ``**Stop for approval.**``.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ruamel.yaml import YAML
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+
+TOPICS = (
+    "orders",
+    "holdings",
+    "market-data",
+    "technical-analysis",
+    "triggers-and-alerts",
+    "daily-review",
+    "troubleshooting",
+)
+
+REQUIRED_RECIPES = (
+    "orders/prepare.md",
+    "orders/reconcile.md",
+    "holdings/concentration.md",
+    "holdings/positions.md",
+    "market-data/resolve.md",
+    "technical-analysis/moving-averages.md",
+    "technical-analysis/rsi.md",
+    "triggers-and-alerts/audit.md",
+    "daily-review/account-briefing.md",
+    "troubleshooting/authentication.md",
+    "troubleshooting/data.md",
+    "troubleshooting/execution.md",
+)
+
+# Modes of the 7 grouped tools (newest server), from kite-domain §1a. A test checks that every
+# mode listed here also appears in that tool's description in tests/data/kite_tools.json.
+MODES: dict[str, frozenset[str]] = {
+    "portfolio": frozenset({"profile", "margins", "holdings", "positions"}),
+    "orders": frozenset({"list", "history", "trades", "all_trades", "place", "modify", "cancel"}),
+    "gtt": frozenset({"list", "place", "modify", "delete"}),
+    "market": frozenset({"quote", "ltp", "ohlc", "historical", "search"}),
+    "alerts": frozenset({"get", "create", "modify", "delete"}),
+    "mutual_funds": frozenset({"holdings"}),
+    "session": frozenset({"status", "logout"}),
+}
+
+WRITE_MODES: dict[str, frozenset[str]] = {
+    "orders": frozenset({"place", "modify", "cancel"}),
+    "gtt": frozenset({"place", "modify", "delete"}),
+    "alerts": frozenset({"create", "modify", "delete"}),
+}
+
+PAGINATED_MODES = frozenset(
+    {
+        ("portfolio", "holdings"),
+        ("portfolio", "positions"),
+        ("orders", "list"),
+        ("orders", "all_trades"),
+        ("gtt", "list"),
+        ("market", "search"),
+    }
+)
+
+# Grouped tool + mode -> legacy name (kite-domain §1b). Modes without a legacy twin are absent.
+LEGACY_EQUIVALENT: dict[tuple[str, str], str] = {
+    ("portfolio", "profile"): "get_profile",
+    ("portfolio", "margins"): "get_margins",
+    ("portfolio", "holdings"): "get_holdings",
+    ("portfolio", "positions"): "get_positions",
+    ("orders", "list"): "get_orders",
+    ("orders", "all_trades"): "get_trades",
+    ("orders", "history"): "get_order_history",
+    ("orders", "trades"): "get_order_trades",
+    ("orders", "place"): "place_order",
+    ("orders", "modify"): "modify_order",
+    ("orders", "cancel"): "cancel_order",
+    ("gtt", "list"): "get_gtts",
+    ("gtt", "place"): "place_gtt_order",
+    ("gtt", "modify"): "modify_gtt_order",
+    ("gtt", "delete"): "delete_gtt_order",
+    ("market", "quote"): "get_quotes",
+    ("market", "ltp"): "get_ltp",
+    ("market", "ohlc"): "get_ohlc",
+    ("market", "historical"): "get_historical_data",
+    ("market", "search"): "search_instruments",
+    ("alerts", "get"): "alerts",
+    ("alerts", "create"): "alerts",
+    ("alerts", "modify"): "alerts",
+    ("alerts", "delete"): "alerts",
+    ("mutual_funds", "holdings"): "get_mf_holdings",
+}
+
+LEGACY_PAGINATED = frozenset(
+    {"get_holdings", "get_positions", "get_orders", "get_trades", "get_gtts", "search_instruments"}
+)
+LEGACY_ORDER_TOOLS = frozenset(
+    {
+        "get_orders",
+        "get_trades",
+        "get_order_history",
+        "get_order_trades",
+        "place_order",
+        "modify_order",
+        "cancel_order",
+    }
+)
+
+# `market` mode `search` lookup types; they look like legacy tool names but are parameter values.
+SEARCH_MODE_VALUES = frozenset(
+    {
+        "search",
+        "get_by_id",
+        "get_by_tradingsymbol",
+        "get_by_isin",
+        "get_by_inst_token",
+        "get_by_exch_token",
+    }
+)
+
+# A backticked identifier with one of these shapes is treated as a claimed tool name.
+_TOOLISH_PREFIXES = (
+    "get_",
+    "place_",
+    "modify_",
+    "cancel_",
+    "delete_",
+    "create_",
+    "search_",
+    "list_",
+    "update_",
+    "fetch_",
+    "set_",
+    "add_",
+    "remove_",
+    "edit_",
+    "login",
+    "logout",
+)
+_TOOLISH_SUFFIXES = (
+    "_order",
+    "_orders",
+    "_gtt",
+    "_gtts",
+    "_alert",
+    "_alerts",
+    "_trades",
+    "_tradebook",
+    "_holdings",
+    "_positions",
+    "_quote",
+    "_quotes",
+    "_ltp",
+    "_ohlc",
+    "_margins",
+    "_profile",
+    "_instruments",
+    "_watchlist",
+    "_watchlists",
+)
+
+MODE_RE = re.compile(r"`([A-Za-z0-9_./-]+)`\s+\(?mode\s+`([^`\n]+)`")
+MODE_WITHOUT_BACKTICK_RE = re.compile(r"`([A-Za-z0-9_./-]+)`\s+\(?mode\s+(?![`\s])(\S+)")
+SLASH_RE = re.compile(r"`([a-z_]+)/([a-z_]+)`")
+IDENT_RE = re.compile(r"`([a-z][a-z0-9_]*)`")
+LINK_RE = re.compile(r"\[[^\]\n]*\]\(([^)\s]+)\)")
+STEP_RE = re.compile(r"^(\d+)\. ")
+STOP_LINE = "**Stop for approval.**"
+
+
+def load_tools(name: str) -> list[dict]:
+    return json.loads((DATA_DIR / name).read_text(encoding="utf-8"))
+
+
+NEW_TOOLS = {t["name"]: t for t in load_tools("kite_tools.json")}
+LEGACY_TOOLS = {t["name"]: t for t in load_tools("kite_tools_legacy.json")}
+LEGACY_WRITERS = frozenset(n for n, t in LEGACY_TOOLS.items() if t["writes"] and n != "alerts")
+
+PARAM_NAMES = frozenset(
+    p for tools in (NEW_TOOLS, LEGACY_TOOLS) for t in tools.values() for p in t["params"]
+)
+ALL_MODES = frozenset(m for modes in MODES.values() for m in modes)
+NON_TOOL_IDENTIFIERS = PARAM_NAMES | ALL_MODES | SEARCH_MODE_VALUES
+
+
+# --------------------------------------------------------------------------- files
+
+
+def catalog_root() -> Path:
+    root = Path(str(importlib.resources.files("skills_catalog")))
+    assert root.is_dir(), f"skills_catalog is not a directory: {root}"
+    return root
+
+
+def markdown_files() -> list[Path]:
+    root = catalog_root()
+    return sorted(p for p in root.rglob("*.md") if "__pycache__" not in p.parts)
+
+
+def recipe_files() -> list[Path]:
+    root = catalog_root()
+    return [p for p in markdown_files() if p.name != "SKILL.md" and p.parent != root]
+
+
+def skill_files() -> list[Path]:
+    return [catalog_root() / t / "SKILL.md" for t in TOPICS]
+
+
+def rel(path: Path) -> str:
+    return path.relative_to(catalog_root()).as_posix()
+
+
+# --------------------------------------------------------------------------- markdown
+
+
+@dataclass(frozen=True)
+class Doc:
+    frontmatter: str | None
+    body: str
+
+
+def split_frontmatter(text: str) -> Doc:
+    lines = text.split("\n")
+    if not lines or lines[0] != "---":
+        return Doc(None, text)
+    for i in range(1, len(lines)):
+        if lines[i] == "---":
+            return Doc("\n".join(lines[1:i]) + "\n", "\n".join(lines[i + 1 :]))
+    raise AssertionError("frontmatter is not closed by a '---' line")
+
+
+def load_yaml(text: str) -> object:
+    return YAML(typ="safe", pure=True).load(text)
+
+
+def strip_code_blocks(text: str) -> str:
+    """Blank out fenced code blocks (keeping line count) so templates are not parsed."""
+    out, fenced = [], False
+    for line in text.split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            out.append("")
+        else:
+            out.append("" if fenced else line)
+    return "\n".join(out)
+
+
+def sections(body: str) -> dict[str, str]:
+    """Map each '## Title' to its text (up to the next '## ' heading)."""
+    result: dict[str, str] = {}
+    current: str | None = None
+    buf: list[str] = []
+    for line in strip_code_blocks(body).split("\n"):
+        if line.startswith("## "):
+            if current is not None:
+                result[current] = "\n".join(buf)
+            current, buf = line[3:].strip(), []
+        elif current is not None:
+            buf.append(line)
+    if current is not None:
+        result[current] = "\n".join(buf)
+    return result
+
+
+def subsection(body: str, title: str) -> str:
+    """Text under a '### title' heading, up to the next heading of level 2 or 3."""
+    lines = body.split("\n")
+    start = lines.index(f"### {title}") + 1
+    end = start
+    while end < len(lines) and not re.match(r"#{2,3} ", lines[end]):
+        end += 1
+    return "\n".join(lines[start:end])
+
+
+def numbered_steps(text: str) -> list[tuple[int, str, str | None]]:
+    """Numbered list items at column 0: (line number, item text, next non-blank line)."""
+    lines = strip_code_blocks(text).split("\n")
+    items = []
+    i = 0
+    while i < len(lines):
+        if STEP_RE.match(lines[i]):
+            j = i + 1
+            while j < len(lines) and (
+                lines[j].startswith((" ", "\t"))
+                or (lines[j] == "" and j + 1 < len(lines) and lines[j + 1].startswith((" ", "\t")))
+            ):
+                j += 1
+            k = j
+            while k < len(lines) and lines[k].strip() == "":
+                k += 1
+            following = lines[k] if k < len(lines) else None
+            items.append((i + 1, "\n".join(lines[i:j]), following))
+            i = j
+        else:
+            i += 1
+    return items
+
+
+def links(text: str) -> list[str]:
+    return LINK_RE.findall(strip_code_blocks(text))
+
+
+# --------------------------------------------------------------------------- vocabulary
+
+
+def mode_pairs(text: str) -> list[tuple[str, str]]:
+    return [(t, m) for t, m in MODE_RE.findall(strip_code_blocks(text))]
+
+
+def legacy_mentions(text: str) -> set[str]:
+    return {i for i in IDENT_RE.findall(strip_code_blocks(text)) if i in LEGACY_TOOLS}
+
+
+def looks_like_tool(identifier: str) -> bool:
+    return identifier.startswith(_TOOLISH_PREFIXES) or identifier.endswith(_TOOLISH_SUFFIXES)
+
+
+def vocabulary_problems(text: str) -> list[str]:
+    """Every tool or tool+mode mention that exists in neither Kite MCP vocabulary."""
+    text = strip_code_blocks(text)
+    problems = []
+    for tool, mode in MODE_RE.findall(text):
+        if tool not in MODES:
+            problems.append(f"unknown grouped tool `{tool}` (with mode `{mode}`)")
+        elif mode not in MODES[tool]:
+            problems.append(f"`{tool}` has no mode `{mode}`")
+    for tool, word in MODE_WITHOUT_BACKTICK_RE.findall(text):
+        problems.append(f"`{tool}` mode {word}: write the mode in backticks")
+    for tool, mode in SLASH_RE.findall(text):
+        if tool in MODES and mode not in MODES[tool]:
+            problems.append(f"`{tool}/{mode}`: `{tool}` has no mode `{mode}`")
+    for ident in IDENT_RE.findall(text):
+        if ident in NEW_TOOLS or ident in LEGACY_TOOLS or ident in NON_TOOL_IDENTIFIERS:
+            continue
+        if looks_like_tool(ident):
+            problems.append(f"unknown tool `{ident}`")
+    return problems
+
+
+def names_write(step_text: str) -> bool:
+    for tool, mode in mode_pairs(step_text):
+        if mode in WRITE_MODES.get(tool, ()):
+            return True
+    return any(i in LEGACY_WRITERS for i in IDENT_RE.findall(step_text))
+
+
+def approval_problems(text: str) -> list[str]:
+    """Numbered steps that name a write but are not followed by the approval stop."""
+    problems = []
+    for line_no, item, following in numbered_steps(text):
+        if names_write(item) and (following is None or not following.startswith(STOP_LINE)):
+            problems.append(f"line {line_no}: write step not followed by '{STOP_LINE}'")
+    return problems
+
+
+def uses_paginated_tool(text: str) -> bool:
+    return any(p in PAGINATED_MODES for p in mode_pairs(text)) or bool(
+        legacy_mentions(text) & LEGACY_PAGINATED
+    )
+
+
+def uses_order_tool(text: str) -> bool:
+    return any(t == "orders" for t, _ in mode_pairs(text)) or bool(
+        legacy_mentions(text) & LEGACY_ORDER_TOOLS
+    )
+
+
+# --------------------------------------------------------------------------- indicators
+
+
+def sma(closes: list[float], n: int, bar: int) -> float:
+    """SMA(n) at 1-based bar."""
+    assert bar >= n
+    window = closes[bar - n : bar]
+    return sum(window) / n
+
+
+def ema(closes: list[float], n: int, bar: int) -> float:
+    """EMA(n) at 1-based bar, alpha 2/(n+1), seeded with the SMA of the first n closes."""
+    assert bar >= n
+    alpha = 2 / (n + 1)
+    value = sum(closes[:n]) / n
+    for c in closes[n:bar]:
+        value = alpha * c + (1 - alpha) * value
+    return value
+
+
+def rsi(closes: list[float], n: int, bar: int) -> float:
+    """Wilder's RSI(n) at 1-based bar: simple-average seed at bar n+1, then Wilder smoothing."""
+    assert bar >= n + 1
+    changes = [closes[i] - closes[i - 1] for i in range(1, bar)]
+    gains = [max(c, 0.0) for c in changes]
+    losses = [max(-c, 0.0) for c in changes]
+    avg_gain = sum(gains[:n]) / n
+    avg_loss = sum(losses[:n]) / n
+    for g, loss in zip(gains[n:], losses[n:], strict=True):
+        avg_gain = (avg_gain * (n - 1) + g) / n
+        avg_loss = (avg_loss * (n - 1) + loss) / n
+    if avg_loss == 0:
+        return 100.0
+    return 100 - 100 / (1 + avg_gain / avg_loss)
+
+
+RESULT_RE = re.compile(r"^- (SMA|EMA|RSI)\((\d+)\) at bar (\d+) = (-?\d+\.\d{2})$", re.M)
+
+
+def parse_worked_example(body: str) -> tuple[list[float], list[tuple[str, int, int, str]]]:
+    """Closes (in bar order) and printed results from the '### Worked example' subsection."""
+    text = subsection(body, "Worked example")
+    rows = [line for line in text.split("\n") if line.startswith("|")]
+    assert len(rows) >= 3, "worked example has no table"
+    header = [c.strip().lower() for c in rows[0].strip("|").split("|")]
+    assert "close" in header, f"no 'close' column in {header}"
+    close_col = header.index("close")
+    bar_col = header.index("bar") if "bar" in header else None
+    assert set(rows[1].replace("|", "").strip()) <= set("-: "), "second row is not a separator"
+    closes = []
+    for idx, row in enumerate(rows[2:], start=1):
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        if bar_col is not None:
+            assert int(cells[bar_col]) == idx, f"bars out of order at row {idx}"
+        closes.append(float(cells[close_col]))
+    results = [(k, int(n), int(b), v) for k, n, b, v in RESULT_RE.findall(text)]
+    return closes, results
