@@ -14,6 +14,7 @@ from content_helpers import (
     load_yaml,
     markdown_files,
     mode_pairs,
+    names_write,
     numbered_steps,
     recipe_files,
     rel,
@@ -215,6 +216,16 @@ def test_stale_data_section_names_missing_markers(path):
 @pytest.mark.parametrize("path", recipe_files(), ids=rel)
 def test_write_steps_stop_for_approval(path):
     assert approval_problems(read(path)) == []
+
+
+@pytest.mark.parametrize("path", recipe_files(), ids=rel)
+def test_writing_recipes_reconcile_before_retry(path):
+    text = read(path)
+    if not any(names_write(item) for _, item, _ in numbered_steps(text)):
+        return
+    uncertainty = body_sections(path)["Uncertainty"]
+    assert re.search(r"before any (retry|new attempt)", uncertainty)
+    assert STOP_LINE in text
 
 
 @pytest.mark.parametrize("path", recipe_files(), ids=rel)
