@@ -1,0 +1,110 @@
+"""The lifecycle table and the draft boundary between the agent and human modules."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import kite_skills
+from kite_skills.store import agent, lifecycle
+from kite_skills.store.lifecycle import (
+    ABSENT,
+    ARCHIVED,
+    DRAFT,
+    LIVE,
+    RULES,
+    STATES,
+    Action,
+    Actor,
+    Outcome,
+    find_rule,
+)
+
+PACKAGE = Path(kite_skills.__file__).parent
+AGENT_ACTIONS = {Action.SAVE, Action.UNPUBLISH, Action.REPUBLISH}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # resolve a relative import against the file's package
+                pkg = path.relative_to(PACKAGE.parent).with_suffix("").parts[: -node.level]
+                base = ".".join((*pkg, base)) if base else ".".join(pkg)
+            found.add(base)
+            found |= {f"{base}.{a.name}" for a in node.names}
+    return found
+
+
+def test_every_action_has_a_rule_from_every_state_and_publication() -> None:
+    for action in Action:
+        actor = Actor.AGENT if action in AGENT_ACTIONS else Actor.HUMAN
+        for state in (*STATES, ABSENT):
+            for published in (False, True):
+                if state == LIVE and not published:
+                    continue  # impossible: a CHECK constraint forbids it
+                rule = find_rule(action, actor, state, published)
+                if state == ABSENT and rule is None:
+                    continue  # UnknownSkill
+                assert rule is not None, (action, state, published)
+
+
+def test_rules_do_not_overlap() -> None:
+    keys = [(r.action, r.actor, r.from_state, r.published) for r in RULES]
+    assert len(keys) == len(set(keys))
+    for r in RULES:
+        assert (r.action, r.actor, r.from_state, None) not in keys or r.published is None
+
+
+def test_agent_rules_never_grant_capability() -> None:
+    agent_rules = [r for r in RULES if r.actor is Actor.AGENT]
+    assert {r.action for r in agent_rules} == AGENT_ACTIONS
+    for r in agent_rules:
+        assert not r.sets_published_at
+        if r.outcome is Outcome.ALLOW and r.to_state == LIVE:
+            assert (r.from_state, r.published) in {(LIVE, None), (ARCHIVED, True)}
+    assert find_rule(Action.REPUBLISH, Actor.AGENT, DRAFT, True).outcome is Outcome.REFUSE  # type: ignore[union-attr]
+    assert find_rule(Action.REPUBLISH, Actor.AGENT, DRAFT, False).outcome is Outcome.REFUSE  # type: ignore[union-attr]
+
+
+def test_only_human_rules_set_published_at() -> None:
+    setters = {r.action for r in RULES if r.sets_published_at}
+    assert setters == {Action.PUBLISH, Action.RESTORE, Action.IMPORT}
+    assert all(r.actor is Actor.HUMAN for r in RULES if r.sets_published_at)
+
+
+def test_agent_module_cannot_reach_human_actions() -> None:
+    source = Path(agent.__file__).read_text(encoding="utf-8")
+    imports = _imports(Path(agent.__file__))
+    assert not any("human" in i for i in imports), imports
+    assert "published_at" not in source.replace("``published_at``", "")
+    assert "Actor.HUMAN" not in source.replace("``Actor.HUMAN``", "")
+
+
+def test_mcp_server_imports_only_the_agent_writer() -> None:
+    """The MCP server may read through Store and write only through store.agent."""
+    forbidden = (
+        "kite_skills.store.human",
+        "kite_skills.store._engine",
+        "kite_skills.store.lifecycle.Actor",
+    )
+    for path in sorted((PACKAGE / "server").rglob("*.py")):
+        imports = _imports(path)
+        bad = [i for i in imports if i.startswith(forbidden)]
+        assert bad == [], f"{path.relative_to(PACKAGE)} imports {bad}"
+        assert "store.human" not in path.read_text(encoding="utf-8"), path
+
+
+def test_check_table_rejects_an_agent_rule_that_publishes(monkeypatch: pytest.MonkeyPatch) -> None:
+    bad = lifecycle.Rule(
+        Action.REPUBLISH, Actor.AGENT, DRAFT, Outcome.ALLOW, "x", to_state=LIVE
+    )
+    monkeypatch.setattr(lifecycle, "RULES", (*RULES, bad))
+    with pytest.raises(AssertionError, match="makes a skill live"):
+        lifecycle._check_table()
