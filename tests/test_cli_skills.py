@@ -1,0 +1,148 @@
+"""``kite-skills skills …`` against a real store file; state checked through the library."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from kite_skills import cli_skills
+from kite_skills.errors import IllegalTransition, KiteError, UnknownSkill
+from kite_skills.store import Store, agent
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kite-skills")
+    cli_skills.register(parser.add_subparsers())
+    return parser
+
+
+def run(*argv: str) -> int:
+    args = _parser().parse_args(list(argv))
+    return args.run(args)
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "skills.db"
+    with Store.open(path) as store:
+        agent.save(store, "compare-funds", "When comparing two funds", "# Compare\n", who="bot 1")
+    return path
+
+
+def test_list(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("skills", "--db", str(db), "list") == 0
+    assert capsys.readouterr().out.split() == [
+        "compare-funds", "draft", "When", "comparing", "two", "funds",
+    ]
+
+
+def test_db_flag_after_the_subcommand(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("skills", "list", "--db", str(db)) == 0
+    assert "compare-funds" in capsys.readouterr().out
+
+
+def test_db_from_environment(
+    db: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("KITE_SKILLS_DB", str(db))
+    assert run("skills", "list") == 0
+    assert "compare-funds" in capsys.readouterr().out
+
+
+def test_empty_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("skills", "--db", str(tmp_path / "new" / "s.db"), "list") == 0
+    assert capsys.readouterr().out == "no skills yet\n"
+
+
+def test_publish_then_show_and_log(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("skills", "--db", str(db), "publish", "compare-funds") == 0
+    assert capsys.readouterr().out == "published 'compare-funds' (draft -> live)\n"
+    with Store.open(db) as store:
+        skill = store.read_live("compare-funds")
+        assert skill.published_at is not None
+        entry = store.audit(limit=1)[0]
+        assert (entry.action, entry.via) == ("publish", "cli")
+        assert entry.who  # the login name, or "cli"
+        agent.save(store, "compare-funds", "Better", "# Better\n", who="bot 2")
+    assert run("skills", "--db", str(db), "show", "compare-funds") == 0
+    out = capsys.readouterr().out
+    assert "status:       live" in out and "# Compare" in out
+    assert "--- proposed revision by bot 2" in out and "# Better" in out
+    assert run("skills", "--db", str(db), "log", "--name", "compare-funds", "--limit", "2") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    assert "propose" in lines[0] and "mcp:bot 2" in lines[0]
+    assert "publish" in lines[1] and "draft -> live" in lines[1]
+
+
+@pytest.mark.parametrize(
+    ("commands", "status"),
+    [
+        (["publish", "archive"], "archived"),
+        (["publish", "archive", "restore"], "live"),
+        (["publish", "draft"], "draft"),
+    ],
+)
+def test_status_commands(db: Path, commands: list[str], status: str) -> None:
+    for command in commands:
+        assert run("skills", "--db", str(db), command, "compare-funds") == 0
+    with Store.open(db) as store:
+        assert store.get("compare-funds").status == status
+        assert [e.via for e in store.audit()] == ["cli"] * len(commands) + ["mcp"]
+
+
+def test_accept_and_reject(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run("skills", "--db", str(db), "publish", "compare-funds")
+    with Store.open(db) as store:
+        agent.save(store, "compare-funds", "V2", "# v2\n", who="bot")
+    run("skills", "--db", str(db), "accept", "compare-funds")
+    with Store.open(db) as store:
+        assert store.read_live("compare-funds").body == "# v2\n"
+        agent.save(store, "compare-funds", "V3", "# v3\n", who="bot")
+    run("skills", "--db", str(db), "reject", "compare-funds")
+    with Store.open(db) as store:
+        skill = store.read_live("compare-funds")
+        assert (skill.body, skill.proposed) == ("# v2\n", None)
+
+
+def test_delete(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("skills", "--db", str(db), "delete", "compare-funds") == 0
+    assert capsys.readouterr().out == "deleted 'compare-funds' (was draft)\n"
+    with Store.open(db) as store:
+        assert store.list_all() == []
+
+
+def test_errors_are_kite_errors_for_main_to_print(db: Path) -> None:
+    with pytest.raises(UnknownSkill) as info:
+        run("skills", "--db", str(db), "publish", "ghost")
+    assert str(info.value) == "no skill named 'ghost'; list them with 'kite-skills skills list'"
+    with pytest.raises(IllegalTransition) as refused:
+        run("skills", "--db", str(db), "archive", "compare-funds")
+    assert str(refused.value).startswith("cannot archive 'compare-funds': it is a draft")
+    with pytest.raises(KiteError, match="is not allowed"):
+        run("skills", "--db", str(db), "show", "Bad Name")
+    with pytest.raises(KiteError, match="limit must be a whole number from 1 to 10000"):
+        run("skills", "--db", str(db), "log", "--limit", "0")
+
+
+def test_every_subcommand_has_help_and_an_example(capsys: pytest.CaptureFixture[str]) -> None:
+    commands = ["list", "show", "publish", "draft", "archive", "restore", "accept", "reject",
+                "delete", "log"]
+    parser = _parser()
+    for command in commands:
+        with pytest.raises(SystemExit):
+            parser.parse_args(["skills", command, "--help"])
+        out = capsys.readouterr().out
+        assert f"example:\n  kite-skills skills {command}" in out, command
+    with pytest.raises(SystemExit):
+        parser.parse_args(["skills", "--help"])
+    out = capsys.readouterr().out
+    assert all(c in out for c in commands)
+
+
+def test_a_subcommand_is_required(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        _parser().parse_args(["skills"])
+    assert info.value.code == 2
