@@ -33,17 +33,22 @@ INSERT_AUDIT: Final = (
 )
 
 
+MIN_PREFIX_CHARS: Final = 3
+
+
 def fts_match(q: str) -> str | None:
     """Turn any user text into a safe FTS5 query, or None when it has nothing to search for.
 
     Each whitespace-separated word becomes an FTS string (``"`` doubled), so operators such as
     ``AND``, ``NEAR(``, ``-``, ``*`` and parentheses are searched as text, never parsed. Words
     with no letter or digit are dropped (they would be empty phrases). The last word also
-    matches as a prefix, so a query typed so far (``compa``) finds ``compare-funds``.
+    matches as a prefix when it has at least 3 letters or digits, so a query typed so far
+    (``compa``) finds ``compare-funds``; shorter prefixes would expand to most of the index.
     """
     words = [w for w in q.split() if any(ch.isalnum() for ch in w)]
     if not words:
         return None
     quoted = ['"' + w.replace('"', '""') + '"' for w in words]
-    quoted[-1] += "*"
+    if sum(ch.isalnum() for ch in words[-1]) >= MIN_PREFIX_CHARS:
+        quoted[-1] += "*"
     return " ".join(quoted)

@@ -43,7 +43,9 @@ def test_operators_are_searched_as_words(store: Store) -> None:
 
 
 def test_fts_match_quotes_every_word() -> None:
-    assert fts_match('say "hi" AND-NOT (x') == '"say" """hi""" "AND-NOT" "(x"*'
+    assert fts_match('say "hi" AND-NOT (x') == '"say" """hi""" "AND-NOT" "(x"'
+    assert fts_match("NEAR( compa") == '"NEAR(" "compa"*'
+    assert fts_match("fund ab") == '"fund" "ab"'  # short last words are not prefixes
     assert fts_match("  ") is None
     assert fts_match('" ( * -') is None
 
@@ -69,6 +71,7 @@ def test_last_word_matches_as_a_prefix(funds: Store) -> None:
     assert [s.name for s in funds.search("compa")] == ["compare-funds"]
     assert [s.name for s in funds.search("expense rat")] == ["compare-funds"]
     assert funds.search("compa two") == []  # only the last word is a prefix
+    assert funds.search("co") == []  # and only from 3 characters on
 
 
 def test_words_are_all_required(funds: Store) -> None:
