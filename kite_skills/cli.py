@@ -4,11 +4,13 @@ for people (browse the catalog, validate an author's directory, manage their ski
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
-from . import __version__, catalog
+from . import __version__, catalog, cli_skills
 from .errors import KiteError, UnknownHelpKey
+from .store import default_db_path
 
 
 def _run_help(args: argparse.Namespace) -> int:
@@ -44,7 +46,8 @@ def _run_list(args: argparse.Namespace) -> int:
 def _run_server(args: argparse.Namespace) -> int:
     from .server.app import serve_stdio  # the MCP stack loads only in server mode
 
-    return serve_stdio()
+    db = getattr(args, "db", None)
+    return serve_stdio(Path(db) if db else default_db_path(os.environ))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,6 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Example: kite-skills help /orders/reconcile",
     )
     parser.add_argument("--version", action="version", version=f"kite-skills {__version__}")
+    parser.add_argument(
+        "--db",
+        metavar="PATH",
+        default=argparse.SUPPRESS,
+        help="the user-skill store the server uses (default: $KITE_SKILLS_DB, else "
+        "$XDG_DATA_HOME/kite-skills/skills.db)",
+    )
     parser.set_defaults(run=_run_server)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
 
@@ -81,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Example: kite-skills catalog list",
     )
     listing.set_defaults(run=_run_list)
+    cli_skills.register(commands)
     return parser
 
 

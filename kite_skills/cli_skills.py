@@ -25,7 +25,8 @@ def _who() -> str:
 
 
 def _open(args: argparse.Namespace) -> Store:
-    path = Path(args.db) if args.db else default_db_path(os.environ)
+    db = getattr(args, "db", None)
+    path = Path(db) if db else default_db_path(os.environ)
     return Store.open(path)
 
 
@@ -114,33 +115,44 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "the store file (default: $KITE_SKILLS_DB, else $XDG_DATA_HOME/kite-skills/skills.db, "
         "else ~/.local/share/kite-skills/skills.db)"
     )
-    skills.add_argument("--db", metavar="PATH", help=db_help)
+    skills.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help=db_help)
     # Also accepted after the subcommand ("skills list --db PATH").
     db_parent = argparse.ArgumentParser(add_help=False)
     db_parent.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help=db_help)
     sub = skills.add_subparsers(dest="skills_command", metavar="COMMAND", required=True)
 
     p = sub.add_parser(
-        "list", help="list every skill with its status", formatter_class=fmt, parents=[db_parent],
+        "list",
+        help="list every skill with its status",
+        formatter_class=fmt,
+        parents=[db_parent],
         epilog="example:\n  kite-skills skills list",
     )
     p.set_defaults(run=_list)
     p = sub.add_parser(
-        "show", help="show one skill's text, status and any proposed revision",
-        formatter_class=fmt, parents=[db_parent],
+        "show",
+        help="show one skill's text, status and any proposed revision",
+        formatter_class=fmt,
+        parents=[db_parent],
         epilog="example:\n  kite-skills skills show compare-funds",
     )
     p.add_argument("name", metavar="NAME")
     p.set_defaults(run=_show_cmd)
     for command, action, help_text in _ACTIONS:
         p = sub.add_parser(
-            command, help=help_text, formatter_class=fmt, parents=[db_parent],
+            command,
+            help=help_text,
+            formatter_class=fmt,
+            parents=[db_parent],
             epilog=f"example:\n  kite-skills skills {command} compare-funds",
         )
         p.add_argument("name", metavar="NAME")
         p.set_defaults(run=_human(action))
     p = sub.add_parser(
-        "log", help="show the audit log, newest first", formatter_class=fmt, parents=[db_parent],
+        "log",
+        help="show the audit log, newest first",
+        formatter_class=fmt,
+        parents=[db_parent],
         epilog="example:\n  kite-skills skills log --name compare-funds --limit 10",
     )
     p.add_argument("--name", metavar="N", help="only this skill's entries")

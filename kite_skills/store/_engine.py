@@ -30,9 +30,7 @@ from .records import ActionResult
 
 log = logging.getLogger(__name__)
 
-_CURRENT = (
-    "SELECT status, published_at, proposed_at, proposed_by FROM skills WHERE name = ?"
-)
+_CURRENT = "SELECT status, published_at, proposed_at, proposed_by FROM skills WHERE name = ?"
 
 
 @dataclass(frozen=True)
@@ -129,8 +127,15 @@ def _change(
             conn.execute(
                 "INSERT INTO skills (name, description, body, status, created_at, updated_at,"
                 " published_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (name, text.description, text.body, rule.to_state, now, now,
-                 now if rule.sets_published_at else None),
+                (
+                    name,
+                    text.description,
+                    text.body,
+                    rule.to_state,
+                    now,
+                    now,
+                    now if rule.sets_published_at else None,
+                ),
             )
             return sizes
         if effect is Effect.SET_TEXT:

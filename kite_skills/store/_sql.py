@@ -24,9 +24,7 @@ SEARCH_LIVE: Final = (
 )
 AUDIT_COLUMNS: Final = "id, at, skill, action, from_status, to_status, via, who, detail"
 AUDIT_ALL: Final = f"SELECT {AUDIT_COLUMNS} FROM audit_log ORDER BY id DESC LIMIT ?"
-AUDIT_FOR: Final = (
-    f"SELECT {AUDIT_COLUMNS} FROM audit_log WHERE skill = ? ORDER BY id DESC LIMIT ?"
-)
+AUDIT_FOR: Final = f"SELECT {AUDIT_COLUMNS} FROM audit_log WHERE skill = ? ORDER BY id DESC LIMIT ?"
 INSERT_AUDIT: Final = (
     "INSERT INTO audit_log (at, skill, action, from_status, to_status, via, who, detail)"
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"

@@ -22,9 +22,7 @@ MAX_AUDIT_LIMIT: Final = 10_000
 
 NAME_RE: Final = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _LINE_BREAKS: Final = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
-_NAME_RULE: Final = (
-    "use 1–64 lowercase letters, digits and single hyphens (e.g. 'compare-funds')"
-)
+_NAME_RULE: Final = "use 1–64 lowercase letters, digits and single hyphens (e.g. 'compare-funds')"
 
 
 def shown(value: str, limit: int = 60) -> str:

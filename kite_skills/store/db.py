@@ -100,8 +100,7 @@ def _utc_now() -> datetime:
 
 
 def _skill(row: tuple) -> Skill:  # type: ignore[type-arg]
-    (name, description, body, status, created, updated, published,
-     p_desc, p_body, p_at, p_by) = row
+    (name, description, body, status, created, updated, published, p_desc, p_body, p_at, p_by) = row
     proposed = (
         Revision(description=p_desc, body=p_body, proposed_at=p_at, proposed_by=p_by or "")
         if p_body is not None
@@ -344,6 +343,10 @@ class Store:
         with self._read() as conn:
             rows = conn.execute(_sql.SELECT_ALL).fetchall()
         return [_skill(row) for row in rows]
+
+    def live_skills(self) -> list[Skill]:
+        """Every live skill with its text, sorted by name (what MCP serves as resources)."""
+        return [skill for skill in self.list_all() if skill.status == LIVE]
 
     def audit(self, limit: int = 50, name: str | None = None) -> list[AuditEntry]:
         """The newest ``limit`` audit rows (1–10000), optionally for one skill, newest first."""

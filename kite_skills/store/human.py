@@ -107,4 +107,3 @@ def import_skills(
             )
             count += 1
     return count
-

@@ -112,89 +112,226 @@ ALLOW, NOOP, REFUSE = Outcome.ALLOW, Outcome.NOOP, Outcome.REFUSE
 
 RULES: Final[tuple[Rule, ...]] = (
     # ---- agent (MCP) --------------------------------------------------------------------
-    Rule(Action.SAVE, A, ABSENT, ALLOW,
-         "saved '{name}' as a new draft; agents cannot list or read it until "
-         + _PUBLISH_HINT,
-         to_state=DRAFT, effect=Effect.CREATE, audit="create"),
-    Rule(Action.SAVE, A, DRAFT, ALLOW,
-         "updated the draft '{name}'; it stays a draft until " + _PUBLISH_HINT,
-         to_state=DRAFT, effect=Effect.SET_TEXT, audit="save_draft"),
-    Rule(Action.SAVE, A, LIVE, ALLOW,
-         "saved a proposed revision of '{name}' beside its live text, which keeps serving "
-         "until " + _ACCEPT_HINT,
-         to_state=LIVE, effect=Effect.PROPOSE, audit="propose"),
-    Rule(Action.SAVE, A, ARCHIVED, ALLOW,
-         "saved a proposed revision of '{name}' beside its archived text; nothing changes "
-         "until " + _ACCEPT_HINT,
-         to_state=ARCHIVED, effect=Effect.PROPOSE, audit="propose"),
-    Rule(Action.UNPUBLISH, A, LIVE, ALLOW,
-         "took '{name}' out of service (live -> archived); it can be put back with "
-         "skillPublish or 'kite-skills skills restore {name}'",
-         to_state=ARCHIVED),
+    Rule(
+        Action.SAVE,
+        A,
+        ABSENT,
+        ALLOW,
+        "saved '{name}' as a new draft; agents cannot list or read it until " + _PUBLISH_HINT,
+        to_state=DRAFT,
+        effect=Effect.CREATE,
+        audit="create",
+    ),
+    Rule(
+        Action.SAVE,
+        A,
+        DRAFT,
+        ALLOW,
+        "updated the draft '{name}'; it stays a draft until " + _PUBLISH_HINT,
+        to_state=DRAFT,
+        effect=Effect.SET_TEXT,
+        audit="save_draft",
+    ),
+    Rule(
+        Action.SAVE,
+        A,
+        LIVE,
+        ALLOW,
+        "saved a proposed revision of '{name}' beside its live text, which keeps serving "
+        "until " + _ACCEPT_HINT,
+        to_state=LIVE,
+        effect=Effect.PROPOSE,
+        audit="propose",
+    ),
+    Rule(
+        Action.SAVE,
+        A,
+        ARCHIVED,
+        ALLOW,
+        "saved a proposed revision of '{name}' beside its archived text; nothing changes "
+        "until " + _ACCEPT_HINT,
+        to_state=ARCHIVED,
+        effect=Effect.PROPOSE,
+        audit="propose",
+    ),
+    Rule(
+        Action.UNPUBLISH,
+        A,
+        LIVE,
+        ALLOW,
+        "took '{name}' out of service (live -> archived); it can be put back with "
+        "skillPublish or 'kite-skills skills restore {name}'",
+        to_state=ARCHIVED,
+    ),
     Rule(Action.UNPUBLISH, A, ARCHIVED, NOOP, "'{name}' is already archived; nothing changed"),
-    Rule(Action.UNPUBLISH, A, DRAFT, REFUSE,
-         "cannot unpublish '{name}': it is a draft, so it is not in service; nothing changed"),
-    Rule(Action.REPUBLISH, A, ARCHIVED, ALLOW,
-         "put '{name}' back in service (archived -> live)",
-         to_state=LIVE, published=True),
-    Rule(Action.REPUBLISH, A, ARCHIVED, REFUSE,
-         "cannot publish '{name}': a person has never put it into service; " + _PUBLISH_HINT,
-         published=False),
+    Rule(
+        Action.UNPUBLISH,
+        A,
+        DRAFT,
+        REFUSE,
+        "cannot unpublish '{name}': it is a draft, so it is not in service; nothing changed",
+    ),
+    Rule(
+        Action.REPUBLISH,
+        A,
+        ARCHIVED,
+        ALLOW,
+        "put '{name}' back in service (archived -> live)",
+        to_state=LIVE,
+        published=True,
+    ),
+    Rule(
+        Action.REPUBLISH,
+        A,
+        ARCHIVED,
+        REFUSE,
+        "cannot publish '{name}': a person has never put it into service; " + _PUBLISH_HINT,
+        published=False,
+    ),
     Rule(Action.REPUBLISH, A, LIVE, NOOP, "'{name}' is already live; nothing changed"),
-    Rule(Action.REPUBLISH, A, DRAFT, REFUSE,
-         "cannot publish '{name}': it is a draft that a person has never published; "
-         + _PUBLISH_HINT,
-         published=False),
-    Rule(Action.REPUBLISH, A, DRAFT, REFUSE,
-         "cannot publish '{name}': a person moved it back to draft for review, so only a "
-         "person can publish it again; " + _PUBLISH_HINT,
-         published=True),
+    Rule(
+        Action.REPUBLISH,
+        A,
+        DRAFT,
+        REFUSE,
+        "cannot publish '{name}': it is a draft that a person has never published; "
+        + _PUBLISH_HINT,
+        published=False,
+    ),
+    Rule(
+        Action.REPUBLISH,
+        A,
+        DRAFT,
+        REFUSE,
+        "cannot publish '{name}': a person moved it back to draft for review, so only a "
+        "person can publish it again; " + _PUBLISH_HINT,
+        published=True,
+    ),
     # ---- human (dashboard, CLI) -----------------------------------------------------------
-    Rule(Action.PUBLISH, H, DRAFT, ALLOW, "published '{name}' (draft -> live)",
-         to_state=LIVE, sets_published_at=True),
+    Rule(
+        Action.PUBLISH,
+        H,
+        DRAFT,
+        ALLOW,
+        "published '{name}' (draft -> live)",
+        to_state=LIVE,
+        sets_published_at=True,
+    ),
     Rule(Action.PUBLISH, H, LIVE, NOOP, "'{name}' is already live; nothing changed"),
-    Rule(Action.PUBLISH, H, ARCHIVED, REFUSE,
-         "cannot publish '{name}': it is archived; put it back with "
-         "'kite-skills skills restore {name}' (Restore on the dashboard)"),
-    Rule(Action.RESTORE, H, ARCHIVED, ALLOW, "restored '{name}' (archived -> live)",
-         to_state=LIVE, sets_published_at=True),
+    Rule(
+        Action.PUBLISH,
+        H,
+        ARCHIVED,
+        REFUSE,
+        "cannot publish '{name}': it is archived; put it back with "
+        "'kite-skills skills restore {name}' (Restore on the dashboard)",
+    ),
+    Rule(
+        Action.RESTORE,
+        H,
+        ARCHIVED,
+        ALLOW,
+        "restored '{name}' (archived -> live)",
+        to_state=LIVE,
+        sets_published_at=True,
+    ),
     Rule(Action.RESTORE, H, LIVE, NOOP, "'{name}' is already live; nothing changed"),
-    Rule(Action.RESTORE, H, DRAFT, REFUSE,
-         "cannot restore '{name}': it is a draft; publish it with "
-         "'kite-skills skills publish {name}' (Publish on the dashboard)"),
-    Rule(Action.ARCHIVE, H, LIVE, ALLOW, "archived '{name}' (live -> archived)",
-         to_state=ARCHIVED),
+    Rule(
+        Action.RESTORE,
+        H,
+        DRAFT,
+        REFUSE,
+        "cannot restore '{name}': it is a draft; publish it with "
+        "'kite-skills skills publish {name}' (Publish on the dashboard)",
+    ),
+    Rule(Action.ARCHIVE, H, LIVE, ALLOW, "archived '{name}' (live -> archived)", to_state=ARCHIVED),
     Rule(Action.ARCHIVE, H, ARCHIVED, NOOP, "'{name}' is already archived; nothing changed"),
-    Rule(Action.ARCHIVE, H, DRAFT, REFUSE,
-         "cannot archive '{name}': it is a draft, so it is not in service; delete it with "
-         "'kite-skills skills delete {name}' if you no longer want it"),
-    Rule(Action.MOVE_TO_DRAFT, H, LIVE, ALLOW,
-         "moved '{name}' back to draft (live -> draft); agents can no longer read it or "
-         "publish it", to_state=DRAFT),
-    Rule(Action.MOVE_TO_DRAFT, H, ARCHIVED, ALLOW,
-         "moved '{name}' back to draft (archived -> draft); agents can no longer publish it",
-         to_state=DRAFT),
+    Rule(
+        Action.ARCHIVE,
+        H,
+        DRAFT,
+        REFUSE,
+        "cannot archive '{name}': it is a draft, so it is not in service; delete it with "
+        "'kite-skills skills delete {name}' if you no longer want it",
+    ),
+    Rule(
+        Action.MOVE_TO_DRAFT,
+        H,
+        LIVE,
+        ALLOW,
+        "moved '{name}' back to draft (live -> draft); agents can no longer read it or publish it",
+        to_state=DRAFT,
+    ),
+    Rule(
+        Action.MOVE_TO_DRAFT,
+        H,
+        ARCHIVED,
+        ALLOW,
+        "moved '{name}' back to draft (archived -> draft); agents can no longer publish it",
+        to_state=DRAFT,
+    ),
     Rule(Action.MOVE_TO_DRAFT, H, DRAFT, NOOP, "'{name}' is already a draft; nothing changed"),
     *(
         rule
         for state in STATES
         for rule in (
-            Rule(Action.ACCEPT, H, state, ALLOW,
-                 "accepted the proposed revision of '{name}'; it is now the text ({state})",
-                 to_state=state, effect=Effect.ACCEPT, needs_proposal=True),
-            Rule(Action.REJECT, H, state, ALLOW,
-                 "rejected the proposed revision of '{name}'; the text is unchanged ({state})",
-                 to_state=state, effect=Effect.REJECT, needs_proposal=True),
-            Rule(Action.EDIT, H, state, ALLOW, "edited '{name}' ({state})",
-                 to_state=state, effect=Effect.SET_TEXT),
-            Rule(Action.DELETE, H, state, ALLOW, "deleted '{name}' (was {state})",
-                 to_state=DELETED, effect=Effect.DELETE),
-            Rule(Action.IMPORT, H, state, REFUSE,
-                 "cannot import '{name}': a skill by that name already exists ({state})"),
+            Rule(
+                Action.ACCEPT,
+                H,
+                state,
+                ALLOW,
+                "accepted the proposed revision of '{name}'; it is now the text ({state})",
+                to_state=state,
+                effect=Effect.ACCEPT,
+                needs_proposal=True,
+            ),
+            Rule(
+                Action.REJECT,
+                H,
+                state,
+                ALLOW,
+                "rejected the proposed revision of '{name}'; the text is unchanged ({state})",
+                to_state=state,
+                effect=Effect.REJECT,
+                needs_proposal=True,
+            ),
+            Rule(
+                Action.EDIT,
+                H,
+                state,
+                ALLOW,
+                "edited '{name}' ({state})",
+                to_state=state,
+                effect=Effect.SET_TEXT,
+            ),
+            Rule(
+                Action.DELETE,
+                H,
+                state,
+                ALLOW,
+                "deleted '{name}' (was {state})",
+                to_state=DELETED,
+                effect=Effect.DELETE,
+            ),
+            Rule(
+                Action.IMPORT,
+                H,
+                state,
+                REFUSE,
+                "cannot import '{name}': a skill by that name already exists ({state})",
+            ),
         )
     ),
-    Rule(Action.IMPORT, H, ABSENT, ALLOW, "imported '{name}' (live)",
-         to_state=LIVE, effect=Effect.CREATE, sets_published_at=True),
+    Rule(
+        Action.IMPORT,
+        H,
+        ABSENT,
+        ALLOW,
+        "imported '{name}' (live)",
+        to_state=LIVE,
+        effect=Effect.CREATE,
+        sets_published_at=True,
+    ),
 )
 
 
@@ -219,8 +356,10 @@ def _check_table() -> None:
         if rule.actor is Actor.AGENT and rule.outcome is Outcome.ALLOW:
             if rule.sets_published_at:
                 raise AssertionError(f"agent rule {rule} sets published_at")
-            if rule.to_state == LIVE and rule.from_state != LIVE and not (
-                rule.from_state == ARCHIVED and rule.published is True
+            if (
+                rule.to_state == LIVE
+                and rule.from_state != LIVE
+                and not (rule.from_state == ARCHIVED and rule.published is True)
             ):
                 raise AssertionError(f"agent rule {rule} makes a skill live")
         if rule.outcome is Outcome.ALLOW and rule.to_state is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Literal
 
@@ -37,6 +38,15 @@ class Skill:
     published_at: str | None
     """First activation by a person; None until then. Nothing an agent can call sets it."""
     proposed: Revision | None = None
+
+    def document(self) -> str:
+        """The skill as a SKILL.md-style Markdown document: frontmatter, then the body.
+        Values are written as JSON strings, which YAML 1.2 reads back unchanged."""
+        return (
+            f"---\nname: {json.dumps(self.name)}\ndescription: "
+            f"{json.dumps(self.description, ensure_ascii=False)}\n---\n{self.body}"
+            + ("" if self.body.endswith("\n") else "\n")
+        )
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,65 @@
+"""SEP-2640 ``skills/list`` and ``skills/get`` over the catalog library."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp import types
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
+
+from ..catalog import Catalog
+
+# Static documentation, the same for every client: cacheable publicly for 5 minutes.
+CACHE_FIELDS = {"resultType": "complete", "ttlMs": 300_000, "cacheScope": "public"}
+
+
+class SkillsListParams(types.RequestParams):
+    cursor: Any = None
+
+
+class SkillsGetParams(types.RequestParams):
+    uri: Any = None  # checked by hand so that each error names its problem
+
+
+def skills_list(catalog: Catalog):
+    async def handle(ctx: ServerRequestContext[Any, Any], params: SkillsListParams) -> dict:
+        if params.cursor not in (None, ""):
+            raise MCPError(
+                INVALID_PARAMS,
+                "unknown cursor: skills/list answers with one complete page and issues no "
+                "cursors — call it without 'cursor'",
+                {"cursor": params.cursor},
+            )
+        return {"skills": [skill.to_dict() for skill in catalog.skills], **CACHE_FIELDS}
+
+    return handle
+
+
+def skills_get(catalog: Catalog):
+    async def handle(ctx: ServerRequestContext[Any, Any], params: SkillsGetParams) -> dict:
+        uri = params.uri
+        if uri is None:
+            raise MCPError(
+                INVALID_PARAMS,
+                "skills/get needs 'uri', the URI of a skill's SKILL.md "
+                "(e.g. skill://orders/SKILL.md)",
+            )
+        if not isinstance(uri, str):
+            raise MCPError(INVALID_PARAMS, "'uri' must be a string", {"uri": uri})
+        skill = catalog.skill(uri)
+        if skill is None:
+            hint = (
+                "it is a file inside a skill, not a SKILL.md"
+                if catalog.read(uri) is not None
+                else "no skill is served there"
+            )
+            raise MCPError(
+                INVALID_PARAMS,
+                f"no skill at {uri}: {hint} — skills/list shows every skill's URI",
+                {"uri": uri},
+            )
+        return {"skill": skill.to_dict(), **CACHE_FIELDS}
+
+    return handle
