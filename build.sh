@@ -40,15 +40,29 @@ build() {
     say "build venv"
     make_venv "$WORK/venv" "${index_opts[@]}"
     local py=$WORK/venv/bin/python
-    local stage; stage=$(mktemp -d "$WORK/stage.XXXXXX")
-    trap 'rm -rf "$stage"' RETURN
+    # A fixed staging path: pip records the wheel's location inside the zipapp, and a
+    # random one would make two builds of the same commit differ.
+    local stage=$WORK/stage
+    rm -rf "$stage" && mkdir -p "$stage"
 
     say "validate the catalog"
     PYTHONPATH=$ROOT "$py" -m kite_skills catalog validate skills_catalog >/dev/null \
         || die "the catalog is broken — fix the problems above"
 
     say "wheel"
-    "$py" -m pip wheel "${PIP_FLAGS[@]}" --no-deps --no-build-isolation -w "$stage/wheel" .
+    SOURCE_DATE_EPOCH=315532800 "$py" -m pip wheel "${PIP_FLAGS[@]}" --no-deps \
+        --no-build-isolation -w "$stage/wheel" .
+    rm -rf build kite_skills.egg-info
+
+    say "site-packages"
+    "$py" -m pip install "${PIP_FLAGS[@]}" "${index_opts[@]}" --no-deps --only-binary=:all: \
+        --no-compile --target "$stage/site-packages" \
+        -r requirements/runtime.txt "$stage"/wheel/*.whl
+    # Drop what records this machine's paths (the wheel's location, script shebangs),
+    # so that the same commit builds the same bytes anywhere.
+    rm -rf "$stage/site-packages/bin"
+    find "$stage/site-packages" -name direct_url.json -delete
+    sed -i -E '/direct_url.json|^(\.\.\/)*bin\//d' "$stage"/site-packages/*.dist-info/RECORD
 
     say "preamble"
     local built_for
@@ -59,12 +73,12 @@ build() {
     "$WORK/venv/bin/shiv" --reproducible --compressed \
         -c kite-skills -p '/usr/bin/env python3.11' \
         --preamble "$stage/preamble.py" \
-        -o "$stage/kite-skills.pyz" \
-        "${index_opts[@]}" --no-deps --only-binary=:all: \
-        -r requirements/runtime.txt "$stage"/wheel/*.whl >/dev/null
+        --site-packages "$stage/site-packages" \
+        -o "$stage/kite-skills.pyz" >/dev/null
 
     mkdir -p "$DIST"
     mv "$stage/kite-skills.pyz" "$DIST/kite-skills.pyz"
+    rm -rf "$stage"
     (cd "$DIST" && sha256sum kite-skills.pyz > kite-skills.pyz.sha256)
     smoke_test
     say "built $DIST/kite-skills.pyz ($(stat -c %s "$DIST/kite-skills.pyz") bytes, $(cut -c1-16 "$DIST/kite-skills.pyz.sha256")…)"
