@@ -13,7 +13,7 @@ from typing import Any, Literal
 import pytest
 from mcp import Client, StdioServerParameters, types
 from mcp.client import advertise
-from pydantic import TypeAdapter
+from pydantic import ConfigDict, TypeAdapter
 
 ROOT = Path(__file__).resolve().parents[2]
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
@@ -61,7 +61,7 @@ def sdk_client(
 
 
 class _CustomParams(types.RequestParams):
-    model_config = {"extra": "allow"}
+    model_config = ConfigDict(extra="allow")
 
 
 async def custom_request(client: Client, method: str, params: dict[str, Any]) -> dict[str, Any]:
