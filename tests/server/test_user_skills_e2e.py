@@ -434,7 +434,7 @@ async def test_skill_moved_back_to_draft_is_refused_but_archived_is_restored(
         assert back.status == "draft"
         assert back.published_at is not None  # the person published it once; still refused
         assert store.get("put-away").status == "live"
-        assert [e.action for e in store.audit(name="taken-back")][0] != "republish"
+        assert store.audit(name="taken-back")[0].via == "cli"  # the refusal wrote nothing
 
 
 # ---- 7. a read-only deployment -------------------------------------------------------------
