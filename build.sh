@@ -104,7 +104,7 @@ wheelhouse() {
     mkdir -p "$dir"
     say "downloading every wheel the build needs into $dir"
     "$PYTHON" -m pip download "${PIP_FLAGS[@]}" --only-binary=:all: -d "$dir" \
-        -r requirements/runtime.txt -r requirements/build.txt shiv==1.0.8 pip
+        -r requirements/runtime.txt -r requirements/build.txt shiv==1.0.8
     say "done: $(ls "$dir" | wc -l) files; build with ./build.sh --offline $dir"
 }
 
