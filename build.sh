@@ -127,6 +127,9 @@ run_tests() {
     "$venv/bin/ruff" check .
     "$venv/bin/ruff" format --check . >/dev/null || die "ruff format would change files — run ruff format"
 
+    say "mypy --strict (the pure libraries)"
+    "$venv/bin/mypy" --strict kite_skills/catalog kite_skills/store
+
     say "pytest"
     KITE_SKILLS_PYZ=$DIST/kite-skills.pyz \
     KITE_SKILLS_INSPECTOR=$WORK/inspector/node_modules/.bin/inspector \

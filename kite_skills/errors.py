@@ -20,6 +20,8 @@ anything else is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class KiteError(Exception):
     """Base of every deliberate kite-skills error. ``str(exc)`` is for people."""
@@ -29,7 +31,7 @@ class CatalogError(KiteError):
     """The catalog failed validation. ``problems`` holds every problem found,
     sorted by path and line; the message lists them one per line."""
 
-    def __init__(self, problems: list) -> None:  # list[catalog.Problem]
+    def __init__(self, problems: Sequence[object]) -> None:  # catalog.Problem items
         self.problems = list(problems)
         lines = [str(p) for p in self.problems]
         super().__init__(f"the skill catalog has {len(lines)} problem(s):\n" + "\n".join(lines))

@@ -112,7 +112,7 @@ class _Builder:
         return value
 
     def _line(self, event: Any) -> int:
-        return self._first_line + event.start_mark.line
+        return self._first_line + int(event.start_mark.line)
 
     def _next(self) -> Any:
         event = self._events[self._position]
