@@ -69,6 +69,9 @@ class UserSkills:
         self._subscribed: set[str] = set()
         self._live: dict[str, str] = {}
         self._version = -1
+        # The poller and the writing tools both check; one at a time, or a reading taken
+        # before a write can land after it and leave ``_live`` stale (missed list changes).
+        self._checking = anyio.Lock()
 
     async def _call(self, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return await anyio.to_thread.run_sync(lambda: function(*args, **kwargs))
@@ -196,6 +199,10 @@ class UserSkills:
                 await self.check_for_changes()
 
     async def check_for_changes(self) -> None:
+        async with self._checking:
+            await self._check_for_changes()
+
+    async def _check_for_changes(self) -> None:
         skills: list[Skill] = await self._call(self.store.live_skills)
         live = {s.name: s.updated_at for s in skills}
         previous, self._live = self._live, live

@@ -212,7 +212,7 @@ async def test_cli_publish_reaches_a_running_legacy_session(
         out = await anyio.to_thread.run_sync(lambda: person(shiv_root, db, "publish", NAME))
         assert NAME in out
         waited = await notes.wait_for("notifications/resources/list_changed")
-        assert waited < NOTICE_SECONDS
+        assert waited < 2.5, f"noticed the other process's write after {waited:.1f}s"
 
         assert await listed_names(client) == [NAME]
         assert await listed_names(client, "expense") == [NAME]
@@ -265,6 +265,20 @@ async def test_cli_publish_reaches_a_modern_listener(pyz: Path, shiv_root: Path,
             assert await listed_names(client) == [NAME]
             assert not (await tool(client, "skillRead", {"name": NAME})).is_error
             assert uri in await resource_uris(client)
+
+            # A proposed revision changes nothing served; the person's accept is an update.
+            revised = {"name": NAME, "description": DESCRIPTION, "body": BODY + "3. Exit load.\n"}
+            proposed = await tool(client, "skillSave", revised)
+            assert proposed.structured_content["outcome"] == "proposed"  # type: ignore[index]
+            read = await tool(client, "skillRead", {"name": NAME})
+            assert read.structured_content["body"] == BODY  # type: ignore[index]
+            await anyio.to_thread.run_sync(lambda: person(shiv_root, db, "accept", NAME))
+            updates = []
+            with anyio.fail_after(NOTICE_SECONDS):
+                while not any(getattr(e, "uri", None) == uri for e in updates):
+                    updates.append(await sub.__anext__())
+            read = await tool(client, "skillRead", {"name": NAME})
+            assert read.structured_content["body"].endswith("Exit load.\n")  # type: ignore[index]
 
             # Taking it out of service from the CLI is a list change too.
             await anyio.to_thread.run_sync(lambda: person(shiv_root, db, "archive", NAME))
