@@ -22,7 +22,7 @@ import pytest
 from mcp import Client, types
 from mcp.shared.exceptions import MCPError
 
-from kite_skills.store import Store
+from kite_skills.store import Store, human
 
 from .harness import sdk_client
 
@@ -523,3 +523,56 @@ async def test_catalog_and_user_skills_never_collide(
         assert "# Mine" in mine[0].text  # type: ignore[union-attr]
         assert "# Mine" not in theirs[0].text  # type: ignore[union-attr]
         assert await listed_names(client, "orders") == ["orders"]  # only the user's own
+
+
+# ---- two MCP servers and a person on one file ----------------------------------------------
+
+
+async def test_a_change_by_one_server_reaches_a_session_on_another(
+    pyz: Path, shiv_root: Path, db: Path
+) -> None:
+    watching = Notes()
+    uri = f"user-skill://{NAME}"
+    async with (
+        sdk_client(pyz, shiv_root, db, mode="legacy", message_handler=watching) as first,
+        sdk_client(pyz, shiv_root, db, mode="auto", client_info=CLIENT) as second,
+    ):
+        await _live_skill(second, shiv_root, db)
+        await watching.wait_for("notifications/resources/list_changed")
+        assert await listed_names(first) == [NAME]
+        await subscribe(first, uri)
+
+        lists = watching.count("notifications/resources/list_changed")
+        out = await tool(second, "skillUnpublish", {"name": NAME})
+        assert not out.is_error, text_of(out)
+        await watching.wait_for("notifications/resources/list_changed", after=lists)
+        await watching.wait_for("notifications/resources/updated", uri)
+        assert await listed_names(first) == []
+        assert (await tool(first, "skillRead", {"name": NAME})).is_error
+
+        lists = watching.count("notifications/resources/list_changed")
+        out = await tool(second, "skillPublish", {"name": NAME})
+        assert not out.is_error, text_of(out)
+        await watching.wait_for("notifications/resources/list_changed", after=lists)
+        assert await listed_names(first) == [NAME]
+
+
+async def test_skills_lists_live_skills_by_name_with_the_default_and_maximum_limit(
+    pyz: Path, shiv_root: Path, db: Path
+) -> None:
+    names = [f"skill-{i:03d}" for i in range(120)]
+    with Store.open(db) as store:
+        human.import_skills(
+            store,
+            [(n, f"Procedure {n}", f"# {n}\nShared word zebra.\n") for n in names],
+            via="cli",
+            who="pat",
+        )
+    async with sdk_client(pyz, shiv_root, db, mode="auto") as client:
+        assert await listed_names(client) == names[:20]
+        wide = await tool(client, "skills", {"limit": 100})
+        assert [s["name"] for s in wide.structured_content["skills"]] == names[:100]  # type: ignore[index]
+        found = await tool(client, "skills", {"q": "zebra", "limit": 7})
+        assert len(found.structured_content["skills"]) == 7  # type: ignore[index]
+        assert "Shared word" not in text_of(found)  # names and descriptions, never bodies
+        assert len((await client.list_resources(cache_mode="bypass")).resources) >= 120
