@@ -22,7 +22,7 @@ import pytest
 
 from kite_skills import catalog
 
-from .harness import ROOT
+from .harness import ROOT, server_env
 
 pytestmark = pytest.mark.zipapp
 
@@ -70,6 +70,14 @@ def runs(pyz: Path, shiv_root: Path, tmp_path_factory: pytest.TempPathFactory) -
     binary = inspector()
     python = shutil.which("python3.11") or sys.executable
     work = tmp_path_factory.mktemp("inspector")
+    # Extract the zipapp once, so that the parallel starts below are all warm.
+    subprocess.run(
+        [python, str(pyz), "--version"],
+        env=server_env(shiv_root, work / "w.db"),
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
 
     def run(key: str) -> tuple[str, Run]:
         era, call = key.split(":")
@@ -78,6 +86,8 @@ def runs(pyz: Path, shiv_root: Path, tmp_path_factory: pytest.TempPathFactory) -
             "--cli",
             "--protocol-era",
             era,
+            "--connect-timeout",
+            "60000",
             python,
             str(pyz),
             "-e",
@@ -90,7 +100,7 @@ def runs(pyz: Path, shiv_root: Path, tmp_path_factory: pytest.TempPathFactory) -
         return key, Run(command, done.returncode, done.stdout, done.stderr)
 
     keys = [f"{era}:{call}" for era in ERAS for call in CALLS]
-    with ThreadPoolExecutor(max_workers=len(keys)) as pool:
+    with ThreadPoolExecutor(max_workers=4) as pool:
         return dict(pool.map(run, keys))
 
 
