@@ -24,8 +24,24 @@ from pathlib import Path
 
 from kite_skills.store import Store, human
 
-TOPICS = ["fund", "margin", "position", "holdings", "order", "review", "alert", "tax", "sip",
-          "rebalance", "dividend", "options", "futures", "gtt", "basket", "ledger"]
+TOPICS = [
+    "fund",
+    "margin",
+    "position",
+    "holdings",
+    "order",
+    "review",
+    "alert",
+    "tax",
+    "sip",
+    "rebalance",
+    "dividend",
+    "options",
+    "futures",
+    "gtt",
+    "basket",
+    "ledger",
+]
 QUERIES = [
     ("rare word", "zymurgy"),
     ("topic word", "rebalance"),
@@ -102,31 +118,46 @@ def main() -> None:
             names = [f"{TOPICS[i % len(TOPICS)]}-{i}" for i in range(0, args.n, step)]
             lookup = iter(names * (args.repeat + 1))
             rows: list[tuple[str, int, list[float]]] = [
-                ("baseline: SELECT name WHERE name = ?", 1, timed(
-                    lambda: raw.execute(
-                        "SELECT name FROM skills WHERE name = ?", (next(lookup),)
-                    ).fetchone(),
-                    args.repeat,
-                )),
+                (
+                    "baseline: SELECT name WHERE name = ?",
+                    1,
+                    timed(
+                        lambda: raw.execute(
+                            "SELECT name FROM skills WHERE name = ?", (next(lookup),)
+                        ).fetchone(),
+                        args.repeat,
+                    ),
+                ),
                 ("baseline: list_live(20)", 20, timed(lambda: store.list_live(20), args.repeat)),
             ]
             for label, q in QUERIES:
                 hits = len(store.search(q, 100))
-                rows.append((f"search {label}: {q!r}", hits,
-                             timed(lambda q=q: store.search(q, 20), args.repeat)))
+                rows.append(
+                    (
+                        f"search {label}: {q!r}",
+                        hits,
+                        timed(lambda q=q: store.search(q, 20), args.repeat),
+                    )
+                )
             all_search = [s for label, _, ss in rows if label.startswith("search") for s in ss]
 
         base_pk = statistics.median(rows[0][2])
         base_list = statistics.median(rows[1][2])
         width = max(len(r[0]) for r in rows)
-        print(f"{'query':<{width}}  {'hits':>5}  {'p50 ms':>8}  {'p99 ms':>8}"
-              f"  {'p50/pk':>8}  {'p50/list':>8}")
+        print(
+            f"{'query':<{width}}  {'hits':>5}  {'p50 ms':>8}  {'p99 ms':>8}"
+            f"  {'p50/pk':>8}  {'p50/list':>8}"
+        )
         for label, hits, samples in rows:
             p50 = p(samples, 0.5)
-            print(f"{label:<{width}}  {hits:>5}  {p50:>8.3f}  {p(samples, 0.99):>8.3f}"
-                  f"  {p50 / base_pk:>8.1f}  {p50 / base_list:>8.1f}")
-        print(f"\nall search queries together: p50 {p(all_search, 0.5):.3f} ms, "
-              f"p99 {p(all_search, 0.99):.3f} ms (N={args.n})")
+            print(
+                f"{label:<{width}}  {hits:>5}  {p50:>8.3f}  {p(samples, 0.99):>8.3f}"
+                f"  {p50 / base_pk:>8.1f}  {p50 / base_list:>8.1f}"
+            )
+        print(
+            f"\nall search queries together: p50 {p(all_search, 0.5):.3f} ms, "
+            f"p99 {p(all_search, 0.99):.3f} ms (N={args.n})"
+        )
 
 
 if __name__ == "__main__":

@@ -34,7 +34,12 @@ def db(tmp_path: Path) -> Path:
 def test_list(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run("skills", "--db", str(db), "list") == 0
     assert capsys.readouterr().out.split() == [
-        "compare-funds", "draft", "When", "comparing", "two", "funds",
+        "compare-funds",
+        "draft",
+        "When",
+        "comparing",
+        "two",
+        "funds",
     ]
 
 
@@ -128,8 +133,18 @@ def test_errors_are_kite_errors_for_main_to_print(db: Path) -> None:
 
 
 def test_every_subcommand_has_help_and_an_example(capsys: pytest.CaptureFixture[str]) -> None:
-    commands = ["list", "show", "publish", "draft", "archive", "restore", "accept", "reject",
-                "delete", "log"]
+    commands = [
+        "list",
+        "show",
+        "publish",
+        "draft",
+        "archive",
+        "restore",
+        "accept",
+        "reject",
+        "delete",
+        "log",
+    ]
     parser = _parser()
     for command in commands:
         with pytest.raises(SystemExit):

@@ -170,8 +170,6 @@ def build_server(
 
 
 async def _run_tool(spec: ToolSpec, ctx: Context, arguments: Any) -> types.CallToolResult:
-    if arguments is not None and not isinstance(arguments, Mapping):
-        return tool_error("arguments must be a JSON object")
     try:
         return await spec.run(ctx, dict(arguments or {}))
     except Exception:

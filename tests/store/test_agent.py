@@ -24,14 +24,20 @@ def test_save_new_name_creates_a_draft(store: Store) -> None:
         "compare-funds",
         "created",
         "draft",
-        "saved 'compare-funds' as a new draft; agents cannot list or read it until "
-        + PUBLISH_HINT,
+        "saved 'compare-funds' as a new draft; agents cannot list or read it until " + PUBLISH_HINT,
     )
     skill = store.get("compare-funds")
     assert (skill.status, skill.published_at, skill.body) == ("draft", None, BODY)
     assert audit_rows(store) == [
-        ("compare-funds", "create", None, "draft", "mcp", WHO,
-         "description 24 chars, body 62 bytes"),
+        (
+            "compare-funds",
+            "create",
+            None,
+            "draft",
+            "mcp",
+            WHO,
+            "description 24 chars, body 62 bytes",
+        ),
     ]
 
 
@@ -45,7 +51,12 @@ def test_save_over_a_draft_updates_its_text(store: Store) -> None:
     skill = store.get("compare-funds")
     assert (skill.description, skill.body, skill.proposed) == ("New line", "# New\n", None)
     assert audit_rows(store)[-1] == (
-        "compare-funds", "save_draft", "draft", "draft", "mcp", WHO,
+        "compare-funds",
+        "save_draft",
+        "draft",
+        "draft",
+        "mcp",
+        WHO,
         "description 8 chars, body 6 bytes",
     )
 
@@ -61,16 +72,25 @@ def test_save_over_a_live_or_archived_skill_proposes_a_revision(store: Store, st
     after = store.get("compare-funds")
     # the current text keeps serving, the revision waits beside it
     assert (after.description, after.body, after.status) == (
-        before.description, before.body, state,
+        before.description,
+        before.body,
+        state,
     )
     assert after.proposed is not None
     assert (after.proposed.description, after.proposed.body, after.proposed.proposed_by) == (
-        "Better line", "# Better\n", WHO,
+        "Better line",
+        "# Better\n",
+        WHO,
     )
     if state == "live":
         assert store.read_live("compare-funds").body == BODY
     assert audit_rows(store)[-1] == (
-        "compare-funds", "propose", state, state, "mcp", WHO,
+        "compare-funds",
+        "propose",
+        state,
+        state,
+        "mcp",
+        WHO,
         "description 11 chars, body 9 bytes",
     )
 
@@ -91,13 +111,23 @@ def test_unpublish_live_archives_it(store: Store) -> None:
     live(store, "compare-funds")
     result = agent.unpublish(store, "compare-funds", who=WHO)
     assert result == agent.ActionResult(
-        "compare-funds", "unpublish", "live", "archived", True,
+        "compare-funds",
+        "unpublish",
+        "live",
+        "archived",
+        True,
         "took 'compare-funds' out of service (live -> archived); it can be put back with "
         "skillPublish or 'kite-skills skills restore compare-funds'",
     )
     assert store.get("compare-funds").status == "archived"
     assert audit_rows(store)[-1] == (
-        "compare-funds", "unpublish", "live", "archived", "mcp", WHO, "",
+        "compare-funds",
+        "unpublish",
+        "live",
+        "archived",
+        "mcp",
+        WHO,
+        "",
     )
 
 
@@ -106,7 +136,8 @@ def test_unpublish_archived_is_a_no_op_without_audit_row(store: Store, db_path: 
     before = counts(db_path)
     result = agent.unpublish(store, "compare-funds", who=WHO)
     assert (result.changed, result.message) == (
-        False, "'compare-funds' is already archived; nothing changed",
+        False,
+        "'compare-funds' is already archived; nothing changed",
     )
     assert counts(db_path) == before
 
@@ -117,8 +148,7 @@ def test_unpublish_draft_is_refused(store: Store, db_path: Path) -> None:
     with pytest.raises(IllegalTransition) as info:
         agent.unpublish(store, "compare-funds", who=WHO)
     assert str(info.value) == (
-        "cannot unpublish 'compare-funds': it is a draft, so it is not in service; "
-        "nothing changed"
+        "cannot unpublish 'compare-funds': it is a draft, so it is not in service; nothing changed"
     )
     assert info.value.name == "compare-funds"
     assert counts(db_path) == before
@@ -133,7 +163,13 @@ def test_republish_archived_skill_a_person_published(store: Store) -> None:
     skill = store.read_live("compare-funds")
     assert skill.published_at == published_at  # first activation is kept, never reset
     assert audit_rows(store)[-1] == (
-        "compare-funds", "republish", "archived", "live", "mcp", WHO, "",
+        "compare-funds",
+        "republish",
+        "archived",
+        "live",
+        "mcp",
+        WHO,
+        "",
     )
 
 
@@ -142,7 +178,8 @@ def test_republish_live_is_a_no_op(store: Store, db_path: Path) -> None:
     before = counts(db_path)
     result = agent.republish(store, "compare-funds", who=WHO)
     assert (result.changed, result.message) == (
-        False, "'compare-funds' is already live; nothing changed",
+        False,
+        "'compare-funds' is already live; nothing changed",
     )
     assert counts(db_path) == before
 

@@ -26,8 +26,7 @@ ALLOWED = {
     ),
     (human.move_to_draft, "archived"): (
         "draft",
-        "moved 'compare-funds' back to draft (archived -> draft); agents can no longer "
-        "publish it",
+        "moved 'compare-funds' back to draft (archived -> draft); agents can no longer publish it",
     ),
 }
 NOOPS = {
@@ -66,11 +65,20 @@ def test_allowed(store: Store, action, state: str) -> None:  # type: ignore[no-u
     to_state, message = ALLOWED[(action, state)]
     result = action(store, "compare-funds", via="dashboard", who="alice")
     assert (result.from_status, result.to_status, result.changed, result.message) == (
-        state, to_state, True, message,
+        state,
+        to_state,
+        True,
+        message,
     )
     assert store.get("compare-funds").status == to_state
     assert audit_rows(store)[-1] == (
-        "compare-funds", result.action, state, to_state, "dashboard", "alice", "",
+        "compare-funds",
+        result.action,
+        state,
+        to_state,
+        "dashboard",
+        "alice",
+        "",
     )
 
 
@@ -131,10 +139,18 @@ def test_accept_revision(store: Store, state: str) -> None:
     )
     skill = store.get("compare-funds")
     assert (skill.description, skill.body, skill.status, skill.proposed) == (
-        "New", "# new", state, None,
+        "New",
+        "# new",
+        state,
+        None,
     )
     assert audit_rows(store)[-1] == (
-        "compare-funds", "accept", state, state, "cli", "alice",
+        "compare-funds",
+        "accept",
+        state,
+        state,
+        "cli",
+        "alice",
         f"revision proposed by bot 1 at {proposed_at}",
     )
 
@@ -159,7 +175,12 @@ def test_reject_revision(store: Store, state: str) -> None:
     skill = store.get("compare-funds")
     assert (skill.body, skill.proposed) == (BODY, None)
     assert audit_rows(store)[-1][:6] == (
-        "compare-funds", "reject", state, state, "dashboard", "alice",
+        "compare-funds",
+        "reject",
+        state,
+        state,
+        "dashboard",
+        "alice",
     )
 
 
@@ -185,12 +206,19 @@ def test_edit(store: Store, state: str) -> None:
     assert result.message == f"edited 'compare-funds' ({state})"
     skill = store.get("compare-funds")
     assert (skill.description, skill.body, skill.status) == (
-        "When comparing two funds", "# edited\n", state,
+        "When comparing two funds",
+        "# edited\n",
+        state,
     )
     human.edit(store, "compare-funds", description="Another", via="dashboard", who="alice")
     assert store.get("compare-funds").description == "Another"
     assert audit_rows(store)[-1] == (
-        "compare-funds", "edit", state, state, "dashboard", "alice",
+        "compare-funds",
+        "edit",
+        state,
+        state,
+        "dashboard",
+        "alice",
         "description 7 chars, body 9 bytes",
     )
 
@@ -224,8 +252,15 @@ def test_delete_keeps_the_history(store: Store, state: str) -> None:
 
 @pytest.mark.parametrize(
     "action",
-    [human.publish, human.restore, human.archive, human.move_to_draft, human.delete,
-     human.accept_revision, human.reject_revision],
+    [
+        human.publish,
+        human.restore,
+        human.archive,
+        human.move_to_draft,
+        human.delete,
+        human.accept_revision,
+        human.reject_revision,
+    ],
 )
 def test_unknown_skill(store: Store, action) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(UnknownSkill, match="no skill named 'ghost'"):
@@ -250,9 +285,11 @@ def test_import_skills_is_all_or_nothing(store: Store, db_path: Path) -> None:
     assert all(store.get(x).published_at for x in ("a-one", "a-two"))
     before = counts(db_path)
     with pytest.raises(InvalidSkill):
-        human.import_skills(store, [("b-one", "ok", "# ok"), ("B two", "x", "y")], via="cli",
-                            who="al")
+        human.import_skills(
+            store, [("b-one", "ok", "# ok"), ("B two", "x", "y")], via="cli", who="al"
+        )
     with pytest.raises(IllegalTransition, match="already exists"):
-        human.import_skills(store, [("b-one", "ok", "# ok"), ("a-one", "x", "y")], via="cli",
-                            who="al")
+        human.import_skills(
+            store, [("b-one", "ok", "# ok"), ("a-one", "x", "y")], via="cli", who="al"
+        )
     assert counts(db_path) == before

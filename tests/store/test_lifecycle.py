@@ -102,9 +102,7 @@ def test_mcp_server_imports_only_the_agent_writer() -> None:
 
 
 def test_check_table_rejects_an_agent_rule_that_publishes(monkeypatch: pytest.MonkeyPatch) -> None:
-    bad = lifecycle.Rule(
-        Action.REPUBLISH, Actor.AGENT, DRAFT, Outcome.ALLOW, "x", to_state=LIVE
-    )
+    bad = lifecycle.Rule(Action.REPUBLISH, Actor.AGENT, DRAFT, Outcome.ALLOW, "x", to_state=LIVE)
     monkeypatch.setattr(lifecycle, "RULES", (*RULES, bad))
     with pytest.raises(AssertionError, match="makes a skill live"):
         lifecycle._check_table()

@@ -11,20 +11,60 @@ from kite_skills.store._sql import fts_match
 from .helpers import archived, draft, live
 
 HOSTILE = [
-    '"unbalanced', "a*", "-x", "(", ")", "AND OR NOT", "NEAR(", "NEAR(a b", 'x"y', '""', '"',
-    "*", "^", ":", "name:fund", "{name}: fund", "fund OR", "NOT fund", "+", "'", "\\", "%", "_",
-    "a AND (b OR", "   ", "", "\t\n", "🙂", "fund*", "col:", "\x00",
+    '"unbalanced',
+    "a*",
+    "-x",
+    "(",
+    ")",
+    "AND OR NOT",
+    "NEAR(",
+    "NEAR(a b",
+    'x"y',
+    '""',
+    '"',
+    "*",
+    "^",
+    ":",
+    "name:fund",
+    "{name}: fund",
+    "fund OR",
+    "NOT fund",
+    "+",
+    "'",
+    "\\",
+    "%",
+    "_",
+    "a AND (b OR",
+    "   ",
+    "",
+    "\t\n",
+    "🙂",
+    "fund*",
+    "col:",
+    "\x00",
 ]
 
 
 @pytest.fixture
 def funds(store: Store) -> Store:
-    live(store, "compare-funds", description="How I compare two mutual funds",
-         body="Check the expense ratio and the rolling returns.")
-    live(store, "position-check", description="What I check before opening a position",
-         body="Confirm the margin; never buy a fund on a Friday.")
-    live(store, "daily-review", description="Morning routine",
-         body="Look at holdings, then orders. A fund can appear here too.")
+    live(
+        store,
+        "compare-funds",
+        description="How I compare two mutual funds",
+        body="Check the expense ratio and the rolling returns.",
+    )
+    live(
+        store,
+        "position-check",
+        description="What I check before opening a position",
+        body="Confirm the margin; never buy a fund on a Friday.",
+    )
+    live(
+        store,
+        "daily-review",
+        description="Morning routine",
+        body="Look at holdings, then orders. A fund can appear here too.",
+    )
     return store
 
 

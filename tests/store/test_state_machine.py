@@ -67,7 +67,10 @@ class SkillLifecycle(RuleBasedStateMachine):
         last = rows[0]
         if isinstance(result, ActionResult):
             assert (last.skill, last.action, last.from_status, last.to_status) == (
-                result.name, result.action, result.from_status, result.to_status,
+                result.name,
+                result.action,
+                result.from_status,
+                result.to_status,
             )
             assert last.via in ("cli", "dashboard", "mcp")
         else:

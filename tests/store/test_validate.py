@@ -18,8 +18,22 @@ TEN_MB = "x" * (10 * 1024 * 1024)
 
 @pytest.mark.parametrize(
     "name",
-    ["Foo Bar", "", "-lead", "trail-", "double--hyphen", "UPPER", "under_score", "dot.name",
-     "a/b", "ümlaut", "x" * 65, "name\n", " name", "'; DROP TABLE skills; --"],
+    [
+        "Foo Bar",
+        "",
+        "-lead",
+        "trail-",
+        "double--hyphen",
+        "UPPER",
+        "under_score",
+        "dot.name",
+        "a/b",
+        "ümlaut",
+        "x" * 65,
+        "name\n",
+        " name",
+        "'; DROP TABLE skills; --",
+    ],
 )
 def test_invalid_names(store: Store, db_path: Path, name: str) -> None:
     before = counts(db_path)
@@ -46,22 +60,29 @@ def test_valid_edge_names(store: Store) -> None:
 @pytest.mark.parametrize(
     ("description", "message"),
     [
-        ("", "the description of 'my-skill' is empty: write one line (up to 1024 characters) "
-             "saying when to use the skill"),
+        (
+            "",
+            "the description of 'my-skill' is empty: write one line (up to 1024 characters) "
+            "saying when to use the skill",
+        ),
         ("   ", "the description of 'my-skill' is empty"),
-        ("line one\nline two", "the description of 'my-skill' has a line break: write it as one "
-                               "line (up to 1024 characters) and put details in the body"),
+        (
+            "line one\nline two",
+            "the description of 'my-skill' has a line break: write it as one "
+            "line (up to 1024 characters) and put details in the body",
+        ),
         ("a\rb", "has a line break"),
         ("a\u2028b", "has a line break"),
-        ("d" * 1025, "the description of 'my-skill' is 1025 characters; the limit is 1024: "
-                     "shorten it and put details in the body"),
+        (
+            "d" * 1025,
+            "the description of 'my-skill' is 1025 characters; the limit is 1024: "
+            "shorten it and put details in the body",
+        ),
         ("nul\x00byte", "contains a NUL character"),
         ("\ud800", "not valid Unicode text"),
     ],
 )
-def test_invalid_descriptions(
-    store: Store, db_path: Path, description: str, message: str
-) -> None:
+def test_invalid_descriptions(store: Store, db_path: Path, description: str, message: str) -> None:
     before = counts(db_path)
     with pytest.raises(InvalidSkill) as info:
         agent.save(store, "my-skill", description, BODY, who="bot")
@@ -80,10 +101,16 @@ def test_description_is_stripped_and_may_be_1024_chars(store: Store) -> None:
     [
         ("", "the body of 'my-skill' is empty: write the procedure in Markdown"),
         (" \n\t\n", "the body of 'my-skill' is empty: write the procedure in Markdown"),
-        ("é" * 40_000, "the body of 'my-skill' is 80000 bytes of UTF-8; the limit is 65536 "
-                       "(64 KiB): shorten the procedure or split it into several skills"),
-        ("b" * 65_537, "the body of 'my-skill' is 65537 characters, over the limit of 65536 "
-                       "bytes (64 KiB) of UTF-8"),
+        (
+            "é" * 40_000,
+            "the body of 'my-skill' is 80000 bytes of UTF-8; the limit is 65536 "
+            "(64 KiB): shorten the procedure or split it into several skills",
+        ),
+        (
+            "b" * 65_537,
+            "the body of 'my-skill' is 65537 characters, over the limit of 65536 "
+            "bytes (64 KiB) of UTF-8",
+        ),
     ],
 )
 def test_invalid_bodies(store: Store, db_path: Path, body: str, message: str) -> None:
