@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from . import __version__, catalog, cli_skills
-from .errors import KiteError, UnknownHelpKey
+from .errors import CatalogError, KiteError, UnknownHelpKey
 from .store import default_db_path
 
 
@@ -24,15 +24,15 @@ def _run_help(args: argparse.Namespace) -> int:
 
 
 def _run_validate(args: argparse.Namespace) -> int:
-    root = Path(args.dir) if args.dir else None
-    problems = catalog.check(root)
-    for problem in problems:
-        print(problem, file=sys.stderr)
     where = args.dir or "the embedded catalog"
-    if problems:
-        print(f"{len(problems)} problem(s) in {where}", file=sys.stderr)
+    try:
+        loaded = catalog.load(Path(args.dir) if args.dir else None)
+    except CatalogError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        print(f"{len(exc.problems)} problem(s) in {where}", file=sys.stderr)
         return 1
-    print(f"{where}: OK ({len(catalog.load(root).skills)} skills)")
+    print(f"{where}: OK ({len(loaded.skills)} skills)")
     return 0
 
 

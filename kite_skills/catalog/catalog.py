@@ -60,11 +60,11 @@ class Catalog:
 
     def __init__(self, result: Scan) -> None:
         self._files = result.files
-        skill_dirs = {f.directory for f in self._files.values() if f.is_skill}
+        skill_dirs = result.skill_directories
         self._nodes: dict[str, _Node] = {}
         self._children: dict[str, list[str]] = {}
         for path in sorted(self._files):
-            self._add_file(self._files[path], skill_dirs)
+            self._add_file(self._files[path])
         for directory in sorted(result.directories - skill_dirs):
             self._add_supporting(directory)
         self._skills = tuple(self._entry(d) for d in sorted(skill_dirs, key=_skill_uri))
@@ -118,7 +118,7 @@ class Catalog:
 
         return _markdown.rewrite_links(body, as_key)
 
-    def _add_file(self, file: CatalogFile, skill_dirs: set[str]) -> None:
+    def _add_file(self, file: CatalogFile) -> None:
         meta = file.frontmatter or {}
         heading = _markdown.first_heading(file.body)
         key = key_of(file.path)

@@ -46,6 +46,11 @@ class Scan:
     markdown: set[str] = field(default_factory=set)  # every .md path, parsed or not
     problems: list[Problem] = field(default_factory=list)
 
+    @property
+    def skill_directories(self) -> set[str]:
+        """Directories that hold a parsed SKILL.md."""
+        return {f.directory for f in self.files.values() if f.is_skill}
+
     def problem(self, path: str, line: int, code: str, message: str) -> None:
         shown = f"{self.label}/{path}" if path else self.label
         self.problems.append(Problem(shown, line, code, message))
@@ -133,7 +138,6 @@ def _check(result: Scan) -> None:
         result.problem(
             _schema.ROOT_PAGE, 0, "no-index", "the root help page is missing — add index.md"
         )
-    skill_dirs = {f.directory for f in result.files.values() if f.is_skill}
     for directory in sorted(result.directories):
         if "/" not in directory and f"{directory}/{_schema.SKILL_FILE}" not in result.markdown:
             result.problem(
@@ -153,7 +157,7 @@ def _check(result: Scan) -> None:
             _check_page(file, result)
         _check_links(file, result)
     _check_keys(result)
-    _check_limits(result, skill_dirs)
+    _check_limits(result)
 
 
 def _line_of(file: CatalogFile, key: str) -> int:
@@ -330,7 +334,7 @@ def _check_keys(result: Scan) -> None:
     owners: dict[str, list[str]] = {}
     for path in result.files:
         owners.setdefault(key_of(path), []).append(path)
-    skill_dirs = {f.directory for f in result.files.values() if f.is_skill}
+    skill_dirs = result.skill_directories
     for directory in result.directories:
         if directory not in skill_dirs:
             owners.setdefault(key_of(directory), []).append(directory + "/")
@@ -346,8 +350,8 @@ def _check_keys(result: Scan) -> None:
                 )
 
 
-def _check_limits(result: Scan, skill_dirs: set[str]) -> None:
-    for directory in sorted(skill_dirs):
+def _check_limits(result: Scan) -> None:
+    for directory in sorted(result.skill_directories):
         members = [f for f in result.files.values() if f.path.startswith(directory + "/")]
         size = sum(len(f.raw) for f in members)
         path = f"{directory}/{_schema.SKILL_FILE}"
