@@ -5,6 +5,7 @@
     ├── HelpKeyError          a help key that names no page
     │   ├── HelpKeyTooLong    over 1024 UTF-8 bytes (refused before any lookup)
     │   └── UnknownHelpKey    carries the nearest existing page as guidance
+    ├── DirectoryReadError    a directory URI or cursor that names no listing
     └── StoreError            the user-skill store refused an operation
         ├── InvalidSkill      bad input: name, description or body break a rule
         ├── UnknownSkill      no skill by that name
@@ -68,6 +69,24 @@ class UnknownHelpKey(HelpKeyError):
         ]
         lines += [f"- {c.key} ({c.label}) — {c.description}" for c in children]
         super().__init__("\n".join(lines))
+
+
+class DirectoryReadError(KiteError):
+    """``resources/directory/read`` refused: the URI names no directory inside a skill, or
+    the cursor was never issued for it. ``uri`` and ``cursor`` are what the caller sent."""
+
+    def __init__(self, message: str, uri: object, cursor: object = None) -> None:
+        self.uri = uri
+        self.cursor = cursor
+        super().__init__(message)
+
+    @property
+    def data(self) -> dict[str, object]:
+        """What to put in a JSON-RPC ``error.data``: the URI, and the cursor if one was sent."""
+        data: dict[str, object] = {"uri": self.uri}
+        if self.cursor is not None:
+            data["cursor"] = self.cursor
+        return data
 
 
 class StoreError(KiteError):

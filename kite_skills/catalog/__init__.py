@@ -5,11 +5,22 @@ package (``importlib.resources``), never the working directory.
 """
 
 from .catalog import Catalog, check, load
-from .model import CatalogResource, HelpChild, HelpPage, ManifestEntry, Problem, SkillEntry
+from .model import (
+    CatalogResource,
+    DirectoryPage,
+    DirectoryResource,
+    HelpChild,
+    HelpPage,
+    ManifestEntry,
+    Problem,
+    SkillEntry,
+)
 
 __all__ = [
     "Catalog",
     "CatalogResource",
+    "DirectoryPage",
+    "DirectoryResource",
     "HelpChild",
     "HelpPage",
     "ManifestEntry",

@@ -10,10 +10,12 @@ from pathlib import Path
 
 from ..errors import CatalogError, HelpKeyTooLong, UnknownHelpKey
 from . import _markdown, _schema
+from .directory import PAGE_SIZE, DirectoryIndex
 from .loader import CatalogFile, Scan, embedded_root, key_of, resolve_link, scan
 from .model import (
     CatalogResource,
     ChildLabel,
+    DirectoryPage,
     HelpChild,
     HelpPage,
     ManifestEntry,
@@ -69,6 +71,7 @@ class Catalog:
             self._add_supporting(directory)
         self._skills = tuple(self._entry(d) for d in sorted(skill_dirs, key=_skill_uri))
         self._skills_by_uri = {s.uri: s for s in self._skills}
+        self._directories = DirectoryIndex(result.directories, skill_dirs, self.resources())
 
     # -- help navigation ----------------------------------------------------------------
 
@@ -184,6 +187,18 @@ class Catalog:
             return None
         file = self._files.get(path)
         return file.raw if file is not None else None
+
+    @property
+    def directories(self) -> tuple[str, ...]:
+        """The URI of every directory inside a skill (no trailing slash), sorted."""
+        return self._directories.directories
+
+    def directory(
+        self, uri: object, cursor: object = None, page_size: int = PAGE_SIZE
+    ) -> DirectoryPage:
+        """One page of the direct children of a directory inside a skill
+        (``resources/directory/read``); raises ``DirectoryReadError`` naming the problem."""
+        return self._directories.read(uri, cursor, page_size)
 
     def _entry(self, directory: str) -> SkillEntry:
         skill_file = self._files[f"{directory}/{_schema.SKILL_FILE}"]

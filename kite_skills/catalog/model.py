@@ -108,3 +108,46 @@ class CatalogResource:
     description: str | None
     size: int
     mime_type: str = "text/markdown"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The MCP ``Resource`` shape (camelCase keys; absent fields left out)."""
+        data: dict[str, Any] = {"uri": self.uri, "name": self.name}
+        if self.title is not None:
+            data["title"] = self.title
+        if self.description is not None:
+            data["description"] = self.description
+        data["mimeType"] = self.mime_type
+        data["size"] = self.size
+        return data
+
+
+DIRECTORY_MIME_TYPE = "inode/directory"
+
+
+@dataclass(frozen=True)
+class DirectoryResource:
+    """A directory inside a skill (the skill root, a supporting or a nested skill's directory),
+    as a ``resources/directory/read`` child. Its URI has no trailing slash."""
+
+    uri: str
+    name: str
+    mime_type: str = DIRECTORY_MIME_TYPE
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"uri": self.uri, "name": self.name, "mimeType": self.mime_type}
+
+
+@dataclass(frozen=True)
+class DirectoryPage:
+    """One page of a directory's direct children, sorted by URI; ``next_cursor`` is set
+    when more pages follow."""
+
+    uri: str
+    resources: tuple[CatalogResource | DirectoryResource, ...]
+    next_cursor: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"resources": [r.to_dict() for r in self.resources]}
+        if self.next_cursor is not None:
+            data["nextCursor"] = self.next_cursor
+        return data

@@ -37,6 +37,8 @@ from .. import __version__, catalog
 from ..catalog import Catalog
 from ..errors import KiteError
 from ..store import Store
+from .directory import METHOD as DIRECTORY_READ
+from .directory import SKILLS_SETTINGS, DirectoryReadParams, directory_read
 from .negotiation import SKILLS_EXTENSION, client_has_skills
 from .skills_extension import SkillsGetParams, SkillsListParams, skills_get, skills_list
 from .tools import ToolSpec, help_tool, tool_error
@@ -162,7 +164,8 @@ def build_server(
     )
     server.add_request_handler("skills/list", SkillsListParams, skills_list(catalog))
     server.add_request_handler("skills/get", SkillsGetParams, skills_get(catalog))
-    server.extensions[SKILLS_EXTENSION] = {}
+    server.add_request_handler(DIRECTORY_READ, DirectoryReadParams, directory_read(catalog))
+    server.extensions[SKILLS_EXTENSION] = dict(SKILLS_SETTINGS)
     server.middleware.append(_internal_errors)
     server.middleware.append(remember_legacy_session)
     server.middleware.append(_legacy_initialize_extensions)  # innermost
@@ -194,7 +197,8 @@ async def _legacy_initialize_extensions(ctx: Context, call_next: CallNext) -> Ha
     result = await call_next(ctx)
     if ctx.method == "initialize" and isinstance(result, dict):
         capabilities = result.setdefault("capabilities", {})
-        capabilities["extensions"] = {**capabilities.get("extensions", {}), SKILLS_EXTENSION: {}}
+        extensions = {**capabilities.get("extensions", {}), SKILLS_EXTENSION: dict(SKILLS_SETTINGS)}
+        capabilities["extensions"] = extensions
     return result
 
 
