@@ -89,7 +89,8 @@ class DirectoryIndex:
             )
         if not isinstance(uri, str):
             raise DirectoryReadError(
-                f"'uri' must be a string such as {self._example()} (got {type(uri).__name__})",
+                f"'uri' must be a string (got {type(uri).__name__}) — give a directory URI "
+                f"such as {self._example()}",
                 uri,
             )
         if not uri.startswith(_schema.URI_SCHEME):

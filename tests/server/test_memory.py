@@ -92,7 +92,7 @@ async def test_advertised_client_in_memory(loaded: Catalog, store: Store, mode: 
     async with Client(server, mode=mode, extensions=[advertise(SKILLS_EXTENSION)]) as c:
         assert {t.name for t in (await c.list_tools()).tools} == TOOLS - {"help"}
         assert (await c.call_tool("help", {})).is_error
-        assert c.server_capabilities.extensions == {SKILLS_EXTENSION: {}}
+        assert c.server_capabilities.extensions == {SKILLS_EXTENSION: {"directoryRead": True}}
 
 
 def test_parse_excluded() -> None:
@@ -112,7 +112,7 @@ async def test_excluded_tools_in_memory(loaded: Catalog, store: Store, mode: str
             with pytest.raises(MCPError) as info:
                 await c.call_tool(name, {"name": "x"})
             assert info.value.code == -32602
-        assert c.server_capabilities.extensions == {SKILLS_EXTENSION: {}}
+        assert c.server_capabilities.extensions == {SKILLS_EXTENSION: {"directoryRead": True}}
         assert (await custom_request(c, "skills/list", {}))["skills"]
 
 

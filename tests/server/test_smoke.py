@@ -21,6 +21,8 @@ async def test_sdk_client_lists_skills(pyz: Path, shiv_root: Path, db: Path, mod
 
 def test_raw_peer_legacy(raw: RawPeer) -> None:
     reply = raw.initialize({})
-    assert reply["result"]["capabilities"]["extensions"] == {"io.modelcontextprotocol/skills": {}}
+    assert reply["result"]["capabilities"]["extensions"] == {
+        "io.modelcontextprotocol/skills": {"directoryRead": True}
+    }
     code, err = raw.close()
     assert code == 0, err

@@ -57,7 +57,7 @@ def test_legacy_decision_per_session(
     reply = raw.initialize(capabilities)
     result = reply["result"]
     assert result["protocolVersion"] == "2025-11-25"
-    assert result["capabilities"]["extensions"] == {SKILLS_EXTENSION: {}}
+    assert result["capabilities"]["extensions"] == {SKILLS_EXTENSION: {"directoryRead": True}}
     assert "resources" in result["capabilities"]
     assert "_meta" not in result
     # decided once from initialize: the same on every later request
@@ -108,7 +108,7 @@ def test_legacy_sessions_are_independent(pyz: Path, shiv_root: Path, tmp_path: P
 def test_modern_per_request_flips_on_one_pipe(raw: RawPeer) -> None:
     discover = raw.modern("server/discover", {}, {})["result"]
     assert MODERN in discover["supportedVersions"]
-    assert discover["capabilities"]["extensions"] == {SKILLS_EXTENSION: {}}
+    assert discover["capabilities"]["extensions"] == {SKILLS_EXTENSION: {"directoryRead": True}}
     assert "resources" in discover["capabilities"]
     assert "skills/list" in discover["instructions"]
 

@@ -66,7 +66,7 @@ async def test_negotiation(
         assert "approval" in instructions
         # 2. capabilities: resources and the Skills extension, in both eras
         caps = client.server_capabilities
-        assert caps.extensions == {SKILLS_EXTENSION: {}}
+        assert caps.extensions == {SKILLS_EXTENSION: {"directoryRead": True}}
         assert caps.resources is not None
         assert caps.resources.subscribe and caps.resources.list_changed
         # 4. help is listed iff the client did not advertise the extension
@@ -237,7 +237,7 @@ async def check_excluded(client: Client) -> None:
     for name in ("help", "skillSave"):
         await expect_error(client.call_tool(name, {}), -32602, name)
     # never the resources or the extension
-    assert client.server_capabilities.extensions == {SKILLS_EXTENSION: {}}
+    assert client.server_capabilities.extensions == {SKILLS_EXTENSION: {"directoryRead": True}}
     assert client.server_capabilities.resources is not None
     listing = await custom_request(client, "skills/list", {})
     assert [s["uri"] for s in listing["skills"]] == skill_uris()
