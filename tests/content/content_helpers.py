@@ -211,8 +211,21 @@ def markdown_files() -> list[Path]:
 
 
 def recipe_files() -> list[Path]:
+    """Pages that sit next to a SKILL.md (a supporting directory's pages are not recipes)."""
     root = catalog_root()
-    return [p for p in markdown_files() if p.name != "SKILL.md" and p.parent != root]
+    return [
+        p
+        for p in markdown_files()
+        if p.name != "SKILL.md" and p.parent != root and (p.parent / "SKILL.md").is_file()
+    ]
+
+
+def supporting_files() -> list[Path]:
+    """Pages in a supporting directory (one without SKILL.md): templates, worked examples."""
+    root = catalog_root()
+    return [
+        p for p in markdown_files() if p.parent != root and not (p.parent / "SKILL.md").is_file()
+    ]
 
 
 def skill_files() -> list[Path]:
