@@ -36,6 +36,8 @@ CALLS: dict[str, list[str]] = {
     "get": ["--method", "skills/get", "--uri", "skill://orders/SKILL.md", "--format", "json"],
     "read": ["--method", "resources/read", "--uri", "skill://orders/reconcile.md"],
     "tools": ["--method", "tools/list"],
+    "dir": ["--method", "resources/directory/read", "--uri", "skill://daily-review"],
+    "dir-file": ["--method", "resources/directory/read", "--uri", "skill://daily-review/SKILL.md"],
 }
 
 
@@ -154,6 +156,29 @@ def test_tools_list(runs: dict[str, Run], era: str) -> None:
     # the Inspector always advertises the Skills extension, so it sees Skills, not help
     assert names == {"skills", "skillRead", "skillSave", "skillUnpublish", "skillPublish"}
     print(f"\nInspector ({era}) tools/list: {sorted(names)}")
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_directory_read(runs: dict[str, Run], era: str) -> None:
+    run = runs[f"{era}:dir"]
+    assert run.code == 0, run.explain()
+    result = run.json()
+    expected = catalog.load().directory("skill://daily-review").to_dict()
+    assert result["resources"] == expected["resources"]
+    assert "nextCursor" not in result
+    assert (result["ttlMs"], result["cacheScope"]) == (300000, "public")
+    kinds = [r["mimeType"] for r in result["resources"]]
+    assert "inode/directory" in kinds and "text/markdown" in kinds
+    print(
+        f"\nInspector ({era}) resources/directory/read skill://daily-review: {len(kinds)} children"
+    )
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_directory_read_of_a_file_is_refused(runs: dict[str, Run], era: str) -> None:
+    run = runs[f"{era}:dir-file"]
+    assert run.code != 0, run.explain()
+    assert "is a file, not a directory" in run.stdout + run.stderr, run.explain()
 
 
 def test_a_missing_inspector_fails_clearly(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
