@@ -25,7 +25,7 @@ def skill_root(path: Path) -> Path:
 
 
 def test_the_catalog_has_supporting_pages():
-    assert [rel(p) for p in supporting_files()] == ["daily-review/templates/briefing-report.md"]
+    assert "daily-review/templates/briefing-report.md" in [rel(p) for p in supporting_files()]
 
 
 @pytest.mark.parametrize("path", supporting_files(), ids=rel)
