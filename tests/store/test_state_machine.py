@@ -226,7 +226,7 @@ class SkillLifecycle(RuleBasedStateMachine):
 
 
 SkillLifecycle.TestCase.settings = settings(
-    max_examples=150,
+    max_examples=max(150, settings.default.max_examples),  # more under the "long" profile
     stateful_step_count=30,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
