@@ -202,7 +202,8 @@ class Store:
         self._closed = False
         self._identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the open file
         self._version_base = 0  # grows when the file is replaced, so data_version changes
-        self._reported: set[str] = set()  # unreadable skills already logged
+        self._reported: set[str] = set()  # unreadable skills (and "moved") already logged
+        self._last_version = 0
 
     # ---- opening -------------------------------------------------------------------------
 
@@ -426,6 +427,7 @@ class Store:
         self._conn = fresh._conn
         self._identity = fresh._identity
         self._version_base += 1 << 32
+        self._reported.discard("moved")
 
     # ---- reads ---------------------------------------------------------------------------
 
@@ -433,14 +435,30 @@ class Store:
         """Changes when *another* connection (another process) commits to the file, or when
         the file was replaced by another one (``PRAGMA data_version`` underneath). Poll it to
         notice outside writes."""
-        with self._read() as conn:
-            return self._version_base + int(conn.execute("PRAGMA data_version").fetchone()[0])
+        try:
+            with self._read() as conn:
+                version = self._version_base + int(
+                    conn.execute("PRAGMA data_version").fetchone()[0]
+                )
+        except StoreUnavailable as exc:
+            if exc.reason != "moved":
+                raise
+            # Nothing can commit to a deleted file: its version stands still, and the reads
+            # and writes that follow say what happened. When a file appears at the path
+            # again, the next call reopens it and the version moves on.
+            self._report_once("moved", str(exc))
+            return self._last_version
+        self._last_version = version
+        return version
 
     def _report(self, error: UnreadableSkill) -> None:
         """Log a skill skipped in a listing, once per skill for this handle."""
-        if error.name not in self._reported:
-            self._reported.add(error.name)
-            log.warning("%s; it is left out of listings and search", error)
+        self._report_once(error.name, f"{error}; it is left out of listings and search")
+
+    def _report_once(self, key: str, message: str) -> None:
+        if key not in self._reported:
+            self._reported.add(key)
+            log.warning("%s", message)
 
     def _summaries(self, rows: list[tuple[object, object]]) -> list[SkillSummary]:
         found = []

@@ -270,6 +270,7 @@ def test_writes_still_work_around_bad_rows(bad_rows: Store) -> None:
 def test_a_deleted_store_refuses_writes_and_creates_nothing(db_path: Path) -> None:
     with Store.open(db_path) as store:
         draft(store, "before")
+        version = store.data_version()
         for leftover in db_path.parent.glob("skills.db*"):
             leftover.unlink()  # the person removes the file (and its -wal/-shm)
         with pytest.raises(StoreUnavailable) as info:
@@ -281,7 +282,9 @@ def test_a_deleted_store_refuses_writes_and_creates_nothing(db_path: Path) -> No
             "start a new, empty store there"
         )
         with pytest.raises(StoreUnavailable, match="deleted or moved away"):
-            store.data_version()  # the watcher hears it too
+            store.list_all()
+        # The watcher's poll neither fails nor moves: nothing can commit to a deleted file.
+        assert store.data_version() == version
     assert not db_path.exists()
 
 
