@@ -42,6 +42,12 @@ def unavailable(exc: sqlite3.Error, path: str, *, opening: bool) -> StoreUnavail
             f"finish within the wait{after} — try again in a moment ({detail})",
             "busy",
         )
+    if name == "SQLITE_READONLY_DBMOVED":
+        return StoreUnavailable(
+            f"the skill store {path} was moved or deleted while kite-skills had it open"
+            f"{after} — put the file back, or restart kite-skills",
+            "moved",
+        )
     if name.startswith("SQLITE_READONLY"):
         if name in ("SQLITE_READONLY_DIRECTORY", "SQLITE_READONLY_CANTINIT") or (
             _writable(where) and not _writable(folder)

@@ -31,7 +31,14 @@ from kite_skills.errors import (
 )
 
 from . import _failures, _sql
-from ._validate import DEFAULT_LIMIT, MAX_AUDIT_LIMIT, check_limit, check_name, check_query
+from ._validate import (
+    DEFAULT_LIMIT,
+    MAX_AUDIT_LIMIT,
+    NAME_RE,
+    check_limit,
+    check_name,
+    check_query,
+)
 from .lifecycle import ARCHIVED, DRAFT, LIVE
 from .records import AuditEntry, Revision, Skill, SkillSummary
 
@@ -146,11 +153,16 @@ def visible(value: object) -> str:
 
 def _unreadable(name: object, fields: list[str]) -> UnreadableSkill:
     shown = visible(name)
+    fix = (
+        f"a person can delete it with 'kite-skills skills delete {shown}' or rewrite it "
+        "with sqlite3"
+        if valid_text(name) is not None and NAME_RE.fullmatch(shown)
+        else "a person can remove the row with sqlite3 (its name is not valid either)"
+    )
     return UnreadableSkill(
         shown,
         f"skill '{shown}' has text that is not valid UTF-8 (in its {' and '.join(fields)}) — "
-        "it was written by another tool, not kite-skills; a person can delete it with "
-        f"'kite-skills skills delete {shown}' or rewrite it with sqlite3",
+        f"it was written by another tool, not kite-skills; {fix}",
     )
 
 

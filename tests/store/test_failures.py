@@ -237,6 +237,26 @@ def test_listings_skip_bad_rows_and_say_so_once(
     assert sorted(bad_rows.unreadable()) == ["bad-blob", "bad-draft", "bad-live"]
 
 
+def test_a_bad_name_is_shown_escaped_and_never_offered_to_the_cli(
+    store: Store, db_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    live(store, "fine")
+    _poke(
+        db_path,
+        "INSERT INTO skills (name, description, body, status, created_at, updated_at)"
+        " VALUES (CAST(? AS TEXT), 'd', 'b', 'draft', 't', 't')",
+        b"bad-\xffname",
+    )
+    caplog.set_level(logging.WARNING, logger="kite_skills.store.db")
+    assert [s.name for s in store.list_all()] == ["fine"]
+    assert store.unreadable() == ["bad-\\xffname"]
+    assert caplog.records[0].getMessage() == (
+        "skill 'bad-\\xffname' has text that is not valid UTF-8 (in its name) — it was "
+        "written by another tool, not kite-skills; a person can remove the row with sqlite3 "
+        "(its name is not valid either); it is left out of listings and search"
+    )
+
+
 def test_search_and_list_skip_a_bad_description(bad_rows: Store, db_path: Path) -> None:
     _poke(
         db_path,
