@@ -10,8 +10,9 @@
         ├── InvalidSkill      bad input: name, description or body break a rule
         ├── UnknownSkill      no skill by that name
         ├── IllegalTransition the lifecycle does not allow that move
-        ├── SchemaTooNew      the database was written by a newer kite-skills
-        ├── StoreUnavailable  the file cannot be opened or lacks FTS5
+        ├── StoreUnavailable  the store cannot be used; ``reason`` names the cause
+        │   └── SchemaTooNew  the database was written by a newer kite-skills
+        ├── UnreadableSkill   a skill's stored text is not valid UTF-8
         ├── SkillNotLive      the skill exists but is a draft or archived
         └── InvalidQuery      a search text or limit is out of range
 
@@ -115,12 +116,34 @@ class IllegalTransition(StoreError):
         super().__init__(message)
 
 
-class SchemaTooNew(StoreError):
+class StoreUnavailable(StoreError):
+    """The store cannot be opened or used right now; the message names the cause and the fix.
+
+    ``reason`` is a short code for adapters and tests: ``read-only``, ``disk-full``,
+    ``corrupt``, ``not-a-database``, ``schema-too-new``, ``is-a-directory``, ``busy``,
+    ``cannot-open``, ``moved``, ``closed``, ``no-fts5``, ``io-error`` or ``other``. A server
+    catches this one class to keep serving everything that does not need the store.
+    """
+
+    def __init__(self, message: str, reason: str = "other") -> None:
+        self.reason = reason
+        super().__init__(message)
+
+
+class SchemaTooNew(StoreUnavailable):
     """The database file was written by a newer kite-skills than this one."""
 
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "schema-too-new")
 
-class StoreUnavailable(StoreError):
-    """The store file cannot be opened, or this SQLite lacks FTS5."""
+
+class UnreadableSkill(StoreError):
+    """A skill's stored text is not valid UTF-8 (written by another tool); ``name`` is the
+    skill's name with any undecodable bytes shown as ``\\xNN``."""
+
+    def __init__(self, name: str, message: str) -> None:
+        self.name = name
+        super().__init__(message)
 
 
 class SkillNotLive(StoreError):

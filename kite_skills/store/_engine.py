@@ -8,11 +8,11 @@ import logging
 import sqlite3
 from dataclasses import dataclass
 
-from kite_skills.errors import IllegalTransition, UnknownSkill
+from kite_skills.errors import IllegalTransition, UnknownSkill, UnreadableSkill
 
 from . import _sql
 from ._validate import check_name, check_via, clean_who
-from .db import Store
+from .db import Store, valid_text, visible
 from .lifecycle import (
     ABSENT,
     DELETED,
@@ -48,7 +48,16 @@ def current_text(conn: sqlite3.Connection, name: str) -> Text:
     ).fetchone()
     if row is None:
         raise UnknownSkill(name)
-    return Text(row[0], row[1])
+    description, body = valid_text(row[0]), valid_text(row[1])
+    if description is None or body is None:
+        fields = [f for f, ok in (("description", description), ("body", body)) if ok is None]
+        raise UnreadableSkill(
+            name,
+            f"skill '{name}' has text that is not valid UTF-8 (in its {' and '.join(fields)}) "
+            "— it was written by another tool, not kite-skills; give both a new description "
+            f"and a new body, or delete it with 'kite-skills skills delete {name}'",
+        )
+    return Text(description, body)
 
 
 def apply(
@@ -102,7 +111,7 @@ def apply_in(
     to_status = None if rule.to_state == DELETED else rule.to_state
     conn.execute(
         _sql.INSERT_AUDIT,
-        (now, name, rule.audit_action, from_status, to_status, via, who, detail),
+        (now, name, rule.audit_action, from_status, to_status, via, who, visible(detail)),
     )
     log.debug("%s %s via %s by %s", rule.audit_action, name, via, who)
     return ActionResult(name, rule.audit_action, from_status, to_status, True, message)

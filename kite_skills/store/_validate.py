@@ -2,11 +2,19 @@
 
 Every check looks at the length first, so a 10 MB argument is refused before anything else
 touches it. Messages name the rule and say what to do.
+
+Text a person will review must look on screen exactly as it is stored, so every text written
+to the store (by an agent or a person) is refused when it holds a character that a terminal or
+a browser would act on or hide: C0 and C1 control characters and DEL anywhere (a body may hold
+line breaks and tabs, a description only tabs); bidirectional overrides and isolates and
+zero-width characters in names and descriptions. A body may hold those (right-to-left
+languages need them); whoever shows a body to a person makes them visible.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Final
 
 from kite_skills.errors import InvalidQuery, InvalidSkill
@@ -24,27 +32,99 @@ NAME_RE: Final = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _LINE_BREAKS: Final = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
 _NAME_RULE: Final = "use 1–64 lowercase letters, digits and single hyphens (e.g. 'compare-funds')"
 
+_C0_NAMES: Final = (
+    "NUL SOH STX ETX EOT ENQ ACK BEL BS HT LF VT FF CR SO SI "
+    "DLE DC1 DC2 DC3 DC4 NAK SYN ETB CAN EM SUB ESC FS GS RS US"
+).split()
+_C1_NAMES: Final = (
+    "PAD HOP BPH NBH IND NEL SSA ESA HTS HTJ VTS PLD PLU RI SS2 SS3 "
+    "DCS PU1 PU2 STS CCH MW SPA EPA SOS SGC SCI CSI ST OSC PM APC"
+).split()
+_C1_AND_DEL: Final = "\x7f-\x9f"
+_INVISIBLE: Final = "\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069"
+BODY_FORBIDDEN: Final = re.compile(f"[\x00-\x08\x0b-\x1f{_C1_AND_DEL}]")
+"""In a body: every control character except line feed and tab."""
+LINE_FORBIDDEN: Final = re.compile(f"[\x00-\x08\x0a-\x1f{_C1_AND_DEL}{_INVISIBLE}]")
+"""In a name or a description: every control character but tab, bidi and zero-width ones."""
+_SHOWN_ESCAPES: Final = re.compile(f"[\x00-\x1f{_C1_AND_DEL}{_INVISIBLE}\ud800-\udfff]")
+
+
+def char_name(ch: str) -> str:
+    """``U+001B ESC``, ``U+202E RIGHT-TO-LEFT OVERRIDE``: a character named for a message."""
+    code = ord(ch)
+    if code < 0x20:
+        label = _C0_NAMES[code]
+    elif code == 0x7F:
+        label = "DEL"
+    elif 0x80 <= code <= 0x9F:
+        label = _C1_NAMES[code - 0x80]
+    else:
+        label = unicodedata.name(ch, "")
+    return f"U+{code:04X} {label}".rstrip()
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
 
 def shown(value: str, limit: int = 60) -> str:
-    """``value`` quoted for a message, cut short (with its length) when long."""
+    """``value`` quoted for a message, cut short (with its length) when long; control, bidi
+    and zero-width characters appear as ``\\x1b`` / ``\\u202e``, never raw."""
     if len(value) <= limit:
-        return f"'{value}'"
-    return f"'{value[:limit]}…' ({len(value)} characters)"
+        return "'" + _SHOWN_ESCAPES.sub(_escape, value) + "'"
+    return "'" + _SHOWN_ESCAPES.sub(_escape, value[:limit]) + f"…' ({len(value)} characters)"
 
 
 def check_name(name: object) -> str:
     if not isinstance(name, str):
         raise InvalidSkill(f"skill name must be text, not {type(name).__name__}; {_NAME_RULE}")
     if len(name) > MAX_NAME_CHARS or not NAME_RE.fullmatch(name):
+        bad = LINE_FORBIDDEN.search(name) if len(name) <= MAX_DESCRIPTION_CHARS * 4 else None
+        if bad is not None:
+            raise InvalidSkill(
+                f"skill name {shown(name)} contains {char_name(bad.group())} at index "
+                f"{bad.start()}, which would hide or rearrange text on screen: {_NAME_RULE}"
+            )
         raise InvalidSkill(f"skill name {shown(name)} is not allowed: {_NAME_RULE}")
     return name
+
+
+def _position(text: str, index: int) -> str:
+    """``line 3, column 7`` (both from 1; columns count characters)."""
+    line = text.count("\n", 0, index) + 1
+    column = index - (text.rfind("\n", 0, index) + 1) + 1
+    return f"line {line}, column {column}"
+
+
+def _refuse_characters(name: str, field: str, text: str, offset: int = 0) -> None:
+    """Refuse characters a terminal or browser would act on or hide (see the module doc).
+    ``offset``: where ``text`` starts in what the caller sent (a description is stripped)."""
+    if field == "body":
+        bad = BODY_FORBIDDEN.search(text)
+        where = _position(text, bad.start()) if bad else ""
+        allowed = "only line breaks (\\n) and tabs may appear in a body"
+    else:
+        bad = LINE_FORBIDDEN.search(text)
+        where = f"character {offset + bad.start() + 1}" if bad else ""
+        allowed = (
+            f"a {field} is one line of visible text (tabs allowed; no control, "
+            "bidirectional-override or zero-width characters)"
+        )
+    if bad is None:
+        return
+    ch = bad.group()
+    kind = "a control character" if ord(ch) < 0xA0 else "an invisible character"
+    hint = " (write line breaks as \\n alone)" if ch == "\r" and field == "body" else ""
+    raise InvalidSkill(
+        f"the {field} of '{name}' contains {kind}, {char_name(ch)}, at {where}: remove it"
+        f"{hint} — {allowed}, so a person reviewing it sees exactly what is stored"
+    )
 
 
 def _check_text(name: str, field: str, value: object) -> str:
     if not isinstance(value, str):
         raise InvalidSkill(f"the {field} of '{name}' must be text, not {type(value).__name__}")
-    if "\x00" in value:
-        raise InvalidSkill(f"the {field} of '{name}' contains a NUL character; remove it")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
@@ -62,15 +142,19 @@ def check_description(name: str, description: object) -> str:
             f"the description of '{name}' is {len(description)} characters; the limit is "
             f"{MAX_DESCRIPTION_CHARS}: write one line saying when to use the skill"
         )
-    text = _check_text(name, "description", description).strip()
+    sent = _check_text(name, "description", description)
+    text = sent.strip()
+    offset = len(sent) - len(sent.lstrip())
     if not text:
         raise InvalidSkill(
             f"the description of '{name}' is empty: write one line (up to "
             f"{MAX_DESCRIPTION_CHARS} characters) saying when to use the skill"
         )
-    if any(ch in _LINE_BREAKS for ch in text):
+    brk = next((i for i, ch in enumerate(text) if ch in _LINE_BREAKS), None)
+    if brk is not None:
         raise InvalidSkill(
-            f"the description of '{name}' has a line break: write it as one line (up to "
+            f"the description of '{name}' has a line break, {char_name(text[brk])}, at "
+            f"character {offset + brk + 1}: write it as one line (up to "
             f"{MAX_DESCRIPTION_CHARS} characters) and put details in the body"
         )
     if len(text) > MAX_DESCRIPTION_CHARS:
@@ -78,6 +162,7 @@ def check_description(name: str, description: object) -> str:
             f"the description of '{name}' is {len(text)} characters; the limit is "
             f"{MAX_DESCRIPTION_CHARS}: shorten it and put details in the body"
         )
+    _refuse_characters(name, "description", text, offset)
     return text
 
 
@@ -89,7 +174,8 @@ def check_body(name: str, body: object) -> str:
             f"{MAX_BODY_BYTES} bytes (64 KiB) of UTF-8: shorten the procedure or split it "
             "into several skills"
         )
-    text = _check_text(name, "body", body)
+    text = _check_text(name, "body", body).replace("\r\n", "\n")
+    _refuse_characters(name, "body", text)
     if not text.strip():
         raise InvalidSkill(f"the body of '{name}' is empty: write the procedure in Markdown")
     size = len(text.encode("utf-8"))
@@ -117,6 +203,11 @@ def check_query(q: object) -> str:
         raise InvalidQuery(
             f"search text is {len(q)} characters; the limit is {MAX_QUERY_CHARS}: "
             "search with a few words"
+        )
+    if "\x00" in q:
+        raise InvalidQuery(
+            f"search text contains a NUL character (U+0000) at character {q.index(chr(0)) + 1}:"
+            " remove it and search with words"
         )
     return q
 

@@ -1,10 +1,12 @@
 """What an agent (an MCP client) may do to the store — the only writer the MCP server imports.
 
-Saving never changes a skill's status: a new name becomes a draft, and a revision of an existing
-skill waits beside its text for a person. Unpublishing takes a live skill out of service;
-republishing puts back an archived skill a person published before. Nothing here sets
-``published_at`` or moves a draft to live: those rows of :data:`.lifecycle.RULES` belong to
-``Actor.HUMAN``, which this module never passes. Every action records ``via="mcp"``.
+Saving never changes a skill's status: a new name becomes a draft, an agent's own draft (never
+published) takes the new text, and a save over any skill a person has published — live,
+archived, or moved back to draft — is a revision that waits beside its text for a person.
+Unpublishing takes a live skill out of service; republishing puts back an archived skill a
+person published before. Nothing here sets ``published_at`` or moves a draft to live: those
+rows of :data:`.lifecycle.RULES` belong to ``Actor.HUMAN``, which this module never passes.
+Every action records ``via="mcp"``.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ _OUTCOMES: Final[dict[str, SaveOutcome]] = {
 
 
 def save(store: Store, name: str, description: str, body: str, *, who: str) -> SaveResult:
-    """Save a draft: a new name becomes a new draft; an existing draft gets the new text; a
-    live or archived skill gets a proposed revision beside its text (which keeps serving).
+    """Save a draft: a new name becomes a new draft; a draft no person has ever published gets
+    the new text; a skill a person has published (live, archived, or moved back to draft)
+    gets a proposed revision beside its text, which is unchanged.
 
     Raises ``InvalidSkill`` (nothing written) when the name, description or body breaks a rule.
     """

@@ -8,6 +8,8 @@ one ``BEGIN IMMEDIATE`` transaction per action, state change and audit row toget
 from __future__ import annotations
 
 import contextlib
+import errno
+import functools
 import logging
 import os
 import re
@@ -18,12 +20,25 @@ from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from types import TracebackType
-from typing import Final, Self
+from typing import Any, Final, Self
 
-from kite_skills.errors import SchemaTooNew, SkillNotLive, StoreUnavailable, UnknownSkill
+from kite_skills.errors import (
+    SchemaTooNew,
+    SkillNotLive,
+    StoreUnavailable,
+    UnknownSkill,
+    UnreadableSkill,
+)
 
-from . import _sql
-from ._validate import DEFAULT_LIMIT, MAX_AUDIT_LIMIT, check_limit, check_name, check_query
+from . import _failures, _sql
+from ._validate import (
+    DEFAULT_LIMIT,
+    MAX_AUDIT_LIMIT,
+    NAME_RE,
+    check_limit,
+    check_name,
+    check_query,
+)
 from .lifecycle import ARCHIVED, DRAFT, LIVE
 from .records import AuditEntry, Revision, Skill, SkillSummary
 
@@ -99,8 +114,86 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+def _text(raw: bytes) -> str:
+    """The connection's text factory: UTF-8, with bytes that are not valid UTF-8 kept as lone
+    surrogates (``surrogateescape``) so one bad row is found by :func:`valid_text` and named,
+    instead of failing a whole query."""
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def valid_text(value: object) -> str | None:
+    """``value`` as text when it is valid UTF-8 text (a BLOB holding UTF-8 counts), else None."""
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    if not isinstance(value, str):
+        return None
+    if value.isascii():
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return value
+
+
+def visible(value: object) -> str:
+    """Any stored value as text, undecodable bytes shown as ``\\xNN`` (for names in messages,
+    audit entries and logs)."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "backslashreplace")
+    if isinstance(value, str):
+        if valid_text(value) is not None:
+            return value
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return "" if value is None else str(value)
+
+
+def _unreadable(name: object, fields: list[str]) -> UnreadableSkill:
+    shown = visible(name)
+    fix = (
+        f"a person can delete it with 'kite-skills skills delete {shown}' or rewrite it "
+        "with sqlite3"
+        if valid_text(name) is not None and NAME_RE.fullmatch(shown)
+        else "a person can remove the row with sqlite3 (its name is not valid either)"
+    )
+    return UnreadableSkill(
+        shown,
+        f"skill '{shown}' has text that is not valid UTF-8 (in its {' and '.join(fields)}) — "
+        f"it was written by another tool, not kite-skills; {fix}",
+    )
+
+
+_SKILL_FIELDS: Final = (
+    "name",
+    "description",
+    "body",
+    "status",
+    "created_at",
+    "updated_at",
+    "published_at",
+    "proposed description",
+    "proposed body",
+    "proposed_at",
+    "proposed_by",
+)
+
+
 def _skill(row: tuple) -> Skill:  # type: ignore[type-arg]
-    (name, description, body, status, created, updated, published, p_desc, p_body, p_at, p_by) = row
+    """A row as a :class:`Skill`; ``UnreadableSkill`` when any text in it is not UTF-8."""
+    checked: list[Any] = [None if v is None else valid_text(v) for v in row]
+    bad = [
+        f
+        for f, v, c in zip(_SKILL_FIELDS, row, checked, strict=True)
+        if v is not None and c is None
+    ]
+    if bad:
+        raise _unreadable(row[0], bad)
+    (name, description, body, status, created, updated, published, p_desc, p_body, p_at, p_by) = (
+        checked
+    )
     proposed = (
         Revision(description=p_desc, body=p_body, proposed_at=p_at, proposed_by=p_by or "")
         if p_body is not None
@@ -119,6 +212,10 @@ class Store:
         self._clock = clock
         self._lock = threading.RLock()
         self._closed = False
+        self._identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the open file
+        self._version_base = 0  # grows when the file is replaced, so data_version changes
+        self._reported: set[str] = set()  # unreadable skills (and "moved") already logged
+        self._last_version = 0
 
     # ---- opening -------------------------------------------------------------------------
 
@@ -131,6 +228,7 @@ class Store:
         ``StoreUnavailable`` when the file cannot be opened or SQLite lacks FTS5.
         """
         where = os.fspath(path)
+        _require_fts5()
         if where != MEMORY:
             _prepare_file(Path(where))
         try:
@@ -141,13 +239,13 @@ class Store:
                 check_same_thread=False,
             )
         except sqlite3.Error as exc:
-            raise StoreUnavailable(
-                f"cannot open the skill store {where}: {exc}; check the path and its "
-                "permissions, or choose another file with --db or KITE_SKILLS_DB"
-            ) from exc
+            raise _failures.unavailable(exc, where, opening=True) from exc
+        conn.text_factory = _text
         store = cls(conn, where, clock or _utc_now)
         try:
             store._setup()
+            if where != MEMORY:
+                store._identity = _identity(os.stat(where))
         except BaseException:
             conn.close()
             raise
@@ -158,16 +256,17 @@ class Store:
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA foreign_keys = ON")
-            _require_fts5(conn)
             if self._path != MEMORY:
                 mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
                 if str(mode).lower() != "wal":
                     log.warning("skill store %s is in %s mode, not WAL", self._path, mode)
             self._migrate()
-        except sqlite3.DatabaseError as exc:
+        except sqlite3.Error as exc:
+            raise _failures.unavailable(exc, self._path, opening=True) from exc
+        except OSError as exc:  # os.stat after a successful open: the file went away
             raise StoreUnavailable(
-                f"cannot use the skill store {self._path}: {exc}; if it is not a kite-skills "
-                "store, choose another file with --db or KITE_SKILLS_DB"
+                f"cannot open the skill store {self._path}: {exc.strerror or exc}",
+                "cannot-open",
             ) from exc
 
     def _migrate(self) -> None:
@@ -231,60 +330,166 @@ class Store:
     def _read(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             self._check_open()
+            self._follow_file()
             try:
                 yield self._conn
-            except sqlite3.OperationalError as exc:
+            except _STORE_FAILURES as exc:
                 raise self._unavailable(exc) from exc
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction; rolled back on any exception."""
+        """One ``BEGIN IMMEDIATE`` transaction; rolled back on any exception.
+
+        Before it starts and again before it commits, the path must still name the file this
+        store opened: a write is never acknowledged into a file that was deleted or replaced
+        (see :meth:`_follow_file`)."""
         with self._lock:
             self._check_open()
+            self._follow_file()
             conn = self._conn
             try:
                 conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
+            except _STORE_FAILURES as exc:
                 raise self._unavailable(exc) from exc
             try:
                 yield conn
+                if not self._same_file():
+                    raise StoreUnavailable(
+                        f"the skill store {self._path} was deleted or replaced while saving; "
+                        "nothing was saved — try again",
+                        "moved",
+                    )
             except BaseException as exc:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                if isinstance(exc, sqlite3.OperationalError):
+                self._rollback(conn)
+                if isinstance(exc, _STORE_FAILURES):
                     raise self._unavailable(exc) from exc
                 raise
             try:
                 conn.execute("COMMIT")
-            except sqlite3.OperationalError as exc:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
+            except _STORE_FAILURES as exc:
+                self._rollback(conn)
                 raise self._unavailable(exc) from exc
+
+    @staticmethod
+    def _rollback(conn: sqlite3.Connection) -> None:
+        if conn.in_transaction:
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:  # SQLite already rolled back (disk full, I/O error)
+                log.debug("rollback failed", exc_info=True)
 
     def _check_open(self) -> None:
         if self._closed:
-            raise StoreUnavailable("the skill store is closed; open it again with Store.open")
+            raise StoreUnavailable(
+                "the skill store is closed; open it again with Store.open", "closed"
+            )
 
     def _unavailable(self, exc: sqlite3.Error) -> StoreUnavailable:
-        return StoreUnavailable(
-            f"the skill store could not complete the operation ({exc}); nothing changed. "
-            "If another kite-skills process is busy with it, try again in a moment"
-        )
+        return _failures.unavailable(exc, self._path, opening=False)
+
+    # ---- the file under the path ---------------------------------------------------------
+
+    def _stat(self) -> os.stat_result | None:
+        try:
+            return os.stat(self._path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise StoreUnavailable(
+                f"cannot reach the skill store {self._path}: {exc.strerror or exc} — check "
+                f"the file and its folder, or {_failures.ELSEWHERE}",
+                "cannot-open",
+            ) from exc
+
+    def _same_file(self) -> bool:
+        if self._identity is None:  # in memory
+            return True
+        found = self._stat()
+        return found is not None and _identity(found) == self._identity
+
+    def _follow_file(self) -> None:
+        """Make sure the path still names the file this store has open.
+
+        Deleted or moved away: refuse (``StoreUnavailable``, reason ``moved``): anything
+        written now would go into a file nobody can open again. Replaced by another file
+        (restored from a backup, synced from another machine): reopen the path and go on
+        with the new file; :meth:`data_version` changes so that watchers reload.
+        """
+        if self._identity is None:
+            return
+        found = self._stat()
+        if found is None:
+            raise StoreUnavailable(
+                f"the skill store {self._path} was deleted or moved away while kite-skills "
+                "had it open; nothing was read or saved — put the file back, or restart "
+                "kite-skills to start a new, empty store there",
+                "moved",
+            )
+        if _identity(found) == self._identity:
+            return
+        log.warning("the skill store %s was replaced by another file; reopening it", self._path)
+        # First empty our WAL into the old file: the -wal and -shm files beside the path are
+        # found by name, and the new file must not inherit frames of the old one (SQLite does
+        # not remove them when it notices that its file was replaced). If the new file cannot
+        # be opened, the next call tries again (the identity still differs).
+        with contextlib.suppress(sqlite3.Error):
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self._conn.close()
+        fresh = Store.open(self._path, clock=self._clock)
+        self._conn = fresh._conn
+        self._identity = fresh._identity
+        self._version_base += 1 << 32
+        self._reported.discard("moved")
 
     # ---- reads ---------------------------------------------------------------------------
 
     def data_version(self) -> int:
-        """``PRAGMA data_version``: changes when *another* connection (another process)
-        commits to the file. Poll it to notice outside writes."""
-        with self._read() as conn:
-            return int(conn.execute("PRAGMA data_version").fetchone()[0])
+        """Changes when *another* connection (another process) commits to the file, or when
+        the file was replaced by another one (``PRAGMA data_version`` underneath). Poll it to
+        notice outside writes."""
+        try:
+            with self._read() as conn:
+                version = self._version_base + int(
+                    conn.execute("PRAGMA data_version").fetchone()[0]
+                )
+        except StoreUnavailable as exc:
+            if exc.reason != "moved":
+                raise
+            # Nothing can commit to a deleted file: its version stands still, and the reads
+            # and writes that follow say what happened. When a file appears at the path
+            # again, the next call reopens it and the version moves on.
+            self._report_once("moved", str(exc))
+            return self._last_version
+        self._last_version = version
+        return version
+
+    def _report(self, error: UnreadableSkill) -> None:
+        """Log a skill skipped in a listing, once per skill for this handle."""
+        self._report_once(error.name, f"{error}; it is left out of listings and search")
+
+    def _report_once(self, key: str, message: str) -> None:
+        if key not in self._reported:
+            self._reported.add(key)
+            log.warning("%s", message)
+
+    def _summaries(self, rows: list[tuple[object, object]]) -> list[SkillSummary]:
+        found = []
+        for name, description in rows:
+            good_name, good_description = valid_text(name), valid_text(description)
+            if good_name is None or good_description is None:
+                fields = (("name", good_name), ("description", good_description))
+                self._report(_unreadable(name, [f for f, ok in fields if ok is None]))
+                continue
+            found.append(SkillSummary(good_name, good_description))
+        return found
 
     def list_live(self, limit: int = DEFAULT_LIMIT) -> list[SkillSummary]:
-        """Live skills sorted by name (names and descriptions only); ``limit`` 1–100."""
+        """Live skills sorted by name (names and descriptions only); ``limit`` 1–100.
+        A skill whose text is not valid UTF-8 is left out and logged once."""
         check_limit(limit)
         with self._read() as conn:
             rows = conn.execute(_sql.LIST_LIVE, (limit,)).fetchall()
-        return [SkillSummary(name, description) for name, description in rows]
+        return self._summaries(rows)
 
     def search(self, q: str, limit: int = DEFAULT_LIMIT) -> list[SkillSummary]:
         """Live skills matching ``q`` in name, description or body, best first (bm25).
@@ -300,7 +505,7 @@ class Store:
             return []
         with self._read() as conn:
             rows = conn.execute(_sql.SEARCH_LIVE, (match, limit)).fetchall()
-        return [SkillSummary(name, description) for name, description in rows]
+        return self._summaries(rows)
 
     def read_live(self, name: str) -> Skill:
         """The live skill ``name``. Raises ``InvalidSkill`` for a malformed name,
@@ -339,14 +544,39 @@ class Store:
         return _skill(row) if row is not None else None
 
     def list_all(self) -> list[Skill]:
-        """Every skill in every state, sorted by name (for people)."""
-        with self._read() as conn:
-            rows = conn.execute(_sql.SELECT_ALL).fetchall()
-        return [_skill(row) for row in rows]
+        """Every skill in every state, sorted by name (for people). A skill whose text is
+        not valid UTF-8 is left out and logged once (``get`` names it)."""
+        return self._all(None)
 
     def live_skills(self) -> list[Skill]:
-        """Every live skill with its text, sorted by name (what MCP serves as resources)."""
-        return [skill for skill in self.list_all() if skill.status == LIVE]
+        """Every live skill with its text, sorted by name (what MCP serves as resources).
+        A skill whose text is not valid UTF-8 is left out and logged once."""
+        return self._all(LIVE)
+
+    def unreadable(self) -> list[str]:
+        """Names (``\\xNN`` for bad bytes) of skills whose text is not valid UTF-8."""
+        with self._read() as conn:
+            rows = conn.execute(_sql.SELECT_ALL).fetchall()
+        names = []
+        for row in rows:
+            try:
+                _skill(row)
+            except UnreadableSkill as exc:
+                names.append(exc.name)
+        return names
+
+    def _all(self, status: str | None) -> list[Skill]:
+        with self._read() as conn:
+            rows = conn.execute(_sql.SELECT_ALL).fetchall()
+        found = []
+        for row in rows:
+            if status is not None and row[3] != status:
+                continue
+            try:
+                found.append(_skill(row))
+            except UnreadableSkill as exc:
+                self._report(exc)
+        return found
 
     def audit(self, limit: int = 50, name: str | None = None) -> list[AuditEntry]:
         """The newest ``limit`` audit rows (1–10000), optionally for one skill, newest first."""
@@ -356,7 +586,7 @@ class Store:
                 rows = conn.execute(_sql.AUDIT_ALL, (limit,)).fetchall()
             else:
                 rows = conn.execute(_sql.AUDIT_FOR, (check_name(name), limit)).fetchall()
-        return [AuditEntry(*row) for row in rows]
+        return [_audit_entry(row) for row in rows]
 
     def integrity_check(self) -> list[str]:
         """``PRAGMA integrity_check`` plus the FTS index check; ``[]`` when all is well."""
@@ -369,8 +599,30 @@ class Store:
         return problems
 
 
+def _audit_entry(row: tuple[Any, ...]) -> AuditEntry:
+    """An audit row; text that is not valid UTF-8 (written by another tool) shown as ``\\xNN``."""
+    at, skill, action, from_status, to_status, via, who, detail = (visible(v) for v in row[1:])
+    return AuditEntry(
+        int(row[0]),
+        at,
+        skill,
+        action,
+        from_status if row[4] is not None else None,
+        to_status if row[5] is not None else None,
+        via,
+        who,
+        detail,
+    )
+
+
+def _identity(found: os.stat_result) -> tuple[int, int]:
+    return (found.st_dev, found.st_ino)
+
+
 def _prepare_file(path: Path) -> None:
     """Create missing parent directories (0o700) and the file (0o600)."""
+    if path.is_dir():
+        raise _failures.is_a_directory(os.fspath(path))
     try:
         missing = [d for d in (path.parent, *path.parent.parents) if not d.exists()]
         for directory in reversed(missing):  # every directory we create is user-only
@@ -384,18 +636,36 @@ def _prepare_file(path: Path) -> None:
             os.close(fd)
             os.chmod(path, 0o600)
     except OSError as exc:
+        reason = {errno.EROFS: "read-only", errno.EACCES: "read-only", errno.ENOSPC: "disk-full"}
         raise StoreUnavailable(
-            f"cannot create the skill store {path}: {exc.strerror or exc}; check the "
-            "permissions, or choose another file with --db or KITE_SKILLS_DB"
+            f"cannot create the skill store {path}: {exc.strerror or exc} — check that you "
+            f"may write to {path.parent}, or {_failures.ELSEWHERE}",
+            reason.get(exc.errno or 0, "cannot-open"),
         ) from exc
 
 
-def _require_fts5(conn: sqlite3.Connection) -> None:
+_STORE_FAILURES: Final = (sqlite3.OperationalError, sqlite3.DatabaseError)
+"""What a read or write maps to ``StoreUnavailable`` (IntegrityError and ProgrammingError, which
+mean a bug in kite-skills, are re-raised as they are; see :meth:`Store._unavailable`)."""
+
+
+@functools.cache
+def _require_fts5() -> None:
+    """Check once per process, on a private in-memory database (never the store file, whose
+    own problems are reported as what they are), that this SQLite has FTS5."""
+    conn = sqlite3.connect(MEMORY)
+    try:
+        _check_fts5(conn)
+    finally:
+        conn.close()
+
+
+def _check_fts5(conn: sqlite3.Connection) -> None:
     try:
         conn.execute("CREATE VIRTUAL TABLE temp.kite_fts5_probe USING fts5(x)")
-        conn.execute("DROP TABLE temp.kite_fts5_probe")
     except sqlite3.OperationalError as exc:
         raise StoreUnavailable(
             f"this SQLite build ({sqlite3.sqlite_version}) has no FTS5, which the skill store "
-            "needs for search; use a Python built against SQLite 3.9 or newer with FTS5"
+            "needs for search; use a Python built against SQLite 3.9 or newer with FTS5",
+            "no-fts5",
         ) from exc

@@ -9,7 +9,9 @@ The message template is the text shown to the caller in every case; placeholders
 Two actors exist. ``AGENT`` rules are what an MCP client may do through
 :mod:`kite_skills.store.agent`; ``HUMAN`` rules are what a person does through
 :mod:`kite_skills.store.human` (dashboard or CLI). Only human rules may set ``published_at`` or
-move a skill into ``live`` from ``draft`` — :func:`_check_table` enforces that at import time.
+move a skill into ``live`` from ``draft``, and an agent replaces the text only of a draft no
+person ever published (any other save is a proposed revision) — :func:`_check_table` enforces
+both at import time.
 """
 
 from __future__ import annotations
@@ -131,6 +133,20 @@ RULES: Final[tuple[Rule, ...]] = (
         to_state=DRAFT,
         effect=Effect.SET_TEXT,
         audit="save_draft",
+        published=False,  # only a draft no person ever published: an agent's own draft
+    ),
+    Rule(
+        Action.SAVE,
+        A,
+        DRAFT,
+        ALLOW,
+        "saved a proposed revision of '{name}' beside its text, which is unchanged: a person "
+        "published it before and moved it back to draft for review, so only a person changes "
+        "its text; " + _ACCEPT_HINT,
+        to_state=DRAFT,
+        effect=Effect.PROPOSE,
+        audit="propose",
+        published=True,
     ),
     Rule(
         Action.SAVE,
@@ -351,7 +367,8 @@ def find_rule(action: Action, actor: Actor, state: str, published: bool) -> Rule
 
 def _check_table() -> None:
     """The draft boundary, checked on import: no agent rule sets ``published_at`` or makes a
-    skill live except by putting back an archived skill a person published before."""
+    skill live except by putting back an archived skill a person published before, and no
+    agent rule replaces the text of a skill a person ever published."""
     for rule in RULES:
         if rule.actor is Actor.AGENT and rule.outcome is Outcome.ALLOW:
             if rule.sets_published_at:
@@ -362,6 +379,8 @@ def _check_table() -> None:
                 and not (rule.from_state == ARCHIVED and rule.published is True)
             ):
                 raise AssertionError(f"agent rule {rule} makes a skill live")
+            if rule.effect is Effect.SET_TEXT and rule.published is not False:
+                raise AssertionError(f"agent rule {rule} overwrites text a person published")
         if rule.outcome is Outcome.ALLOW and rule.to_state is None:
             raise AssertionError(f"allowed rule {rule} has no target state")
 

@@ -3,10 +3,12 @@ subprocess, and a raw JSON-lines peer for what the SDK client cannot send."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,11 +24,56 @@ LEGACY = "2025-11-25"
 
 
 def zipapp() -> Path:
-    """The built zipapp; build.sh passes its path. A missing one fails, never skips."""
+    """The built zipapp; build.sh passes its path. A missing one fails, never skips, and so
+    does one built from other sources than this tree (see :func:`stale_sources`)."""
     path = Path(os.environ.get("KITE_SKILLS_PYZ", ROOT / "dist" / "kite-skills.pyz"))
     if not path.is_file():
         pytest.fail(f"{path} is missing — run ./build.sh first (./build.sh test does)")
+    stale = stale_sources(path)
+    if stale:
+        shown = "; ".join(stale[:5]) + (f"; and {len(stale) - 5} more" if len(stale) > 5 else "")
+        pytest.fail(
+            f"{path} was not built from the sources in this tree ({shown}) — run ./build.sh "
+            "to rebuild it; the zipapp tests would otherwise test old code"
+        )
     return path
+
+
+PACKAGED = ("kite_skills", "skills_catalog")
+_ZIP_ROOT = "site-packages/"
+
+
+@functools.cache
+def stale_sources(pyz: Path) -> list[str]:
+    """How the package files inside ``pyz`` differ from ``kite_skills/`` and
+    ``skills_catalog/`` in this tree, byte for byte (``[]`` when it was built from them).
+
+    Compares content, not times, so a fresh clone (where every file is new) and a touched but
+    unchanged file both pass, and an edit without a rebuild always fails."""
+    problems: list[str] = []
+    with zipfile.ZipFile(pyz) as archive:
+        inside = {
+            name.removeprefix(_ZIP_ROOT): name
+            for name in archive.namelist()
+            if name.startswith(tuple(f"{_ZIP_ROOT}{top}/" for top in PACKAGED))
+            and not name.endswith("/")
+            and "__pycache__" not in name
+        }
+        if not inside:
+            return [f"it holds no {' or '.join(PACKAGED)} package"]
+        kinds = {Path(rel).suffix for rel in inside} | {".py"}
+        for top in PACKAGED:
+            for file in sorted((ROOT / top).rglob("*")):
+                if not file.is_file() or "__pycache__" in file.parts:
+                    continue
+                rel = file.relative_to(ROOT).as_posix()
+                if rel in inside:
+                    if archive.read(inside[rel]) != file.read_bytes():
+                        problems.append(f"{rel} changed")
+                elif file.suffix in kinds:
+                    problems.append(f"{rel} is new")
+        problems += [f"{rel} was removed" for rel in sorted(inside) if not (ROOT / rel).is_file()]
+    return problems
 
 
 def server_command(pyz: Path) -> list[str]:

@@ -114,8 +114,9 @@ def test_sigterm_exits_promptly(raw: RawPeer) -> None:
 
 
 def test_broken_catalog_fails_at_start_up(tmp_path: Path) -> None:
-    """`python -m kite_skills` with a broken copy of the embedded catalog shadowing the
-    installed one: start-up fails with every problem on stderr, before reading a request."""
+    """`python -m kite_skills` from this tree, with a broken copy of the embedded catalog
+    shadowing the real one: start-up fails with every problem on stderr, before reading a
+    request. The code under test is this tree's, not whatever kite_skills is installed."""
     shadow = tmp_path / "shadow"
     catalog_copy = shadow / "skills_catalog"
     shutil.copytree(ROOT / "skills_catalog", catalog_copy, ignore=shutil.ignore_patterns("*.pyc"))
@@ -133,7 +134,27 @@ def test_broken_catalog_fails_at_start_up(tmp_path: Path) -> None:
             "clientInfo": {"name": "t", "version": "1"},
         },
     }
-    env = {**server_env(tmp_path / "shiv", tmp_path / "s.db"), "PYTHONPATH": str(shadow)}
+    env = {
+        **server_env(tmp_path / "shiv", tmp_path / "s.db"),
+        "PYTHONPATH": os.pathsep.join([str(shadow), str(ROOT)]),
+    }
+    where = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import kite_skills as k, skills_catalog as c; print(k.__file__); print(c.__file__)",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=30,
+        check=True,
+    ).stdout.split()
+    assert where == [
+        str(ROOT / "kite_skills" / "__init__.py"),
+        str(catalog_copy / "__init__.py"),
+    ]
     run = subprocess.run(
         [sys.executable, "-m", "kite_skills"],
         input=json.dumps(request).encode() + b"\n",

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
+from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 
@@ -41,3 +44,22 @@ def audit_rows(store: Store) -> list[tuple]:
         (e.skill, e.action, e.from_status, e.to_status, e.via, e.who, e.detail)
         for e in reversed(store.audit(limit=10_000))
     ]
+
+
+NOBODY = 65534
+
+
+@contextlib.contextmanager
+def unprivileged() -> Iterator[None]:
+    """Run the block as a user whom file permissions bind (``nobody`` when we are root, since
+    root ignores them); use it with the ``shared`` folder fixture."""
+    if os.geteuid() != 0:
+        yield
+        return
+    os.setegid(NOBODY)
+    os.seteuid(NOBODY)
+    try:
+        yield
+    finally:
+        os.seteuid(0)
+        os.setegid(0)

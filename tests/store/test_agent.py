@@ -240,3 +240,50 @@ def test_agent_actions_always_record_via_mcp_and_a_readable_who(store: Store) ->
     assert {r[4] for r in rows} == {"mcp"}
     assert rows[0][5] == "unknown"
     assert rows[1][5] == "x " + "y" * 198
+
+
+@pytest.mark.parametrize("start", ["live", "archived"])
+def test_save_over_a_skill_moved_back_to_draft_proposes_and_keeps_the_persons_text(
+    store: Store, db_path: Path, start: str
+) -> None:
+    """Issue 9 item 3: a person published it, then took it back for review; an agent's save
+    must not overwrite the text the person approved."""
+    (live if start == "live" else archived)(store, "compare-funds")
+    human.move_to_draft(store, "compare-funds", via="cli", who="alice")
+    before = store.get("compare-funds")
+    result = agent.save(store, "compare-funds", "Evil line", "# Buy at market\n", who=WHO)
+    assert (result.outcome, result.status) == ("proposed", "draft")
+    assert result.message == (
+        "saved a proposed revision of 'compare-funds' beside its text, which is unchanged: a "
+        "person published it before and moved it back to draft for review, so only a person "
+        "changes its text; a person accepts it on the dashboard ('kite-skills dashboard', "
+        "/skills) or with 'kite-skills skills accept compare-funds'"
+    )
+    after = store.get("compare-funds")
+    assert (after.description, after.body, after.status, after.published_at) == (
+        before.description,
+        before.body,
+        "draft",
+        before.published_at,
+    )
+    assert after.proposed is not None
+    assert (after.proposed.description, after.proposed.body) == ("Evil line", "# Buy at market\n")
+    assert audit_rows(store)[-1] == (
+        "compare-funds",
+        "propose",
+        "draft",
+        "draft",
+        "mcp",
+        WHO,
+        "description 9 chars, body 16 bytes",
+    )
+    # The person still decides: rejecting leaves their text, publishing serves their text.
+    human.publish(store, "compare-funds", via="cli", who="alice")
+    assert store.read_live("compare-funds").body == BODY
+
+
+def test_an_agents_own_never_published_draft_is_still_updated(store: Store) -> None:
+    draft(store, "compare-funds")
+    agent.save(store, "compare-funds", "Second try", "# Second\n", who=WHO)
+    skill = store.get("compare-funds")
+    assert (skill.description, skill.body, skill.proposed) == ("Second try", "# Second\n", None)

@@ -82,7 +82,11 @@ def test_not_a_database(tmp_path: Path) -> None:
     path.write_text("hello, this is not SQLite " * 100)
     with pytest.raises(StoreUnavailable) as info:
         Store.open(path)
-    assert str(info.value).startswith(f"cannot use the skill store {path}: file is not a database")
+    assert str(info.value) == (
+        f"{path} is not a kite-skills store: it is not an SQLite database (or it is "
+        "encrypted) — choose another file with --db or KITE_SKILLS_DB"
+    )
+    assert info.value.reason == "not-a-database"
 
 
 def test_directory_that_cannot_be_created(tmp_path: Path) -> None:
@@ -98,8 +102,9 @@ def test_missing_fts5_is_a_clear_error() -> None:
             raise sqlite3.OperationalError("no such module: fts5")
 
     with pytest.raises(StoreUnavailable) as info:
-        store_db._require_fts5(NoFts())  # type: ignore[arg-type]
+        store_db._check_fts5(NoFts())  # type: ignore[arg-type]
     assert "has no FTS5, which the skill store needs for search" in str(info.value)
+    assert info.value.reason == "no-fts5"
 
 
 def test_permissions(tmp_path: Path) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -106,3 +108,54 @@ def test_check_table_rejects_an_agent_rule_that_publishes(monkeypatch: pytest.Mo
     monkeypatch.setattr(lifecycle, "RULES", (*RULES, bad))
     with pytest.raises(AssertionError, match="makes a skill live"):
         lifecycle._check_table()
+
+
+def test_check_table_rejects_an_agent_rule_that_overwrites_published_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bad = lifecycle.Rule(
+        Action.SAVE,
+        Actor.AGENT,
+        ARCHIVED,
+        Outcome.ALLOW,
+        "x",
+        to_state=ARCHIVED,
+        effect=lifecycle.Effect.SET_TEXT,
+        published=True,
+    )
+    monkeypatch.setattr(lifecycle, "RULES", (bad, *RULES))
+    with pytest.raises(AssertionError, match="overwrites text a person published"):
+        lifecycle._check_table()
+
+
+def test_agent_save_over_an_ever_published_skill_is_always_a_proposal() -> None:
+    for state in STATES:
+        rule = find_rule(Action.SAVE, Actor.AGENT, state, True)
+        assert rule is not None and rule.effect is lifecycle.Effect.PROPOSE, (state, rule)
+    own = find_rule(Action.SAVE, Actor.AGENT, DRAFT, False)
+    assert own is not None and own.effect is lifecycle.Effect.SET_TEXT
+
+
+def test_the_table_is_checked_when_the_module_is_imported() -> None:
+    """Load a copy of lifecycle.py with one rule that lets an agent publish a draft: the
+    import itself must fail, so a broken table can never reach a running server. (Fails if
+    the import-time ``_check_table()`` call is removed.)"""
+    source = Path(lifecycle.__file__).read_text(encoding="utf-8")
+    marker = "RULES: Final[tuple[Rule, ...]] = (\n"
+    assert marker in source
+    bad_rule = (
+        "    Rule(Action.SAVE, Actor.AGENT, DRAFT, Outcome.ALLOW, 'x', to_state=LIVE,"
+        " sets_published_at=True),\n"
+    )
+    name = "kite_skills.store._lifecycle_copy_under_test"
+    module = types.ModuleType(name)
+    module.__file__ = lifecycle.__file__
+    sys.modules[name] = module  # dataclasses look their module up while building Rule
+    try:
+        code = compile(source.replace(marker, marker + bad_rule, 1), lifecycle.__file__, "exec")
+        with pytest.raises(AssertionError, match="sets published_at"):
+            exec(code, module.__dict__)
+        clean = compile(source, lifecycle.__file__, "exec")
+        exec(clean, types.ModuleType(name).__dict__ | {"__name__": name})  # the real table loads
+    finally:
+        del sys.modules[name]

@@ -41,7 +41,6 @@ HOSTILE = [
     "🙂",
     "fund*",
     "col:",
-    "\x00",
 ]
 
 
@@ -183,3 +182,26 @@ def test_index_stays_consistent(store: Store) -> None:
     human.delete(store, "a-skill", via="cli", who="al")
     draft(store, "b-skill")
     assert store.integrity_check() == []
+
+
+def test_a_name_match_ranks_above_description_and_body_matches(store: Store) -> None:
+    """What a user relies on: the skill *named* for what they typed comes first, even when
+    other skills say the word more often in their description or text, and even when its
+    name sorts last. (Issue 9 §5: holds whatever the query semantics or tokenizer.)"""
+    live(
+        store,
+        "aaa-in-body",
+        description="Weekly portfolio routine",
+        body="Rebalance when drift is large. Rebalance again after a rebalance fails.\n" * 3,
+    )
+    live(
+        store,
+        "bbb-in-description",
+        description="Rebalance the rebalance band: when to rebalance",
+        body="Look at the weights.",
+    )
+    live(store, "zzz-rebalance", description="Quarterly routine", body="Look at the weights.")
+    live(store, "unrelated", description="Something else", body="Nothing to see.")
+    names = [s.name for s in store.search("rebalance")]
+    assert names[0] == "zzz-rebalance", names
+    assert set(names) == {"zzz-rebalance", "bbb-in-description", "aaa-in-body"}

@@ -4,6 +4,8 @@ Invariants checked after every step:
 - no skill is live unless a human action made it live at some point (since it was created),
   and an agent only ever turns on an archived skill a person had published;
 - ``published_at`` is set only by human actions (an agent action never changes it);
+- an agent action never changes the text of a skill a person has published (in any state:
+  live, archived or moved back to draft); it can only propose a revision beside it;
 - drafts and archived skills are never returned by ``search``, ``list_live`` or ``read_live``;
 - every change writes exactly one audit row, matching the action and its from/to states;
   no-ops and refusals write none.
@@ -47,6 +49,7 @@ class SkillLifecycle(RuleBasedStateMachine):
         self.store = Store.open(self.dir / "skills.db")
         self.made_live_by_human: set[str] = set()
         self.audit_count = 0
+        self.saves = 0
 
     def teardown(self) -> None:
         self.store.close()
@@ -56,6 +59,9 @@ class SkillLifecycle(RuleBasedStateMachine):
 
     def _published(self) -> dict[str, tuple[str, str | None]]:
         return {s.name: (s.status, s.published_at) for s in self.store.list_all()}
+
+    def _texts(self) -> dict[str, tuple[str, str]]:
+        return {s.name: (s.description, s.body) for s in self.store.list_all()}
 
     def _check_audit(self, result: ActionResult | SaveResult | None, action: str) -> None:
         rows = self.store.audit(limit=10_000)
@@ -78,11 +84,15 @@ class SkillLifecycle(RuleBasedStateMachine):
 
     def _agent(self, action: str, call: Callable[[], ActionResult | SaveResult]) -> None:
         before = self._published()
+        texts = self._texts()
         try:
             result: ActionResult | SaveResult | None = call()
         except StoreError:
             result = None
         after = self._published()
+        for name, text in self._texts().items():
+            if before.get(name, ("absent", None))[1] is not None:
+                assert text == texts[name], f"agent {action} changed a published skill's text"
         for name, (status, published_at) in after.items():
             old_status, old_published = before.get(name, ("absent", None))
             assert published_at == old_published, f"agent {action} changed published_at"
@@ -102,9 +112,10 @@ class SkillLifecycle(RuleBasedStateMachine):
     @rule(name=NAMES)
     def agent_propose(self, name: str) -> None:
         # a well-formed save: a draft for a new name, a proposal over an existing one
+        self.saves += 1  # a different text each time, so an overwrite always shows
+        body = f"# {name}\nsteps, take {self.saves}"
         self._agent(
-            "propose",
-            lambda: agent.save(self.store, name, f"About {name}", f"# {name}\nsteps", who="bot"),
+            "propose", lambda: agent.save(self.store, name, f"About {name}", body, who="bot")
         )
 
     @rule(name=NAMES)
@@ -215,7 +226,7 @@ class SkillLifecycle(RuleBasedStateMachine):
 
 
 SkillLifecycle.TestCase.settings = settings(
-    max_examples=150,
+    max_examples=max(150, settings.default.max_examples),  # more under the "long" profile
     stateful_step_count=30,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],

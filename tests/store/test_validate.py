@@ -68,8 +68,8 @@ def test_valid_edge_names(store: Store) -> None:
         ("   ", "the description of 'my-skill' is empty"),
         (
             "line one\nline two",
-            "the description of 'my-skill' has a line break: write it as one "
-            "line (up to 1024 characters) and put details in the body",
+            "the description of 'my-skill' has a line break, U+000A LF, at character 9: "
+            "write it as one line (up to 1024 characters) and put details in the body",
         ),
         ("a\rb", "has a line break"),
         ("a\u2028b", "has a line break"),
@@ -78,7 +78,7 @@ def test_valid_edge_names(store: Store) -> None:
             "the description of 'my-skill' is 1025 characters; the limit is 1024: "
             "shorten it and put details in the body",
         ),
-        ("nul\x00byte", "contains a NUL character"),
+        ("nul\x00byte", "contains a control character, U+0000 NUL, at character 4"),
         ("\ud800", "not valid Unicode text"),
     ],
 )

@@ -1,0 +1,51 @@
+"""Suite-wide settings: hypothesis profiles, and a folder an unprivileged user can reach.
+
+Hypothesis profiles (README, "Random tests"):
+- ``ci`` — selected when ``CI=true``: derandomized, so every CI run tries the same examples
+  (the seed is derived from each test's name; no example database is read or written);
+- ``long`` — ``KITE_SKILLS_HYPOTHESIS=long``: random, 20x the examples, for a long run;
+- ``default`` — hypothesis's own defaults (random, 100 examples).
+``KITE_SKILLS_HYPOTHESIS`` names a profile explicitly and wins over ``CI``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True, deadline=None)
+settings.register_profile(
+    "long",
+    max_examples=2000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("default", deadline=None)
+
+_CHOSEN = os.environ.get("KITE_SKILLS_HYPOTHESIS") or (
+    "ci" if os.environ.get("CI", "").lower() in ("true", "1") else "default"
+)
+settings.load_profile(_CHOSEN)
+
+
+def pytest_report_header() -> str:
+    return f"hypothesis profile: {_CHOSEN} (derandomize={settings.default.derandomize})"
+
+
+@pytest.fixture
+def shared() -> Iterator[Path]:
+    """A temporary folder the unprivileged user of ``tests/store/helpers.unprivileged`` can
+    reach (pytest's own tmp_path lives under a root-only folder when tests run as root)."""
+    folder = Path(tempfile.mkdtemp(prefix="kite-skills-faults-"))
+    folder.chmod(0o755)
+    yield folder
+    for path in folder.rglob("*"):
+        if path.is_dir():
+            path.chmod(0o755)
+    shutil.rmtree(folder, ignore_errors=True)
