@@ -6,6 +6,7 @@ package (``importlib.resources``), never the working directory.
 
 from .catalog import Catalog, check, load
 from .model import CatalogResource, HelpChild, HelpPage, ManifestEntry, Problem, SkillEntry
+from .prompts import RecipePrompt, prompt_name, recipe_prompts
 
 __all__ = [
     "Catalog",
@@ -14,7 +15,10 @@ __all__ = [
     "HelpPage",
     "ManifestEntry",
     "Problem",
+    "RecipePrompt",
     "SkillEntry",
     "check",
     "load",
+    "prompt_name",
+    "recipe_prompts",
 ]
