@@ -20,6 +20,8 @@ from pathlib import Path
 
 from ruamel.yaml import YAML
 
+from kite_skills.catalog import _markdown
+
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
 TOPICS = (
@@ -177,7 +179,6 @@ MODE_RE = re.compile(r"`([A-Za-z0-9_./-]+)`\s+\(?mode\s+`([^`\n]+)`")
 MODE_WITHOUT_BACKTICK_RE = re.compile(r"`([A-Za-z0-9_./-]+)`\s+\(?mode\s+(?![`\s])(\S+)")
 SLASH_RE = re.compile(r"`([a-z_]+)/([a-z_]+)`")
 IDENT_RE = re.compile(r"`([a-z][a-z0-9_]*)`")
-LINK_RE = re.compile(r"\[[^\]\n]*\]\(([^)\s]+)\)")
 STEP_RE = re.compile(r"^(\d+)\. ")
 STOP_LINE = "**Stop for approval.**"
 
@@ -311,7 +312,8 @@ def numbered_steps(text: str) -> list[tuple[int, str, str | None]]:
 
 
 def links(text: str) -> list[str]:
-    return LINK_RE.findall(strip_code_blocks(text))
+    """Link targets as a CommonMark parser reads them (the validator's own reader)."""
+    return [link.target for link in _markdown.links(text)]
 
 
 # --------------------------------------------------------------------------- vocabulary
