@@ -47,6 +47,12 @@ REQUIRED_RECIPES = (
     "troubleshooting/authentication.md",
     "troubleshooting/data.md",
     "troubleshooting/execution.md",
+    "orders/exit.md",
+    "orders/expiry-rollover.md",
+    "orders/funds-check.md",
+    "orders/stop-loss.md",
+    "holdings/corporate-actions.md",
+    "holdings/mutual-funds.md",
 )
 
 # Modes of the 7 grouped tools (newest server), from kite-domain §1a. A test checks that every

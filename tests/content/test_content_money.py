@@ -8,6 +8,7 @@ import re
 import pytest
 from content_helpers import (
     catalog_root,
+    links,
     markdown_files,
     mode_pairs,
     numbered_steps,
@@ -26,8 +27,9 @@ def read(name: str) -> str:
 
 
 def steps_of(name: str) -> list[str]:
+    """Each numbered step, with its line breaks and indentation collapsed to single spaces."""
     body = split_frontmatter(read(name)).body
-    return [item for _, item, _ in numbered_steps(sections(body)["Steps"])]
+    return [" ".join(item.split()) for _, item, _ in numbered_steps(sections(body)["Steps"])]
 
 
 def placing_recipes() -> list[str]:
@@ -150,7 +152,9 @@ def test_positions_rule_is_not_the_quantity_equation():
 # ------------------------------------------------------------- 3. funds against `net`
 
 
-@pytest.mark.parametrize("name", ["orders/prepare.md", "daily-review/account-briefing.md"])
+@pytest.mark.parametrize(
+    "name", ["orders/prepare.md", "orders/funds-check.md", "daily-review/account-briefing.md"]
+)
 def test_funds_compare_net_margin_not_cash(name):
     step = next(s for s in steps_of(name) if ("portfolio", "margins") in mode_pairs(s))
     assert "`net`" in step
@@ -317,3 +321,22 @@ FACTS = {
 @pytest.mark.parametrize(("name", "phrase"), [(n, p) for n, ps in FACTS.items() for p in ps])
 def test_reviewed_fact_is_stated(name, phrase):
     assert phrase in re.sub(r"\s+", " ", read(name))
+
+
+# ------------------------------------------------------------- the six new recipes (§2)
+
+NEW_RECIPES = (
+    "orders/exit.md",
+    "orders/expiry-rollover.md",
+    "orders/funds-check.md",
+    "orders/stop-loss.md",
+    "holdings/corporate-actions.md",
+    "holdings/mutual-funds.md",
+)
+
+
+@pytest.mark.parametrize("name", NEW_RECIPES)
+def test_new_recipe_is_linked_from_index_and_its_topic(name):
+    assert name in links(read("index.md"))
+    topic, recipe = name.split("/")
+    assert recipe in links(read(f"{topic}/SKILL.md"))
