@@ -293,7 +293,10 @@ FACTS = {
         "every child order",
         "only after 06:30 on T+1 for shares bought on T",
         "A trigger rounds towards the last price",
+        "`quantity + t1_quantity - used_quantity`",
+        "no `co` or `auction` orders",
     ],
+    "orders/exit.md": ["`quantity + t1_quantity - used_quantity`"],
     "orders/modify-cancel.md": ["the order's own `variety`"],
     "orders/reconcile.md": ["2 rechecks 5 to 10 seconds apart", "before 09:00"],
     "market-data/historical.md": [
@@ -310,6 +313,7 @@ FACTS = {
         "a BUY limit sits at or above its trigger and a SELL limit at or below it",
         "`NRML` in NSE derivatives",
         "less open SELL orders and other SELL GTTs",
+        "`quantity + t1_quantity - used_quantity`",
     ],
     "triggers-and-alerts/audit.md": ["two-leg (OCO)"],
     "triggers-and-alerts/alerts.md": ["only `LIMIT` orders in an ATO basket"],
