@@ -5,8 +5,9 @@ package (``importlib.resources``), never the working directory.
 """
 
 from .catalog import Catalog, check, load
+from .loader import prompt_name
 from .model import CatalogResource, HelpChild, HelpPage, ManifestEntry, Problem, SkillEntry
-from .prompts import RecipePrompt, prompt_name, recipe_prompts
+from .prompts import RecipePrompt, recipe_prompts
 
 __all__ = [
     "Catalog",

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from . import _schema
 from .catalog import Catalog
+from .loader import prompt_name
 
 
 @dataclass(frozen=True)
@@ -26,11 +27,6 @@ class RecipePrompt:
     @property
     def text(self) -> str:
         return self.raw.decode("utf-8")  # the loader refuses files that are not UTF-8
-
-
-def prompt_name(path: str) -> str:
-    """The prompt name of a recipe path: its path without '.md', '/' written as '-'."""
-    return path.removesuffix(".md").replace("/", "-")
 
 
 def recipe_prompts(catalog: Catalog) -> tuple[RecipePrompt, ...]:

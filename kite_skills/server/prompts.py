@@ -16,13 +16,13 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from ..catalog import Catalog, RecipePrompt, recipe_prompts
+from ..catalog._schema import USER_PROMPT_PREFIX as USER_PREFIX
 from ..errors import StoreError
 from ..store import Skill, Store
 from .user_skills import uri_of
 
 Context = ServerRequestContext[Any, Any]
 
-USER_PREFIX = "my-"
 # The list holds the person's own skills: never for a shared cache, and short-lived because
 # the CLI or the dashboard can change it from another process.
 TTL_MS = 60_000

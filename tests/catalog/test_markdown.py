@@ -81,3 +81,24 @@ def test_rewrite_keeps_code_and_rewrites_every_kind_of_link() -> None:
 def test_first_heading_skips_code() -> None:
     assert _markdown.first_heading("```\n# not a heading\n```\n\n## Real one ##\n") == "Real one"
     assert _markdown.first_heading("    # indented code\n\nText.\n") is None
+
+
+def test_recipe_prompt_names_must_not_collide_or_shadow_user_skills(tmp_path: Path) -> None:
+    files = {
+        **FILES,
+        "orders/prepare-x.md": b"# One\n",
+        "orders-prepare/SKILL.md": b"---\nname: orders-prepare\ndescription: Two.\n---\n# T\n",
+        "orders-prepare/x.md": b"# Two\n",
+        "my/SKILL.md": b"---\nname: my\ndescription: Mine.\n---\n# Mine\n",
+        "my/notes.md": b"# Notes\n",
+    }
+    root = write_catalog(tmp_path / "cat", files)
+    found = [str(p).removeprefix(f"{root}/") for p in catalog.check(root)]
+    assert found == [
+        "my/notes.md: prompt name 'my-notes' starts with 'my-', which names the person's "
+        "own skills — rename the topic or the file",
+        "orders-prepare/x.md: prompt name 'orders-prepare-x' is also the name of "
+        "orders/prepare-x.md — rename one",
+        "orders/prepare-x.md: prompt name 'orders-prepare-x' is also the name of "
+        "orders-prepare/x.md — rename one",
+    ]
