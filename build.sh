@@ -31,7 +31,9 @@ make_venv() {
         "$PYTHON" -m venv "$venv"
     fi
     "$venv/bin/pip" install "${PIP_FLAGS[@]}" "$@" -r requirements/build.txt shiv==1.0.8 \
-        "$(grep '^ruamel.yaml==' requirements/runtime.txt)"
+        "$(grep '^ruamel.yaml==' requirements/runtime.txt)" \
+        "$(grep '^markdown-it-py==' requirements/runtime.txt)" \
+        "$(grep '^mdurl==' requirements/runtime.txt)"
 }
 
 build() {

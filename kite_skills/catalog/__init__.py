@@ -5,6 +5,7 @@ package (``importlib.resources``), never the working directory.
 """
 
 from .catalog import Catalog, check, load
+from .loader import prompt_name
 from .model import (
     CatalogResource,
     DirectoryPage,
@@ -15,6 +16,7 @@ from .model import (
     Problem,
     SkillEntry,
 )
+from .prompts import RecipePrompt, recipe_prompts
 
 __all__ = [
     "Catalog",
@@ -25,7 +27,10 @@ __all__ = [
     "HelpPage",
     "ManifestEntry",
     "Problem",
+    "RecipePrompt",
     "SkillEntry",
     "check",
     "load",
+    "prompt_name",
+    "recipe_prompts",
 ]

@@ -1,16 +1,31 @@
-"""The little Markdown this catalog needs: inline links outside code, and headings."""
+"""The Markdown this catalog needs, read with a CommonMark parser (markdown-it-py): links
+(inline, reference-style and split across lines), headings, and what is code.
+
+Positions: markdown-it gives block tokens a line range, not inline columns. A link's line is
+its block's first line plus the line breaks before it; rewriting finds each link the parser
+confirmed in its block's source text, in order, outside code spans.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
-_FENCE = re.compile(r"\s{0,3}(```|~~~)")
-_CODE_SPAN = re.compile(r"(`+)(?:.*?)\1")
-_LINK = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
-_HEADING = re.compile(r"\s{0,3}#{1,6}\s+(.+?)\s*#*\s*")
+import mdurl
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_CODE_SPAN = re.compile(r"(`+)(?:.*?)\1", re.S)
+# A link's source: [text](target "title"), [text][label], [text][] or [label].
+_LINK_SOURCE = re.compile(
+    r"(?P<image>!?)\[(?P<text>(?:[^\[\]\\]|\\.|\[[^\]]*\])*)\]"
+    r"(?:\(\s*<?(?P<target>[^)\s>]*)>?(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)"
+    r"|\[(?P<label>[^\]]*)\])?"
+)
+_PARSER = MarkdownIt("commonmark")
 
 
 @dataclass(frozen=True)
@@ -25,66 +40,120 @@ def is_relative(target: str) -> bool:
     return bool(target) and not target.startswith("#") and not _SCHEME.match(target)
 
 
-def _prose_lines(text: str) -> Iterator[tuple[int, str, bool]]:
-    """Yield (line number, line, is prose) — fenced code blocks are not prose."""
-    fence: str | None = None
-    for number, line in enumerate(text.split("\n"), start=1):
-        match = _FENCE.match(line)
-        if fence is None and match:
-            fence = match.group(1)
-            yield number, line, False
-        elif fence is not None:
-            if match and match.group(1) == fence:
-                fence = None
-            yield number, line, False
-        else:
-            yield number, line, True
+def _parse(text: str) -> tuple[list[Token], dict[str, Any]]:
+    env: dict[str, Any] = {}
+    return _PARSER.parse(text, env), env
 
 
-def _map_outside_code(line: str, replace: Callable[[re.Match[str]], str]) -> str:
-    parts: list[str] = []
-    position = 0
-    for span in _CODE_SPAN.finditer(line):
-        parts.append(_LINK.sub(replace, line[position : span.start()]))
-        parts.append(span.group(0))
-        position = span.end()
-    parts.append(_LINK.sub(replace, line[position:]))
-    return "".join(parts)
+def _inline_links(inline: Token) -> Iterator[tuple[int, str, str]]:
+    """(line offset inside the block, text, target) of every link and image in a block."""
+    offset = 0
+    children = inline.children or []
+    for index, child in enumerate(children):
+        if child.type in ("softbreak", "hardbreak"):
+            offset += 1
+        elif child.type == "link_open":
+            words = []
+            for inner in children[index + 1 :]:
+                if inner.type == "link_close":
+                    break
+                words.append(inner.content if inner.type != "softbreak" else "\n")
+            yield offset, "".join(words), _decoded(child.attrs.get("href"))
+        elif child.type == "image":
+            yield offset, child.content, _decoded(child.attrs.get("src"))
+
+
+def _decoded(url: object) -> str:
+    """A destination as the author wrote it: markdown-it percent-encodes what it parses."""
+    return mdurl.decode(str(url or ""))
 
 
 def links(text: str) -> list[Link]:
-    """Every inline link in prose (not in code spans or fenced blocks)."""
+    """Every link in prose: inline, reference-style (at the line that uses it), split across
+    lines, and images; plus reference definitions no link uses (at their own line). Code
+    spans, fenced and indented code blocks hold no links."""
+    tokens, env = _parse(text)
     found: list[Link] = []
-    for number, line, prose in _prose_lines(text):
-        if not prose:
-            continue
-
-        def collect(match: re.Match[str], number: int = number) -> str:
-            found.append(Link(number, match.group(2), match.group(3)))
-            return match.group(0)
-
-        _map_outside_code(line, collect)
-    return found
+    for token in tokens:
+        if token.type == "inline" and token.map is not None:
+            for offset, words, target in _inline_links(token):
+                found.append(Link(token.map[0] + 1 + offset, words, target))
+    used = {link.target for link in found}
+    for label, definition in env.get("references", {}).items():
+        href = _decoded(definition.get("href"))
+        where = definition.get("map")
+        if href not in used and where is not None:
+            found.append(Link(int(where[0]) + 1, label, href))
+    return sorted(found, key=lambda link: link.line)
 
 
 def rewrite_links(text: str, rewrite: Callable[[str, str], str | None]) -> str:
     """Replace each prose link for which ``rewrite(text, target)`` returns a string."""
+    tokens, env = _parse(text)
+    references = env.get("references", {})
+    lines = text.split("\n")
+    for token in reversed([t for t in tokens if t.type == "inline" and t.map is not None]):
+        assert token.map is not None
+        first, last = token.map
+        block = "\n".join(lines[first:last])
+        wanted = [(words, target) for _, words, target in _inline_links(token)]
+        new = _rewrite_block(block, wanted, references, rewrite)
+        if new != block:
+            lines[first:last] = new.split("\n")
+    return "\n".join(lines)
 
-    def replace(match: re.Match[str]) -> str:
-        new = rewrite(match.group(2), match.group(3))
-        return match.group(0) if new is None else new
 
-    out = []
-    for _, line, prose in _prose_lines(text):
-        out.append(_map_outside_code(line, replace) if prose else line)
-    return "\n".join(out)
+def _rewrite_block(
+    block: str,
+    wanted: list[tuple[str, str]],
+    references: dict[str, Any],
+    rewrite: Callable[[str, str], str | None],
+) -> str:
+    code = [m.span() for m in _CODE_SPAN.finditer(block)]
+    out: list[str] = []
+    position = 0
+    for match in _LINK_SOURCE.finditer(block):
+        if not wanted:
+            break
+        if any(start <= match.start() < end for start, end in code):
+            continue
+        target = _target_of(match, references)
+        if target is None or not _same(match.group("text"), target, wanted[0]):
+            continue
+        wanted.pop(0)
+        replacement = None if match.group("image") else rewrite(match.group("text"), target)
+        if replacement is not None:
+            out.append(block[position : match.start()])
+            out.append(replacement)
+            position = match.end()
+    out.append(block[position:])
+    return "".join(out)
+
+
+def _target_of(match: re.Match[str], references: dict[str, Any]) -> str | None:
+    if match.group("target") is not None:
+        return match.group("target")
+    label = match.group("label") or match.group("text")
+    definition = references.get(_normalise_label(label))
+    return None if definition is None else _decoded(definition.get("href"))
+
+
+def _normalise_label(label: str) -> str:
+    return " ".join(label.split()).upper()  # markdown-it keys labels upper-cased
+
+
+def _same(source_text: str, target: str, parsed: tuple[str, str]) -> bool:
+    words, href = parsed
+    plain = re.sub(r"[`*_\\]", "", source_text)
+    return href == mdurl.decode(target) and " ".join(plain.split()) == " ".join(
+        re.sub(r"[`*_\\]", "", words).split()
+    )
 
 
 def first_heading(text: str) -> str | None:
-    """The text of the first ATX heading in prose, if any."""
-    for _, line, prose in _prose_lines(text):
-        if prose:
-            match = _HEADING.fullmatch(line)
-            if match:
-                return match.group(1)
+    """The text of the first heading in prose, if any."""
+    tokens, _ = _parse(text)
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open":
+            return tokens[index + 1].content.strip() or None
     return None

@@ -15,6 +15,10 @@ MAX_FILES_PER_SKILL = 512
 MAX_BYTES_PER_SKILL = 16 * 1024 * 1024
 MAX_KEY_BYTES = 1024
 
+# Prompts: a recipe orders/prepare.md is the prompt "orders-prepare"; a person's own live
+# skill NAME is "my-NAME", so no recipe prompt may start with this prefix.
+USER_PROMPT_PREFIX = "my-"
+
 NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 # Top-level SKILL.md fields the Agent Skills specification defines; others are refused

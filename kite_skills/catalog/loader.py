@@ -157,6 +157,7 @@ def _check(result: Scan) -> None:
             _check_page(file, result)
         _check_links(file, result)
     _check_keys(result)
+    _check_prompt_names(result)
     _check_limits(result)
 
 
@@ -347,6 +348,44 @@ def _check_keys(result: Scan) -> None:
                     0,
                     "duplicate-key",
                     f"help key '{key}' is also used by {others} — rename one",
+                )
+
+
+def prompt_name(path: str) -> str:
+    """The prompt name of a recipe path: its path without '.md', '/' written as '-'."""
+    return path.removesuffix(".md").replace("/", "-")
+
+
+def recipe_paths(result: Scan) -> list[str]:
+    """Recipes: Markdown files directly in a skill's directory, other than its SKILL.md."""
+    skill_dirs = result.skill_directories
+    return sorted(
+        p for p, f in result.files.items() if not f.is_skill and f.directory in skill_dirs
+    )
+
+
+def _check_prompt_names(result: Scan) -> None:
+    owners: dict[str, list[str]] = {}
+    for path in recipe_paths(result):
+        owners.setdefault(prompt_name(path), []).append(path)
+    for name, paths in sorted(owners.items()):
+        if name.startswith(_schema.USER_PROMPT_PREFIX):
+            for path in paths:
+                result.problem(
+                    path,
+                    0,
+                    "prompt-name",
+                    f"prompt name '{name}' starts with '{_schema.USER_PROMPT_PREFIX}', which "
+                    "names the person's own skills — rename the topic or the file",
+                )
+        if len(paths) > 1:
+            for path in paths:
+                others = ", ".join(p for p in paths if p != path)
+                result.problem(
+                    path,
+                    0,
+                    "prompt-name",
+                    f"prompt name '{name}' is also the name of {others} — rename one",
                 )
 
 

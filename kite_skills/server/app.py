@@ -40,6 +40,7 @@ from ..store import Store
 from .directory import METHOD as DIRECTORY_READ
 from .directory import SKILLS_SETTINGS, DirectoryReadParams, directory_read
 from .negotiation import SKILLS_EXTENSION, client_has_skills
+from .prompts import Prompts, legacy_cache_fields
 from .skills_extension import SkillsGetParams, SkillsListParams, skills_get, skills_list
 from .tools import ToolSpec, help_tool, tool_error
 from .user_skills import UserSkills
@@ -148,6 +149,7 @@ def build_server(
             user_skills.remember(ctx.session)
         return result
 
+    prompts = Prompts(catalog, user_skills.store)
     server: Server[Any] = Server(
         "kite-skills",
         version=__version__,
@@ -161,6 +163,8 @@ def build_server(
         on_list_resources=list_resources,
         on_read_resource=read_resource,
         on_list_resource_templates=list_templates,
+        on_list_prompts=prompts.list,
+        on_get_prompt=prompts.get,
     )
     server.add_request_handler("skills/list", SkillsListParams, skills_list(catalog))
     server.add_request_handler("skills/get", SkillsGetParams, skills_get(catalog))
@@ -168,6 +172,7 @@ def build_server(
     server.extensions[SKILLS_EXTENSION] = dict(SKILLS_SETTINGS)
     server.middleware.append(_internal_errors)
     server.middleware.append(remember_legacy_session)
+    server.middleware.append(legacy_cache_fields)
     server.middleware.append(_legacy_initialize_extensions)  # innermost
     return server
 
@@ -227,7 +232,9 @@ def serve_stdio(db_path: Path, environ: Mapping[str, str] = os.environ) -> int:
             file=sys.stderr,
         )
     server = build_server(loaded, user_skills, excluded)
-    options = server.create_initialization_options(NotificationOptions(resources_changed=True))
+    options = server.create_initialization_options(
+        NotificationOptions(resources_changed=True, prompts_changed=True)
+    )
     try:
         anyio.run(_serve, server, options)
     except KeyboardInterrupt:

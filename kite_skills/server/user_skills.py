@@ -12,7 +12,12 @@ import anyio
 import anyio.to_thread
 from mcp import types
 from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChanged, ResourceUpdated
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourceUpdated,
+)
 
 from ..errors import StoreError
 from ..store import Skill, Store, agent
@@ -213,6 +218,8 @@ class UserSkills:
             await self.bus.publish(ResourcesListChanged())
             for session in self._legacy_sessions:
                 await _quietly(session.send_resource_list_changed)
+        if live != previous:
+            await self._announce_prompts()
         for name in sorted(set(live) | set(previous)):
             if live.get(name) != previous.get(name):
                 uri = uri_of(name)
@@ -220,6 +227,13 @@ class UserSkills:
                 if uri in self._subscribed:
                     for session in self._legacy_sessions:
                         await _quietly(session.send_resource_updated, uri)
+
+    async def _announce_prompts(self) -> None:
+        # Issue 11 hook: live skills are prompts ('my-<name>'). To be moved into the
+        # change-delivery module (issue 9) together with the resource notifications above.
+        await self.bus.publish(PromptsListChanged())
+        for session in self._legacy_sessions:
+            await _quietly(session.send_prompt_list_changed)
 
 
 async def _quietly(send: Callable[..., Any], *args: Any) -> None:

@@ -5,8 +5,9 @@ Recipe convention parsed here (documented in skills_catalog/index.md by example)
 - a grouped tool and its mode are written ``` `orders` mode `list` ``` (optionally with the
   mode in parentheses: ``` `orders` (mode `list`) ```);
 - a legacy tool is a bare backticked name such as ``` `get_orders` ```;
-- every numbered step that names a write is followed by a line starting
-  ``**Stop for approval.**``.
+- every numbered step that names a write is *preceded* by a line starting
+  ``**Stop for approval.**`` (after the summary step, before the call), and between that stop
+  and the call a re-check sends any change back to "a new summary and a new approval".
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ruamel.yaml import YAML
+
+from kite_skills.catalog import _markdown
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -44,6 +47,12 @@ REQUIRED_RECIPES = (
     "troubleshooting/authentication.md",
     "troubleshooting/data.md",
     "troubleshooting/execution.md",
+    "orders/exit.md",
+    "orders/expiry-rollover.md",
+    "orders/funds-check.md",
+    "orders/stop-loss.md",
+    "holdings/corporate-actions.md",
+    "holdings/mutual-funds.md",
 )
 
 # Modes of the 7 grouped tools (newest server), from kite-domain §1a. A test checks that every
@@ -176,7 +185,6 @@ MODE_RE = re.compile(r"`([A-Za-z0-9_./-]+)`\s+\(?mode\s+`([^`\n]+)`")
 MODE_WITHOUT_BACKTICK_RE = re.compile(r"`([A-Za-z0-9_./-]+)`\s+\(?mode\s+(?![`\s])(\S+)")
 SLASH_RE = re.compile(r"`([a-z_]+)/([a-z_]+)`")
 IDENT_RE = re.compile(r"`([a-z][a-z0-9_]*)`")
-LINK_RE = re.compile(r"\[[^\]\n]*\]\(([^)\s]+)\)")
 STEP_RE = re.compile(r"^(\d+)\. ")
 STOP_LINE = "**Stop for approval.**"
 
@@ -323,7 +331,8 @@ def numbered_steps(text: str) -> list[tuple[int, str, str | None]]:
 
 
 def links(text: str) -> list[str]:
-    return LINK_RE.findall(strip_code_blocks(text))
+    """Link targets as a CommonMark parser reads them (the validator's own reader)."""
+    return [link.target for link in _markdown.links(text)]
 
 
 # --------------------------------------------------------------------------- vocabulary
@@ -371,11 +380,26 @@ def names_write(step_text: str) -> bool:
 
 
 def approval_problems(text: str) -> list[str]:
-    """Numbered steps that name a write but are not followed by the approval stop."""
+    """Write steps without an approval stop *before* them (after any earlier write step), or
+    without a re-check between that stop and the call that asks for a new approval."""
     problems = []
-    for line_no, item, following in numbered_steps(text):
-        if names_write(item) and (following is None or not following.startswith(STOP_LINE)):
-            problems.append(f"line {line_no}: write step not followed by '{STOP_LINE}'")
+    lines = strip_code_blocks(text).split("\n")
+    stops = [i + 1 for i, line in enumerate(lines) if line.startswith(STOP_LINE)]
+    previous_write = 0
+    for line_no, item, _ in numbered_steps(text):
+        if not names_write(item):
+            continue
+        before = [s for s in stops if previous_write < s < line_no]
+        if not before:
+            problems.append(f"line {line_no}: write step not preceded by '{STOP_LINE}'")
+        else:
+            between = "\n".join(lines[before[-1] : line_no - 1]) + "\n" + item
+            if "new approval" not in between:
+                problems.append(
+                    f"line {line_no}: no re-check between the approval stop and the write "
+                    "(anything changed -> a new summary and a new approval)"
+                )
+        previous_write = line_no
     return problems
 
 

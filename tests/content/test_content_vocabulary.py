@@ -90,14 +90,28 @@ def test_checker_accepts_good_names(snippet):
 
 
 def test_approval_checker_catches_missing_stop():
-    bad = (
-        "1. Read `orders` mode `list`.\n2. Call `orders` mode `place` with\n   `tag`.\n3. Verify.\n"
+    # The old layout: the stop came after the step that makes the call.
+    after = (
+        "1. Read `orders` mode `list`.\n2. Call `orders` mode `place` with\n   `tag`.\n\n"
+        "**Stop for approval.** Wait.\n\n3. Verify.\n"
     )
-    assert approval_problems(bad) == ["line 2: write step not followed by '**Stop for approval.**'"]
+    assert approval_problems(after) == [
+        "line 2: write step not preceded by '**Stop for approval.**'"
+    ]
     legacy = "1. Call `cancel_order` with `order_id`.\n\nThen verify.\n"
     assert approval_problems(legacy)
-    good = "1. Call `orders` mode `place`.\n\n**Stop for approval.** Wait.\n\n2. Verify.\n"
+    no_recheck = "1. Summarise.\n\n**Stop for approval.** Wait.\n\n2. Call `orders` mode `place`.\n"
+    assert "no re-check" in approval_problems(no_recheck)[0]
+    good = (
+        "1. Summarise.\n\n**Stop for approval.** Wait.\n\n"
+        "2. Re-check; if anything changed, a new summary and a new approval.\n"
+        "3. Call `orders` mode `place`.\n4. Verify.\n"
+    )
     assert approval_problems(good) == []
+    two_writes = good + "5. Call `orders` mode `cancel`.\n"
+    assert approval_problems(two_writes) == [
+        "line 8: write step not preceded by '**Stop for approval.**'"
+    ]
 
 
 @pytest.mark.parametrize("path", markdown_files(), ids=rel)

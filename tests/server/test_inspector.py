@@ -38,6 +38,15 @@ CALLS: dict[str, list[str]] = {
     "tools": ["--method", "tools/list"],
     "dir": ["--method", "resources/directory/read", "--uri", "skill://daily-review"],
     "dir-file": ["--method", "resources/directory/read", "--uri", "skill://daily-review/SKILL.md"],
+    "prompts": ["--method", "prompts/list"],
+    "prompt": [
+        "--method",
+        "prompts/get",
+        "--prompt-name",
+        "orders-prepare",
+        "--prompt-args",
+        "request=Buy 10 INFY",
+    ],
 }
 
 
@@ -179,6 +188,38 @@ def test_directory_read_of_a_file_is_refused(runs: dict[str, Run], era: str) -> 
     run = runs[f"{era}:dir-file"]
     assert run.code != 0, run.explain()
     assert "is a file, not a directory" in run.stdout + run.stderr, run.explain()
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_prompts_list(runs: dict[str, Run], era: str) -> None:
+    run = runs[f"{era}:prompts"]
+    assert run.code == 0, run.explain()
+    prompts = {p["name"]: p for p in run.json()["prompts"]}
+    assert sorted(prompts) == [p.name for p in catalog.recipe_prompts(catalog.load())]
+    assert prompts["orders-prepare"]["title"] == "Prepare an order"
+    assert prompts["orders-prepare"]["arguments"] == [
+        {
+            "name": "request",
+            "description": "What you want done, in your own words (optional).",
+            "required": False,
+        }
+    ]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_prompts_get(runs: dict[str, Run], era: str) -> None:
+    run = runs[f"{era}:prompt"]
+    assert run.code == 0, run.explain()
+    first, second = run.json()["messages"]
+    resource = first["content"]["resource"]
+    assert (first["role"], resource["uri"], resource["mimeType"]) == (
+        "user",
+        "skill://orders/prepare.md",
+        "text/markdown",
+    )
+    raw = (ROOT / "skills_catalog" / "orders" / "prepare.md").read_bytes()
+    assert resource["text"].encode("utf-8") == raw
+    assert second == {"role": "user", "content": {"type": "text", "text": "Buy 10 INFY"}}
 
 
 def test_a_missing_inspector_fails_clearly(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

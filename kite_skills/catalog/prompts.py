@@ -1,0 +1,53 @@
+"""Recipes as prompts (client slash commands): one per recipe, named from its path.
+
+Pure: computed from a loaded ``Catalog`` through its public API. The MCP adapter
+(``kite_skills.server.prompts``) turns these into protocol objects.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+
+from . import _schema
+from .catalog import Catalog
+from .loader import prompt_name
+
+
+@dataclass(frozen=True)
+class RecipePrompt:
+    """One recipe as a prompt: ``orders/prepare.md`` → ``orders-prepare``."""
+
+    name: str
+    title: str | None
+    description: str | None
+    uri: str  # the recipe's resource, e.g. skill://orders/prepare.md
+    raw: bytes  # the recipe's original bytes, as resources/read serves them
+
+    @property
+    def text(self) -> str:
+        return self.raw.decode("utf-8")  # the loader refuses files that are not UTF-8
+
+
+def recipe_prompts(catalog: Catalog) -> tuple[RecipePrompt, ...]:
+    """Every recipe of every skill, sorted by name. A recipe is a Markdown file directly in a
+    skill's directory other than its SKILL.md; supporting directories hold no recipes."""
+    skill_dirs = {posixpath.dirname(skill.uri) for skill in catalog.skills}
+    prompts = []
+    for resource in catalog.resources():
+        directory, filename = posixpath.split(resource.uri)
+        if filename == _schema.SKILL_FILE or directory not in skill_dirs:
+            continue
+        raw = catalog.read(resource.uri)
+        assert raw is not None  # listed by the same catalog
+        path = resource.uri.removeprefix(_schema.URI_SCHEME)
+        prompts.append(
+            RecipePrompt(
+                prompt_name(path),
+                resource.title,
+                resource.description or resource.title,
+                resource.uri,
+                raw,
+            )
+        )
+    return tuple(sorted(prompts, key=lambda p: p.name))

@@ -1,0 +1,122 @@
+"""MCP prompts: every catalog recipe and every live user skill as a client slash command.
+
+``prompts/get`` answers with the procedure embedded as a resource (the bytes
+``resources/read`` serves) followed by the person's request. Drafts and archived user skills
+are never prompts. Offered to every client in both eras; ``EXCLUDED_TOOLS`` does not apply.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio.to_thread
+from mcp import types
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
+
+from ..catalog import Catalog, RecipePrompt, recipe_prompts
+from ..catalog._schema import USER_PROMPT_PREFIX as USER_PREFIX
+from ..errors import StoreError
+from ..store import Skill, Store
+from .user_skills import uri_of
+
+Context = ServerRequestContext[Any, Any]
+
+# The list holds the person's own skills: never for a shared cache, and short-lived because
+# the CLI or the dashboard can change it from another process.
+TTL_MS = 60_000
+CACHE_FIELDS = {"ttlMs": TTL_MS, "cacheScope": "private"}
+REQUEST = types.PromptArgument(
+    name="request",
+    description="What you want done, in your own words (optional).",
+    required=False,
+)
+NO_REQUEST = "Follow this procedure for my request. Ask me what I want before you start."
+
+
+class Prompts:
+    """``prompts/list`` and ``prompts/get`` over the catalog and the store's live skills."""
+
+    def __init__(self, catalog: Catalog, store: Store) -> None:
+        self._recipes = {p.name: p for p in recipe_prompts(catalog)}
+        self._store = store
+
+    async def list(self, ctx: Context, params: Any) -> types.ListPromptsResult:
+        if getattr(params, "cursor", None) not in (None, ""):
+            raise MCPError(
+                INVALID_PARAMS,
+                "unknown cursor: prompts/list answers with one complete page — call it "
+                "without 'cursor'",
+                {"cursor": params.cursor},
+            )
+        live: list[Skill] = await anyio.to_thread.run_sync(self._store.live_skills)
+        prompts = [_recipe(p) for p in self._recipes.values()]
+        prompts += [_user_skill(s) for s in live]
+        return types.ListPromptsResult(prompts=prompts, ttl_ms=TTL_MS, cache_scope="private")
+
+    async def get(
+        self, ctx: Context, params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        request = (params.arguments or {}).get("request") or NO_REQUEST
+        recipe = self._recipes.get(params.name)
+        if recipe is not None:
+            return _messages(recipe.description, recipe.uri, recipe.text, request)
+        skill = await self._live(params.name)
+        if skill is None:
+            raise MCPError(
+                INVALID_PARAMS,
+                f"no prompt named '{params.name}' — prompts/list shows every prompt",
+                {"name": params.name},
+            )
+        return _messages(skill.description, uri_of(skill.name), skill.document(), request)
+
+    async def _live(self, name: str) -> Skill | None:
+        if not name.startswith(USER_PREFIX):
+            return None
+        try:
+            skill: Skill = await anyio.to_thread.run_sync(
+                self._store.read_live, name.removeprefix(USER_PREFIX)
+            )
+        except StoreError:  # malformed, unknown, draft or archived: not a prompt
+            return None
+        return skill
+
+
+def _recipe(prompt: RecipePrompt) -> types.Prompt:
+    return types.Prompt(
+        name=prompt.name,
+        title=prompt.title,
+        description=prompt.description,
+        arguments=[REQUEST],
+    )
+
+
+def _user_skill(skill: Skill) -> types.Prompt:
+    return types.Prompt(
+        name=USER_PREFIX + skill.name,
+        title=f"My skill: {skill.name}",
+        description=skill.description,
+        arguments=[REQUEST],
+    )
+
+
+def _messages(description: str | None, uri: str, text: str, request: str) -> types.GetPromptResult:
+    procedure = types.TextResourceContents(uri=uri, mime_type="text/markdown", text=text)
+    return types.GetPromptResult(
+        description=description,
+        messages=[
+            types.PromptMessage(role="user", content=types.EmbeddedResource(resource=procedure)),
+            types.PromptMessage(role="user", content=types.TextContent(text=request)),
+        ],
+    )
+
+
+async def legacy_cache_fields(ctx: Context, call_next: CallNext) -> HandlerResult:
+    """Keep ``ttlMs``/``cacheScope`` on ``prompts/list`` in the legacy era too: the SDK sieves
+    them out of 2025-11-25 results, where extra result fields are allowed."""
+    result = await call_next(ctx)
+    if ctx.method == "prompts/list" and isinstance(result, dict):
+        for key, value in CACHE_FIELDS.items():
+            result.setdefault(key, value)
+    return result
