@@ -78,9 +78,13 @@ def test_prompt_names_from_paths() -> None:
 
 def test_one_prompt_per_recipe(loaded: Catalog) -> None:
     prompts = recipe_prompts(loaded)
-    recipes = sorted(
-        r.uri for r in loaded.resources() if not r.uri.endswith("/SKILL.md")
-    )  # this catalog has no supporting directories yet
+    skill_dirs = {s.uri.removesuffix("/SKILL.md") for s in loaded.skills}
+    recipes = sorted(  # pages beside a SKILL.md; a supporting directory's pages are not recipes
+        r.uri
+        for r in loaded.resources()
+        if not r.uri.endswith("/SKILL.md") and r.uri.rsplit("/", 1)[0] in skill_dirs
+    )
+    assert "skill://daily-review/templates/briefing-report.md" not in recipes
     assert sorted(p.uri for p in prompts) == recipes
     prepare = next(p for p in prompts if p.name == "orders-prepare")
     assert prepare.uri == "skill://orders/prepare.md"
