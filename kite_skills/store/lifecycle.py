@@ -53,6 +53,7 @@ class Action(StrEnum):
     EDIT = "edit"  # human: change the text directly
     DELETE = "delete"  # human: remove the skill
     IMPORT = "import"  # human: add a skill straight into service (bulk import)
+    CREATE = "create"  # human: write a new skill as a draft (dashboard New, skills new/import)
 
 
 class Outcome(StrEnum):
@@ -320,6 +321,14 @@ RULES: Final[tuple[Rule, ...]] = (
                 REFUSE,
                 "cannot import '{name}': a skill by that name already exists ({state})",
             ),
+            Rule(
+                Action.CREATE,
+                H,
+                state,
+                REFUSE,
+                "cannot create '{name}': a skill by that name already exists ({state}); "
+                "edit it instead ('kite-skills skills edit {name}', or Edit on the dashboard)",
+            ),
         )
     ),
     Rule(
@@ -331,6 +340,16 @@ RULES: Final[tuple[Rule, ...]] = (
         to_state=LIVE,
         effect=Effect.CREATE,
         sets_published_at=True,
+    ),
+    Rule(
+        Action.CREATE,
+        H,
+        ABSENT,
+        ALLOW,
+        "saved '{name}' as a new draft; publish it when it is ready "
+        "('kite-skills skills publish {name}', or Publish on the dashboard)",
+        to_state=DRAFT,
+        effect=Effect.CREATE,
     ),
 )
 
