@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["count_hidden", "for_terminal", "visible"]
+__all__ = ["count_hidden", "for_terminal", "split_hidden", "visible"]
 
 _BIDI_AND_INVISIBLE: Final = (
     "\u061c\u200b\u200c\u200d\u200e\u200f\u2028\u2029"
@@ -51,6 +51,8 @@ def visible(text: str, *, multiline: bool = False) -> str:
 def count_hidden(text: str, *, multiline: bool = False) -> int:
     """How many characters :func:`visible` would escape (to warn the person about them)."""
     pattern = _MULTILINE_RE if multiline else _ONE_LINE_RE
+    if pattern.search(text) is None:
+        return 0
     return sum(1 for _ in pattern.finditer(text))
 
 
@@ -58,3 +60,19 @@ def for_terminal(text: str, *, multiline: bool = False) -> str:
     """What the CLI prints: :func:`visible`, so nothing in ``text`` can move the cursor,
     erase a line, set a window title or reorder what the person reads."""
     return visible(text, multiline=multiline)
+
+
+def split_hidden(text: str, *, multiline: bool = False) -> list[tuple[str, bool]]:
+    """``text`` as runs of ``(piece, hidden)``: plain text as it is, and each character
+    :func:`visible` would escape as its escape with ``hidden=True`` (so a page can mark it)."""
+    pattern = _MULTILINE_RE if multiline else _ONE_LINE_RE
+    runs: list[tuple[str, bool]] = []
+    start = 0
+    for match in pattern.finditer(text):
+        if match.start() > start:
+            runs.append((text[start : match.start()], False))
+        runs.append((_escape(match), True))
+        start = match.end()
+    if start < len(text):
+        runs.append((text[start:], False))
+    return runs

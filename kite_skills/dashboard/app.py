@@ -8,6 +8,7 @@ the revision id the page showed); GET never changes anything. Actions go through
 from __future__ import annotations
 
 import getpass
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -20,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from kite_skills.display import visible
 from kite_skills.errors import IllegalTransition, KiteError, StaleRevision, UnknownSkill
 from kite_skills.store import ActionResult, Skill, Store, human
 
@@ -49,7 +51,8 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["visible"] = lambda text: render.visible(text or "")
+    env.filters["visible"] = render.visible_html
+    env.filters["plain"] = lambda text: visible(text or "")  # where no markup may go
     env.filters["local_time"] = render.local_time
     env.globals["skill_url"] = skill_url
     return env
@@ -60,6 +63,14 @@ def _who() -> str:
         return getpass.getuser()
     except Exception:  # no user name in the environment or the password database
         return "dashboard"
+
+
+def _home_short(path: str) -> str:
+    """``path`` with the home directory written ``~`` (the full path is in the title)."""
+    home = os.path.expanduser("~")
+    if home not in ("", "/", "~") and path.startswith(home + os.sep):
+        return "~" + path[len(home) :]
+    return path
 
 
 @dataclass(frozen=True)
@@ -97,6 +108,7 @@ class Dashboard:
         session = request.state.session
         text = self.env.get_template(template).render(
             store_path=self.store.path,
+            store_short=_home_short(self.store.path),
             csrf=self.door.csrf_for(session),
             flash=self._flash.pop(session, None),
             **values,

@@ -8,7 +8,8 @@ One ASGI middleware in front of every route:
   without a valid cookie gets a 403 page saying how to open the dashboard. Only the stylesheet
   is served without one (so that page is readable).
 - A state change (POST) whose ``Origin`` (when the browser sends one) is not the dashboard's
-  own, or whose ``Sec-Fetch-Site`` says cross-site, is refused before any handler runs; the
+  own, or whose ``Sec-Fetch-Site`` is not same-origin, is refused before any handler runs
+  (``Origin: null``, which no-referrer makes browsers send, only with same-origin); the
   per-session CSRF token is checked by :func:`Door.check_csrf` when the form is read.
 - Every response carries a strict CSP (no script at all, nothing from another origin),
   ``X-Frame-Options: DENY``, ``Referrer-Policy: no-referrer``, ``X-Content-Type-Options:
@@ -147,7 +148,11 @@ def guard(app: ASGIApp, door: Door) -> ASGIApp:
             return
         if scope.get("method") not in SAFE_METHODS:
             origin = _header(scope, b"origin")
-            if origin is not None and origin not in {f"http://{h}" for h in door.hosts}:
+            fetch_site = _header(scope, b"sec-fetch-site")
+            # With Referrer-Policy: no-referrer a browser sends "Origin: null" even for its
+            # own forms; it is accepted only when Sec-Fetch-Site vouches for same-origin.
+            own = origin is None or origin in {f"http://{h}" for h in door.hosts}
+            if not own and not (origin == "null" and fetch_site == "same-origin"):
                 await _page(
                     send_secured,
                     403,
@@ -156,7 +161,7 @@ def guard(app: ASGIApp, door: Door) -> ASGIApp:
                     "dashboard); nothing changed.",
                 )
                 return
-            if _header(scope, b"sec-fetch-site") == "cross-site":
+            if fetch_site not in (None, "same-origin", "none"):
                 await _page(send_secured, 403, "Refused", "A cross-site request; nothing changed.")
                 return
         scope.setdefault("state", {})["session"] = session

@@ -53,6 +53,9 @@ class PortInUse(KiteError):
 def bind(port: int) -> socket.socket:
     """A listening socket on 127.0.0.1:``port`` (0: a free port the kernel picks)."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # Accepted connections inherit it: a response written in two parts (headers, body) would
+    # otherwise wait for the browser's delayed ACK, about 40 ms per page on Linux.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind((HOST, port))
     except OSError as exc:

@@ -80,3 +80,15 @@ def rows(db: Path) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
         skills = conn.execute("SELECT * FROM skills ORDER BY id").fetchall()
         audit = conn.execute("SELECT * FROM audit_log ORDER BY id").fetchall()
     return skills, audit
+
+
+@pytest.fixture(scope="session")
+def pyz() -> Path:
+    from ..server.harness import zipapp
+
+    return zipapp()
+
+
+@pytest.fixture(scope="session")
+def shiv_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("shiv")

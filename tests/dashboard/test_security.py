@@ -125,6 +125,9 @@ def test_post_from_a_foreign_origin_changes_nothing(client: TestClient, db: Path
         {"origin": "null"},
         {"origin": "http://127.0.0.1:9999"},
         {"sec-fetch-site": "cross-site"},
+        {"sec-fetch-site": "same-site"},
+        {"origin": "null", "sec-fetch-site": "cross-site"},
+        {"origin": "http://evil.example", "sec-fetch-site": "same-origin"},
     ):
         refused = client.post("/skills/compare-funds/publish", data=form, headers=headers)
         assert refused.status_code == 403, headers
@@ -132,6 +135,16 @@ def test_post_from_a_foreign_origin_changes_nothing(client: TestClient, db: Path
     done = client.post("/skills/compare-funds/publish", data=form, headers={"origin": ORIGIN})
     assert done.status_code == 303
     assert rows(db) != before
+
+
+def test_a_browsers_null_origin_passes_only_with_same_origin_fetch_metadata(
+    client: TestClient, db: Path
+) -> None:
+    """What Chromium sends for the dashboard's own form under Referrer-Policy: no-referrer."""
+    form = _publish_form(client)
+    headers = {"origin": "null", "sec-fetch-site": "same-origin"}
+    done = client.post("/skills/compare-funds/publish", data=form, headers=headers)
+    assert done.status_code == 303
 
 
 def test_get_never_changes_anything(client: TestClient, db: Path) -> None:
