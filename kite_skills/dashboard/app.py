@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from kite_skills.display import visible
+from kite_skills.display import count_hidden, visible
 from kite_skills.errors import IllegalTransition, KiteError, StaleRevision, UnknownSkill
 from kite_skills.store import ActionResult, Skill, Store, human
 
@@ -55,6 +55,7 @@ def _environment() -> Environment:
     env.filters["plain"] = lambda text: visible(text or "")  # where no markup may go
     env.filters["local_time"] = render.local_time
     env.globals["skill_url"] = skill_url
+    env.globals["count_hidden"] = count_hidden
     return env
 
 

@@ -405,6 +405,11 @@ async def test_hostile_text_shows_as_text_and_runs_nothing(
         assert await page.input_value("#body") == HOSTILE.replace(
             "\r", "\n"
         )  # the browser's newline normalisation
+        warning = await page.text_content("#hidden")
+        assert "hidden character(s)" in warning and "says hi\\u202eevil" in warning
+        await page.screenshot(
+            path=str(shots(tmp_path) / "dashboard-hostile-edit.png"), full_page=True
+        )
         assert page.dialogs == []
 
 
