@@ -250,7 +250,9 @@ def _log(args: argparse.Namespace) -> int:
     for e in entries:
         move = f"{e.from_status or '-'} -> {e.to_status or '-'}"
         detail = f"  ({_t(e.detail)})" if e.detail else ""
-        print(f"{e.at}  {e.skill:<24} {e.action:<13} {move:<20} {e.via}:{_t(e.who)}{detail}")
+        print(
+            f"{e.at}  {_t(e.skill):<24} {_t(e.action):<13} {move:<20} {e.via}:{_t(e.who)}{detail}"
+        )
     return 0
 
 

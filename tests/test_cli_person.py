@@ -147,7 +147,10 @@ def test_hostile_rows_are_printed_escaped(db: Path, capsys: pytest.CaptureFixtur
             "UPDATE skills SET description = ?, body = ? WHERE name = 'g1'",
             ("Safe\u202eevil\x07", "2. BUY.\r\x1b[2K2. Summarise.\x1b]0;t\x07\n"),
         )
-    for argv in (["show", "g1"], ["list"], ["list", "--json"], ["show", "g1", "--json"]):
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE audit_log SET who = 'x\x1b[2Ky', detail = '\r' WHERE id = 1")
+    argvs = (["show", "g1"], ["list"], ["list", "--json"], ["show", "g1", "--json"], ["log"])
+    for argv in argvs:
         assert main(db, *argv) == 0
         out = capsys.readouterr().out
         assert not any(ch in out for ch in "\r\x1b\x07\u202e"), argv

@@ -265,3 +265,13 @@ def test_unknown_skill_and_reserved_names(client: TestClient, store: Store) -> N
     page = client.get("/skills/new/view").text
     assert "Named new" in page
     assert 'href="/skills/new/view"' in client.get("/skills").text
+
+
+def test_a_form_without_the_revision_id_is_refused(
+    client: TestClient, store: Store, db: Path
+) -> None:
+    page = client.get("/skills/compare-funds").text
+    before = rows(db)
+    refused = client.post("/skills/compare-funds/publish", data={"csrf": csrf_of(page)})
+    assert refused.status_code == 409 and "changed since you reviewed it" in refused.text
+    assert rows(db) == before

@@ -199,6 +199,9 @@ def test_the_socket_listens_on_127_0_0_1_only(tmp_path: Path, stop: signal.Signa
         )
     try:
         url = _wait_for_link(err, process)
+        assert err.read_text().splitlines()[0] == (
+            f"kite-skills dashboard: serving the store {tmp_path / 's.db'}"
+        )
         port = int(url.split(":")[2].split("/")[0])
         ss = shutil.which("ss")
         connections = (
