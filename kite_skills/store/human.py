@@ -55,6 +55,14 @@ def _check_reviewed(
             )
         return
     current = revision_id(description, body)
+    if not rev.strip():
+        raise StaleRevision(
+            name,
+            rev,
+            current,
+            f"no revision id given for '{name}': name the revision you reviewed (it is now "
+            f"{current}, as 'kite-skills skills {command} {name}' shows); nothing changed",
+        )
     if current != rev.strip().lower():
         what = "proposed revision" if proposed else "text"
         raise StaleRevision(
