@@ -85,7 +85,7 @@ def test_a_revision_shows_as_a_diff_and_accept_checks_its_id(
     agent.save(store, "compare-funds", "When comparing funds", "# EVIL\n", who="bot 3")
     before = rows(db)
     refused = client.post("/skills/compare-funds/accept", data=form)
-    assert refused.status_code == 409 and "no revision id given for" in refused.text
+    assert refused.status_code == 409 and "changed since you reviewed it" in refused.text
     assert rows(db) == before
     page = client.get("/skills/compare-funds").text
     done = client.post(
