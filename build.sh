@@ -125,6 +125,10 @@ run_tests() {
             "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" >/dev/null
     fi
 
+    say "Chromium (the dashboard's browser tests; Playwright drives it, downloads nothing)"
+    [[ -x ${CHROMIUM_PATH:-/usr/bin/chromium} ]] \
+        || apt_install --no-install-recommends chromium fonts-liberation
+
     say "ruff"
     "$venv/bin/ruff" check .
     "$venv/bin/ruff" format --check . >/dev/null || die "ruff format would change files — run ruff format"

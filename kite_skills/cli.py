@@ -50,6 +50,13 @@ def _run_server(args: argparse.Namespace) -> int:
     return serve_stdio(Path(db) if db else default_db_path(os.environ))
 
 
+def _run_dashboard(args: argparse.Namespace) -> int:
+    from .dashboard.serve import run  # Starlette, Jinja2 and uvicorn load only here
+
+    db = getattr(args, "db", None)
+    return run(Path(db) if db else default_db_path(os.environ), args.port, not args.no_browser)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kite-skills",
@@ -92,6 +99,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     listing.set_defaults(run=_run_list)
     cli_skills.register(commands)
+    dash = commands.add_parser(
+        "dashboard",
+        help="review and publish your skills in a browser (serves 127.0.0.1 only)",
+        description="Serve the dashboard at http://127.0.0.1:PORT/skills behind a per-launch "
+        "link (printed on stderr, and opened in your browser when there is one).",
+        epilog="Example: kite-skills dashboard --port 0 --no-browser",
+    )
+    dash.add_argument(
+        "--port", type=int, default=7381, help="port on 127.0.0.1 (default 7381; 0: a free one)"
+    )
+    dash.add_argument("--no-browser", action="store_true", help="only print the link")
+    dash.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help="the store file")
+    dash.set_defaults(run=_run_dashboard)
     return parser
 
 

@@ -1,20 +1,37 @@
 """``kite-skills skills …``: the person's side of the user-skill store in a terminal.
 
 Each handler opens the store, makes one library call and prints the result. Errors are
-``KiteError`` subclasses that ``kite_skills.cli.main`` prints and turns into exit status 1.
+``KiteError`` subclasses that ``kite_skills.cli.main`` prints and turns into exit status 1;
+usage errors exit 2 (argparse). Read commands never create a store: a missing file is
+refused, so a typo in ``--db`` shows. Agent-written text is printed through
+:func:`kite_skills.display.for_terminal`, so it cannot move the cursor or hide a line.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import getpass
+import json
 import os
+import shlex
+import subprocess
+import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from kite_skills.store import ActionResult, Skill, Store, default_db_path, human
+from kite_skills.display import count_hidden, for_terminal
+from kite_skills.errors import KiteError, StoreUnavailable
+from kite_skills.store import ActionResult, AuditEntry, Skill, Store, default_db_path, human
 
 VIA = "cli"
+VIAS = ("mcp", "dashboard", "cli")
+
+
+class Refused(KiteError):
+    """The command did nothing, for the reason in its message (exit status 1)."""
 
 
 def _who() -> str:
@@ -24,61 +41,269 @@ def _who() -> str:
         return "cli"
 
 
-def _open(args: argparse.Namespace) -> Store:
+def _path(args: argparse.Namespace) -> Path:
     db = getattr(args, "db", None)
-    path = Path(db) if db else default_db_path(os.environ)
+    return Path(db) if db else default_db_path(os.environ)
+
+
+def _open(args: argparse.Namespace, *, create: bool = False) -> Store:
+    """The store; only commands that add skills (new, import) may create a missing file."""
+    path = _path(args)
+    if not create and not path.exists():
+        raise StoreUnavailable(
+            f"no store at {path} (nothing was created): check --db or KITE_SKILLS_DB; an "
+            "agent's first skillSave or 'kite-skills skills new' creates it"
+        )
     return Store.open(path)
+
+
+def interactive() -> bool:
+    """Whether a person is at the terminal (stdin and stdout are TTYs)."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _ask(question: str) -> str:
+    try:
+        return input(question).strip().lower()
+    except EOFError:
+        return ""
+
+
+def _t(text: str) -> str:
+    return for_terminal(text)
+
+
+def _body(text: str) -> str:
+    return for_terminal(text.rstrip("\n"), multiline=True)
+
+
+def _hidden_note(*texts: tuple[str, bool]) -> list[str]:
+    hidden = sum(count_hidden(t, multiline=m) for t, m in texts)
+    if not hidden:
+        return []
+    return [
+        f"!! {hidden} control, bidi or zero-width character(s) in this text are shown "
+        "escaped (\\x.., \\u....): agents will read them as they are"
+    ]
+
+
+# ---- rendering ----------------------------------------------------------------------------
 
 
 def _show(skill: Skill) -> str:
     lines = [
-        f"name:         {skill.name}",
+        f"name:         {_t(skill.name)}",
         f"status:       {skill.status}",
-        f"description:  {skill.description}",
+        f"revision:     {skill.revision}",
+        f"description:  {_t(skill.description)}",
         f"created:      {skill.created_at}",
         f"updated:      {skill.updated_at}",
         f"published:    {skill.published_at or 'never'}",
+        *_hidden_note((skill.description, False), (skill.body, True)),
         "",
-        skill.body.rstrip("\n"),
+        _body(skill.body),
     ]
     if skill.proposed is not None:
         p = skill.proposed
         lines += [
             "",
-            f"--- proposed revision by {p.proposed_by} at {p.proposed_at}"
-            f" (accept or reject with 'kite-skills skills accept|reject {skill.name}')",
-            f"description:  {p.description}",
+            f"--- proposed revision {p.revision} by {_t(p.proposed_by)} at {p.proposed_at}"
+            f" (see it with 'kite-skills skills diff {skill.name}'; accept or reject it with "
+            f"'kite-skills skills accept|reject {skill.name}')",
+            f"description:  {_t(p.description)}",
+            *_hidden_note((p.description, False), (p.body, True)),
             "",
-            p.body.rstrip("\n"),
+            _body(p.body),
+        ]
+    if skill.status == "draft":
+        lines += [
+            "",
+            f"publish it with: kite-skills skills publish {skill.name} --rev {skill.revision}",
         ]
     return "\n".join(lines)
+
+
+def _diff(skill: Skill) -> str:
+    p = skill.proposed
+    if p is None:
+        raise Refused(
+            f"'{skill.name}' has no proposed revision; nothing to compare "
+            f"(see its text with 'kite-skills skills show {skill.name}')"
+        )
+    old = [f"description: {_t(skill.description)}", "", *_body(skill.body).split("\n")]
+    new = [f"description: {_t(p.description)}", "", *_body(p.body).split("\n")]
+    lines = list(
+        difflib.unified_diff(
+            old,
+            new,
+            fromfile=f"{skill.name} revision {skill.revision} ({skill.status})",
+            tofile=f"{skill.name} revision {p.revision} (proposed by {_t(p.proposed_by)})",
+            lineterm="",
+        )
+    )
+    if not lines:
+        lines = ["(the proposed revision is the same text)"]
+    return "\n".join(
+        [
+            *lines,
+            *_hidden_note((p.description, False), (p.body, True)),
+            "",
+            f"accept it with: kite-skills skills accept {skill.name} --rev {p.revision}",
+        ]
+    )
+
+
+def _skill_json(skill: Skill, *, body: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "name": skill.name,
+        "status": skill.status,
+        "description": skill.description,
+        "revision": skill.revision,
+        "created_at": skill.created_at,
+        "updated_at": skill.updated_at,
+        "published_at": skill.published_at,
+    }
+    if body:
+        out["body"] = skill.body
+    p = skill.proposed
+    out["proposed"] = (
+        None
+        if p is None
+        else {
+            "revision": p.revision,
+            "description": p.description,
+            **({"body": p.body} if body else {}),
+            "proposed_by": p.proposed_by,
+            "proposed_at": p.proposed_at,
+        }
+    )
+    return out
+
+
+def _print_json(value: object) -> None:
+    # ensure_ascii: every control or bidi character leaves as a \u escape.
+    print(json.dumps(value, indent=2, ensure_ascii=True))
+
+
+# ---- read commands ------------------------------------------------------------------------
 
 
 def _list(args: argparse.Namespace) -> int:
     with _open(args) as store:
         skills = store.list_all()
+    if args.status:
+        skills = [s for s in skills if s.status == args.status]
+    if args.pending:
+        skills = [s for s in skills if s.status == "draft" or s.proposed is not None]
+    if args.json:
+        _print_json([_skill_json(s, body=False) for s in skills])
+        return 0
     if not skills:
-        print("no skills yet")
+        print("no skills" + (" match" if args.status or args.pending else " yet"))
     for s in skills:
-        mark = " (revision proposed)" if s.proposed else ""
-        print(f"{s.name:<32} {s.status:<9} {s.description}{mark}")
+        mark = f" (revision {s.proposed.revision} proposed)" if s.proposed else ""
+        print(f"{_t(s.name):<32} {s.status:<9} {_t(s.description)}{mark}")
     return 0
 
 
 def _show_cmd(args: argparse.Namespace) -> int:
     with _open(args) as store:
-        print(_show(store.get(args.name)))
+        skill = store.get(args.name)
+    if args.json:
+        _print_json(_skill_json(skill, body=True))
+    else:
+        print(_show(skill))
     return 0
+
+
+def _diff_cmd(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        skill = store.get(args.name)
+    print(_diff(skill))
+    return 0
+
+
+def _entry_json(e: AuditEntry) -> dict[str, Any]:
+    return {
+        "id": e.id,
+        "at": e.at,
+        "skill": e.skill,
+        "action": e.action,
+        "from_status": e.from_status,
+        "to_status": e.to_status,
+        "via": e.via,
+        "who": e.who,
+        "detail": e.detail,
+    }
 
 
 def _log(args: argparse.Namespace) -> int:
     with _open(args) as store:
-        entries = store.audit(limit=args.limit, name=args.name)
+        if args.via:  # the store filters by skill; by channel here, over its whole history
+            entries = [e for e in store.audit(limit=10_000, name=args.skill) if e.via == args.via]
+            entries = entries[: args.limit]
+        else:
+            entries = store.audit(limit=args.limit, name=args.skill)
+    if args.json:
+        _print_json([_entry_json(e) for e in entries])
+        return 0
     for e in entries:
         move = f"{e.from_status or '-'} -> {e.to_status or '-'}"
-        detail = f"  ({e.detail})" if e.detail else ""
-        print(f"{e.at}  {e.skill:<24} {e.action:<13} {move:<20} {e.via}:{e.who}{detail}")
+        detail = f"  ({_t(e.detail)})" if e.detail else ""
+        print(
+            f"{e.at}  {_t(e.skill):<24} {_t(e.action):<13} {move:<20} {e.via}:{_t(e.who)}{detail}"
+        )
     return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        document = store.get(args.name).document()
+    if args.output:
+        Path(args.output).write_text(document, encoding="utf-8")
+        print(f"wrote '{args.name}' to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(document)  # the raw text, for files and pipes
+    return 0
+
+
+# ---- reviewed actions (publish, accept) ---------------------------------------------------
+
+
+def _reviewed(
+    args: argparse.Namespace,
+    act: Callable[..., ActionResult],
+    verb: str,
+    shows: str,
+    render: Callable[[Skill], str],
+    rev_of: Callable[[Skill], str | None],
+) -> int:
+    with _open(args) as store:
+        rev = args.rev
+        if rev is None:
+            if not interactive():
+                raise Refused(
+                    f"{verb} needs the revision you reviewed: run 'kite-skills skills {shows} "
+                    f"{args.name}' and pass its id with --rev (nothing changed)"
+                )
+            skill = store.get(args.name)
+            rev = rev_of(skill)
+            print(render(skill))
+            if rev is None or _ask(f"\n{verb} revision {rev} of '{args.name}'? [y/N] ") != "y":
+                raise Refused(f"did not {verb} '{args.name}'; nothing changed")
+        print(act(store, args.name, rev=rev, via=VIA, who=_who()).message)
+    return 0
+
+
+def _publish(args: argparse.Namespace) -> int:
+    return _reviewed(args, human.publish, "publish", "show", _show, lambda s: s.revision)
+
+
+def _accept(args: argparse.Namespace) -> int:
+    def rev_of(skill: Skill) -> str | None:
+        return skill.proposed.revision if skill.proposed else None
+
+    return _reviewed(args, human.accept_revision, "accept", "diff", _diff, rev_of)
 
 
 def _human(action: Callable[..., ActionResult]) -> Callable[[argparse.Namespace], int]:
@@ -91,14 +316,151 @@ def _human(action: Callable[..., ActionResult]) -> Callable[[argparse.Namespace]
 
 
 _ACTIONS: tuple[tuple[str, Callable[..., ActionResult], str], ...] = (
-    ("publish", human.publish, "put a draft into service (draft -> live)"),
     ("draft", human.move_to_draft, "take a skill back for review (live/archived -> draft)"),
     ("archive", human.archive, "take a live skill out of service (live -> archived)"),
     ("restore", human.restore, "put an archived skill back (archived -> live)"),
-    ("accept", human.accept_revision, "accept a skill's proposed revision"),
     ("reject", human.reject_revision, "reject a skill's proposed revision"),
-    ("delete", human.delete, "delete a skill (its audit history stays)"),
 )
+
+
+def _confirm(args: argparse.Namespace, question: str) -> None:
+    if args.yes:
+        return
+    if not interactive():
+        raise Refused(f"{question.rstrip('?')}: pass --yes to confirm (nothing changed)")
+    if _ask(f"{question} [y/N] ") != "y":
+        raise Refused("nothing changed")
+
+
+def _delete(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        skill = store.get(args.name)
+        _confirm(args, f"delete '{args.name}' ({skill.status}, revision {skill.revision})?")
+        print(human.delete(store, args.name, via=VIA, who=_who()).message)
+    return 0
+
+
+# ---- writing text -------------------------------------------------------------------------
+
+
+def _read_file(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise Refused(f"cannot read {path}: {exc}; give a UTF-8 text file") from exc
+
+
+def _editor(initial: str, suffix: str = ".md") -> str:
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if not editor or not interactive():
+        raise Refused(
+            "no text given: pass --body-file FILE, or set $EDITOR and run this in a terminal"
+        )
+    with tempfile.TemporaryDirectory() as tmp:
+        file = Path(tmp) / f"skill{suffix}"
+        file.write_text(initial, encoding="utf-8")
+        if subprocess.run([*shlex.split(editor), str(file)], check=False).returncode != 0:
+            raise Refused(f"the editor ({editor}) failed; nothing changed")
+        return file.read_text(encoding="utf-8")
+
+
+def _new(args: argparse.Namespace) -> int:
+    body = _read_file(args.body_file) if args.body_file else _editor("# " + args.name + "\n\n")
+    with _open(args, create=True) as store:
+        result = human.create(
+            store, args.name, description=args.description, body=body, via=VIA, who=_who()
+        )
+    print(result.message)
+    return 0
+
+
+def _edit(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        current = store.get(args.name)
+        description = args.description
+        if args.body_file:
+            body: str | None = _read_file(args.body_file)
+        elif description is None:
+            body = _editor(current.body)
+        else:
+            body = None
+        result = human.edit(
+            store, args.name, description=description, body=body, via=VIA, who=_who()
+        )
+    print(result.message)
+    return 0
+
+
+def _parse_skill_file(path: str) -> tuple[str, str, str]:
+    from kite_skills.catalog._frontmatter import FrontmatterProblem, normalise, split
+
+    text = _read_file(path)
+    try:
+        parsed = split(normalise(text))
+    except FrontmatterProblem as exc:
+        raise Refused(f"{path}:{exc.line}: {exc.message}") from exc
+    data = parsed.frontmatter or {}
+    name, description = data.get("name"), data.get("description")
+    if not isinstance(name, str) or not isinstance(description, str):
+        raise Refused(
+            f"{path}: needs frontmatter with 'name' and 'description' (text), as in SKILL.md "
+            "('kite-skills skills export NAME' writes one); nothing was imported"
+        )
+    return name, description, parsed.body.lstrip("\n")
+
+
+def _import(args: argparse.Namespace) -> int:
+    skills = [_parse_skill_file(f) for f in args.files]
+    if args.live:
+        names = ", ".join(n for n, _, _ in skills)
+        _confirm(args, f"put {len(skills)} skill(s) straight into service ({names})?")
+    with _open(args, create=True) as store:
+        count = human.import_skills(store, skills, live=args.live, via=VIA, who=_who())
+    state = "live" if args.live else "draft(s); publish each after review"
+    print(f"imported {count} skill(s) as {state}")
+    return 0
+
+
+# ---- review -------------------------------------------------------------------------------
+
+
+def _review(args: argparse.Namespace) -> int:
+    if not interactive():
+        raise Refused(
+            "review asks questions, so it needs a terminal; in a script use 'skills list "
+            "--pending', 'skills show|diff NAME' and 'skills publish|accept NAME --rev ID'"
+        )
+    with _open(args) as store:
+        waiting = [s for s in store.list_all() if s.status == "draft" or s.proposed]
+        if not waiting:
+            print("nothing is waiting for you")
+            return 0
+        for index, skill in enumerate(waiting, 1):
+            print(f"\n=== {index}/{len(waiting)}: {skill.name} ===")
+            if skill.proposed is not None:
+                print(_diff(skill))
+                answer = _ask("[a]ccept, [r]eject, [s]kip, [q]uit? ")
+                if answer == "a":
+                    rev = skill.proposed.revision
+                    print(
+                        human.accept_revision(
+                            store, skill.name, rev=rev, via=VIA, who=_who()
+                        ).message
+                    )
+                elif answer == "r":
+                    print(human.reject_revision(store, skill.name, via=VIA, who=_who()).message)
+            else:
+                print(_show(skill))
+                answer = _ask("[p]ublish, [s]kip, [q]uit? ")
+                if answer == "p":
+                    rev = skill.revision
+                    print(human.publish(store, skill.name, rev=rev, via=VIA, who=_who()).message)
+            if answer == "q":
+                break
+    return 0
+
+
+# ---- parser -------------------------------------------------------------------------------
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -107,8 +469,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     skills = subparsers.add_parser(
         "skills",
         help="review, publish and manage your own skills",
-        description="Review and manage your own skills (the user-skill store).",
-        epilog="example:\n  kite-skills skills list",
+        description="Review and manage your own skills (the user-skill store). "
+        "Exit status: 0 done, 1 refused (the reason is printed), 2 usage error.",
+        epilog="example:\n  kite-skills skills list --pending",
         formatter_class=fmt,
     )
     db_help = (
@@ -121,40 +484,93 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     db_parent.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help=db_help)
     sub = skills.add_subparsers(dest="skills_command", metavar="COMMAND", required=True)
 
-    p = sub.add_parser(
-        "list",
-        help="list every skill with its status",
-        formatter_class=fmt,
-        parents=[db_parent],
-        epilog="example:\n  kite-skills skills list",
-    )
-    p.set_defaults(run=_list)
-    p = sub.add_parser(
-        "show",
-        help="show one skill's text, status and any proposed revision",
-        formatter_class=fmt,
-        parents=[db_parent],
-        epilog="example:\n  kite-skills skills show compare-funds",
-    )
-    p.add_argument("name", metavar="NAME")
-    p.set_defaults(run=_show_cmd)
-    for command, action, help_text in _ACTIONS:
+    def command(name: str, help_text: str, example: str, run: Callable[..., int]) -> Any:
         p = sub.add_parser(
-            command,
+            name,
             help=help_text,
             formatter_class=fmt,
             parents=[db_parent],
-            epilog=f"example:\n  kite-skills skills {command} compare-funds",
+            epilog=f"example:\n  kite-skills skills {example}",
         )
-        p.add_argument("name", metavar="NAME")
-        p.set_defaults(run=_human(action))
-    p = sub.add_parser(
-        "log",
-        help="show the audit log, newest first",
-        formatter_class=fmt,
-        parents=[db_parent],
-        epilog="example:\n  kite-skills skills log --name compare-funds --limit 10",
+        p.set_defaults(run=run)
+        return p
+
+    p = command("list", "list skills with their status", "list --pending", _list)
+    p.add_argument("--status", choices=("draft", "live", "archived"), help="only this status")
+    p.add_argument("--pending", action="store_true", help="only what waits for you")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p = command(
+        "show",
+        "show one skill's text, status, revision id and any proposed revision",
+        "show compare-funds",
+        _show_cmd,
     )
-    p.add_argument("--name", metavar="N", help="only this skill's entries")
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p = command("diff", "unified diff of a proposed revision", "diff compare-funds", _diff_cmd)
+    p.add_argument("name", metavar="NAME")
+    p = command(
+        "publish",
+        "put a draft into service (draft -> live), naming the revision you reviewed",
+        "publish compare-funds --rev 3f2a9c01b7de",
+        _publish,
+    )
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--rev", metavar="ID", help="the revision id 'skills show' printed")
+    p = command(
+        "accept",
+        "accept a proposed revision, naming the revision you reviewed",
+        "accept compare-funds --rev 3f2a9c01b7de",
+        _accept,
+    )
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--rev", metavar="ID", help="the revision id 'skills diff' printed")
+    for name, action, help_text in _ACTIONS:
+        p = command(name, help_text, f"{name} compare-funds", _human(action))
+        p.add_argument("name", metavar="NAME")
+    p = command("delete", "delete a skill (its audit history stays)", "delete x --yes", _delete)
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--yes", action="store_true", help="do not ask (for scripts)")
+    p = command(
+        "review",
+        "walk through each waiting draft and proposed revision (needs a terminal)",
+        "review",
+        _review,
+    )
+    p = command(
+        "new",
+        "write a new skill as a draft (body from a file or $EDITOR)",
+        "new compare-funds --description 'When comparing funds' --body-file funds.md",
+        _new,
+    )
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--description", required=True, help="one line: when the skill applies")
+    p.add_argument("--body-file", metavar="FILE", help="the procedure, in Markdown")
+    p = command(
+        "edit",
+        "change a skill's description and/or body ($EDITOR when no option is given)",
+        "edit compare-funds --body-file funds.md",
+        _edit,
+    )
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--description", help="a new description")
+    p.add_argument("--body-file", metavar="FILE", help="a new body, in Markdown")
+    p = command(
+        "import",
+        "add SKILL.md-style files (frontmatter name/description, then the body) as drafts",
+        "import funds.md orders.md",
+        _import,
+    )
+    p.add_argument("files", metavar="FILE.md", nargs="+")
+    p.add_argument("--live", action="store_true", help="straight into service (asks first)")
+    p.add_argument("--yes", action="store_true", help="do not ask (for scripts)")
+    p = command("export", "write a skill as a SKILL.md-style file", "export x -o x.md", _export)
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    p = command(
+        "log", "show the audit log, newest first", "log --skill compare-funds --via mcp", _log
+    )
+    p.add_argument("--skill", "--name", dest="skill", metavar="NAME", help="only this skill")
+    p.add_argument("--via", choices=VIAS, help="only actions made this way")
     p.add_argument("--limit", metavar="K", type=int, default=50, help="how many (default 50)")
-    p.set_defaults(run=_log)
+    p.add_argument("--json", action="store_true", help="machine-readable output")

@@ -14,6 +14,7 @@
         │   └── SchemaTooNew  the database was written by a newer kite-skills
         ├── UnreadableSkill   a skill's stored text is not valid UTF-8
         ├── SkillNotLive      the skill exists but is a draft or archived
+        ├── StaleRevision     the text changed since the person reviewed it
         └── InvalidQuery      a search text or limit is out of range
 
 Adapters (cli, server, dashboard) catch ``KiteError`` and show its message;
@@ -157,3 +158,14 @@ class SkillNotLive(StoreError):
 
 class InvalidQuery(StoreError):
     """A search text, name filter or ``limit`` is out of range (the message gives the range)."""
+
+
+class StaleRevision(StoreError):
+    """A person's publish or accept named a revision id that is no longer the text: it
+    changed after they reviewed it. Nothing was changed."""
+
+    def __init__(self, name: str, reviewed: str, current: str | None, message: str) -> None:
+        self.name = name
+        self.reviewed = reviewed
+        self.current = current
+        super().__init__(message)

@@ -23,6 +23,16 @@ def run(*argv: str) -> int:
     return args.run(args)
 
 
+def rev(db: Path, name: str, *, proposed: bool = False) -> str:
+    """The revision id a person reviewing ``name`` now would see."""
+    with Store.open(db) as store:
+        skill = store.get(name)
+    if proposed:
+        assert skill.proposed is not None
+        return skill.proposed.revision
+    return skill.revision
+
+
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     path = tmp_path / "skills.db"
@@ -57,12 +67,23 @@ def test_db_from_environment(
 
 
 def test_empty_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run("skills", "--db", str(tmp_path / "new" / "s.db"), "list") == 0
+    path = tmp_path / "s.db"
+    Store.open(path).close()
+    assert run("skills", "--db", str(path), "list") == 0
     assert capsys.readouterr().out == "no skills yet\n"
 
 
+def test_read_commands_never_create_a_store(tmp_path: Path) -> None:
+    missing = tmp_path / "typo" / "s.db"
+    for command in (["list"], ["show", "x"], ["diff", "x"], ["log"], ["export", "x"]):
+        with pytest.raises(KiteError, match=f"no store at {missing} \\(nothing was created\\)"):
+            run("skills", "--db", str(missing), *command)
+    assert not missing.parent.exists()
+
+
 def test_publish_then_show_and_log(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run("skills", "--db", str(db), "publish", "compare-funds") == 0
+    reviewed = rev(db, "compare-funds")
+    assert run("skills", "--db", str(db), "publish", "compare-funds", "--rev", reviewed) == 0
     assert capsys.readouterr().out == "published 'compare-funds' (draft -> live)\n"
     with Store.open(db) as store:
         skill = store.read_live("compare-funds")
@@ -74,7 +95,7 @@ def test_publish_then_show_and_log(db: Path, capsys: pytest.CaptureFixture[str])
     assert run("skills", "--db", str(db), "show", "compare-funds") == 0
     out = capsys.readouterr().out
     assert "status:       live" in out and "# Compare" in out
-    assert "--- proposed revision by bot 2" in out and "# Better" in out
+    assert "--- proposed revision " in out and " by bot 2 at " in out and "# Better" in out
     assert run("skills", "--db", str(db), "log", "--name", "compare-funds", "--limit", "2") == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 2
@@ -92,17 +113,26 @@ def test_publish_then_show_and_log(db: Path, capsys: pytest.CaptureFixture[str])
 )
 def test_status_commands(db: Path, commands: list[str], status: str) -> None:
     for command in commands:
-        assert run("skills", "--db", str(db), command, "compare-funds") == 0
+        extra = ["--rev", rev(db, "compare-funds")] if command == "publish" else []
+        assert run("skills", "--db", str(db), command, "compare-funds", *extra) == 0
     with Store.open(db) as store:
         assert store.get("compare-funds").status == status
         assert [e.via for e in store.audit()] == ["cli"] * len(commands) + ["mcp"]
 
 
 def test_accept_and_reject(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    run("skills", "--db", str(db), "publish", "compare-funds")
+    run("skills", "--db", str(db), "publish", "compare-funds", "--rev", rev(db, "compare-funds"))
     with Store.open(db) as store:
         agent.save(store, "compare-funds", "V2", "# v2\n", who="bot")
-    run("skills", "--db", str(db), "accept", "compare-funds")
+    run(
+        "skills",
+        "--db",
+        str(db),
+        "accept",
+        "compare-funds",
+        "--rev",
+        rev(db, "compare-funds", proposed=True),
+    )
     with Store.open(db) as store:
         assert store.read_live("compare-funds").body == "# v2\n"
         agent.save(store, "compare-funds", "V3", "# v3\n", who="bot")
@@ -113,7 +143,7 @@ def test_accept_and_reject(db: Path, capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_delete(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run("skills", "--db", str(db), "delete", "compare-funds") == 0
+    assert run("skills", "--db", str(db), "delete", "compare-funds", "--yes") == 0
     assert capsys.readouterr().out == "deleted 'compare-funds' (was draft)\n"
     with Store.open(db) as store:
         assert store.list_all() == []
@@ -121,7 +151,7 @@ def test_delete(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_errors_are_kite_errors_for_main_to_print(db: Path) -> None:
     with pytest.raises(UnknownSkill) as info:
-        run("skills", "--db", str(db), "publish", "ghost")
+        run("skills", "--db", str(db), "publish", "ghost", "--rev", "0123456789ab")
     assert str(info.value) == "no skill named 'ghost'; list them with 'kite-skills skills list'"
     with pytest.raises(IllegalTransition) as refused:
         run("skills", "--db", str(db), "archive", "compare-funds")
@@ -144,6 +174,12 @@ def test_every_subcommand_has_help_and_an_example(capsys: pytest.CaptureFixture[
         "reject",
         "delete",
         "log",
+        "diff",
+        "review",
+        "new",
+        "edit",
+        "import",
+        "export",
     ]
     parser = _parser()
     for command in commands:

@@ -143,8 +143,26 @@ class UserSkills:
         result = await self._call(
             agent.save, self.store, name, description, body, who=client_label(ctx)
         )
-        structured = {"name": result.name, "outcome": result.outcome, "status": result.status}
-        return text_result(result.message, structured)
+        structured: dict[str, Any] = {
+            "name": result.name,
+            "outcome": result.outcome,
+            "status": result.status,
+            "replaced_pending": result.replaced is not None,
+        }
+        message = result.message
+        if result.replaced is not None:
+            replaced = result.replaced
+            structured["replaced"] = {
+                "description": replaced.description,
+                "body": replaced.body,
+                "proposed_by": replaced.proposed_by,
+                "proposed_at": replaced.proposed_at,
+            }
+            message += (
+                f"\n\nThe replaced revision (description: {replaced.description}):\n\n"
+                + replaced.body
+            )
+        return text_result(message, structured)
 
     async def _unpublish(self, ctx: Context, name: str) -> Any:
         result = await self._call(agent.unpublish, self.store, name, who=client_label(ctx))

@@ -17,9 +17,14 @@ from . import _engine
 from ._validate import check_body, check_description, check_name
 from .db import Store
 from .lifecycle import VIA_MCP, Action, Actor
-from .records import ActionResult, SaveOutcome, SaveResult
+from .records import ActionResult, Revision, SaveOutcome, SaveResult
 
 __all__ = ["ActionResult", "SaveResult", "republish", "save", "unpublish"]
+
+_PENDING: Final = (
+    "SELECT proposed_description, proposed_body, proposed_at, proposed_by FROM skills"
+    " WHERE name = ? AND proposed_body IS NOT NULL"
+)
 
 _OUTCOMES: Final[dict[str, SaveOutcome]] = {
     "create": "created",
@@ -33,14 +38,30 @@ def save(store: Store, name: str, description: str, body: str, *, who: str) -> S
     the new text; a skill a person has published (live, archived, or moved back to draft)
     gets a proposed revision beside its text, which is unchanged.
 
+    A proposed revision that no person has reviewed yet is replaced, and the result says so
+    (``replaced`` holds its text), so the agent never overwrites one silently.
+
     Raises ``InvalidSkill`` (nothing written) when the name, description or body breaks a rule.
     """
     check_name(name)
     text = _engine.Text(check_description(name, description), check_body(name, body))
-    result = _engine.apply(store, Actor.AGENT, Action.SAVE, name, via=VIA_MCP, who=who, text=text)
+    with store._write() as conn:
+        pending = conn.execute(_PENDING, (name,)).fetchone()
+        result = _engine.apply_in(
+            conn, store, Actor.AGENT, Action.SAVE, name, via=VIA_MCP, who=who, text=text
+        )
     status = result.to_status
     assert status is not None
-    return SaveResult(name, _OUTCOMES[result.action], status, result.message)
+    outcome = _OUTCOMES[result.action]
+    replaced = None
+    message = result.message
+    if outcome == "proposed" and pending is not None:
+        replaced = Revision(pending[0], pending[1], pending[2], pending[3] or "")
+        message += (
+            f". It replaced the revision proposed by {replaced.proposed_by} at "
+            f"{replaced.proposed_at}, which no person had reviewed yet"
+        )
+    return SaveResult(name, outcome, status, message, replaced)
 
 
 def unpublish(store: Store, name: str, *, who: str) -> ActionResult:

@@ -4,21 +4,24 @@ import this module (a test enforces it)."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable
 
-from kite_skills.errors import InvalidSkill
+from kite_skills.errors import InvalidSkill, StaleRevision, StoreError
 
 from . import _engine
 from ._validate import check_body, check_description, check_name
 from .db import Store
 from .lifecycle import Action, Actor
-from .records import ActionResult
+from .records import ActionResult, revision_id
 
 __all__ = [
     "accept_revision",
     "archive",
+    "create",
     "delete",
     "edit",
+    "field_problems",
     "import_skills",
     "move_to_draft",
     "publish",
@@ -26,19 +29,78 @@ __all__ = [
     "restore",
 ]
 
+_TEXTS = "SELECT description, body, proposed_description, proposed_body FROM skills WHERE name = ?"
+
 
 def _human(store: Store, action: Action, name: str, via: str, who: str) -> ActionResult:
     return _engine.apply(store, Actor.HUMAN, action, name, via=via, who=who)
 
 
-def publish(store: Store, name: str, *, via: str, who: str) -> ActionResult:
-    """Draft -> live; records the first publication in ``published_at``."""
-    return _human(store, Action.PUBLISH, name, via, who)
+def _check_reviewed(
+    conn: sqlite3.Connection, name: str, rev: str, *, proposed: bool, command: str
+) -> None:
+    """Refuse (``StaleRevision``) unless the text the person is acting on is revision ``rev``."""
+    row = conn.execute(_TEXTS, (check_name(name),)).fetchone()
+    if row is None:
+        return  # apply_in raises UnknownSkill
+    description, body = (row[2], row[3]) if proposed else (row[0], row[1])
+    if body is None:
+        if proposed:
+            raise StaleRevision(
+                name,
+                rev,
+                None,
+                f"cannot accept revision {rev} of '{name}': it has no proposed revision any "
+                "more (it was accepted or rejected since you reviewed it); nothing changed",
+            )
+        return
+    current = revision_id(description, body)
+    if not rev.strip():
+        raise StaleRevision(
+            name,
+            rev,
+            current,
+            f"no revision id given for '{name}': name the revision you reviewed (it is now "
+            f"{current}, as 'kite-skills skills {command} {name}' shows); nothing changed",
+        )
+    if current != rev.strip().lower():
+        what = "proposed revision" if proposed else "text"
+        raise StaleRevision(
+            name,
+            rev,
+            current,
+            f"the {what} of '{name}' changed since you reviewed it (you reviewed revision "
+            f"{rev}, it is now {current}); nothing changed — review it again with "
+            f"'kite-skills skills {command} {name}' (or reload its dashboard page) and "
+            f"{'accept' if proposed else 'publish'} revision {current} if it is what you want",
+        )
 
 
-def accept_revision(store: Store, name: str, *, via: str, who: str) -> ActionResult:
-    """The proposed revision replaces the skill's text; the status is unchanged."""
-    return _human(store, Action.ACCEPT, name, via, who)
+def publish(store: Store, name: str, *, rev: str | None = None, via: str, who: str) -> ActionResult:
+    """Draft -> live; records the first publication in ``published_at``.
+
+    ``rev``: the revision id of the text the person reviewed (``Skill.revision``); when the
+    text is no longer that revision, ``StaleRevision`` and nothing changes. The CLI and the
+    dashboard always pass it; ``None`` skips the check (for callers that show no text).
+    """
+    with store._write() as conn:
+        if rev is not None:
+            _check_reviewed(conn, name, rev, proposed=False, command="show")
+        return _engine.apply_in(conn, store, Actor.HUMAN, Action.PUBLISH, name, via=via, who=who)
+
+
+def accept_revision(
+    store: Store, name: str, *, rev: str | None = None, via: str, who: str
+) -> ActionResult:
+    """The proposed revision replaces the skill's text; the status is unchanged.
+
+    ``rev``: the revision id of the proposed text the person reviewed (``Revision.revision``);
+    a different or missing proposal raises ``StaleRevision`` and nothing changes.
+    """
+    with store._write() as conn:
+        if rev is not None:
+            _check_reviewed(conn, name, rev, proposed=True, command="diff")
+        return _engine.apply_in(conn, store, Actor.HUMAN, Action.ACCEPT, name, via=via, who=who)
 
 
 def reject_revision(store: Store, name: str, *, via: str, who: str) -> ActionResult:
@@ -92,18 +154,51 @@ def edit(
         )
 
 
+def create(
+    store: Store, name: str, *, description: str, body: str, via: str, who: str
+) -> ActionResult:
+    """Write a new skill as a draft (validated exactly like an agent's save); a person then
+    publishes it. An existing name: ``IllegalTransition``."""
+    check_name(name)
+    text = _engine.Text(check_description(name, description), check_body(name, body))
+    return _engine.apply(store, Actor.HUMAN, Action.CREATE, name, via=via, who=who, text=text)
+
+
+def field_problems(name: str, description: str, body: str) -> dict[str, str]:
+    """Every rule the three fields break, by field (``name``, ``description``, ``body``):
+    the same checks as an agent's save, for a form that shows each error next to its field."""
+    problems: dict[str, str] = {}
+    label = name or "the new skill"
+    for field in ("name", "description", "body"):
+        try:
+            if field == "name":
+                check_name(name)
+            elif field == "description":
+                check_description(label, description)
+            else:
+                check_body(label, body)
+        except StoreError as exc:
+            problems[field] = str(exc)
+    return problems
+
+
 def import_skills(
-    store: Store, skills: Iterable[tuple[str, str, str]], *, via: str, who: str
+    store: Store,
+    skills: Iterable[tuple[str, str, str]],
+    *,
+    live: bool = True,
+    via: str,
+    who: str,
 ) -> int:
-    """Add ``(name, description, body)`` skills straight into service, all in one transaction
-    (all or nothing), one audit row each. Returns how many were added."""
+    """Add ``(name, description, body)`` skills, all in one transaction (all or nothing), one
+    audit row each: straight into service (``live=True``) or as drafts a person publishes
+    later. Returns how many were added."""
+    action = Action.IMPORT if live else Action.CREATE
     count = 0
     with store._write() as conn:
         for name, description, body in skills:
             check_name(name)
             text = _engine.Text(check_description(name, description), check_body(name, body))
-            _engine.apply_in(
-                conn, store, Actor.HUMAN, Action.IMPORT, name, via=via, who=who, text=text
-            )
+            _engine.apply_in(conn, store, Actor.HUMAN, action, name, via=via, who=who, text=text)
             count += 1
     return count

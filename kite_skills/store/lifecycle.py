@@ -55,6 +55,7 @@ class Action(StrEnum):
     EDIT = "edit"  # human: change the text directly
     DELETE = "delete"  # human: remove the skill
     IMPORT = "import"  # human: add a skill straight into service (bulk import)
+    CREATE = "create"  # human: write a new skill as a draft (dashboard New, skills new/import)
 
 
 class Outcome(StrEnum):
@@ -336,6 +337,14 @@ RULES: Final[tuple[Rule, ...]] = (
                 REFUSE,
                 "cannot import '{name}': a skill by that name already exists ({state})",
             ),
+            Rule(
+                Action.CREATE,
+                H,
+                state,
+                REFUSE,
+                "cannot create '{name}': a skill by that name already exists ({state}); "
+                "edit it instead ('kite-skills skills edit {name}', or Edit on the dashboard)",
+            ),
         )
     ),
     Rule(
@@ -347,6 +356,16 @@ RULES: Final[tuple[Rule, ...]] = (
         to_state=LIVE,
         effect=Effect.CREATE,
         sets_published_at=True,
+    ),
+    Rule(
+        Action.CREATE,
+        H,
+        ABSENT,
+        ALLOW,
+        "saved '{name}' as a new draft; publish it when it is ready "
+        "('kite-skills skills publish {name}', or Publish on the dashboard)",
+        to_state=DRAFT,
+        effect=Effect.CREATE,
     ),
 )
 

@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from typing import Literal
 
 SaveOutcome = Literal["created", "updated_draft", "proposed"]
+
+REVISION_ID_CHARS = 12
+
+
+def revision_id(description: str, body: str) -> str:
+    """A short id naming one text (description and body): the first 12 hex digits of a
+    SHA-256 over both. A person's publish or accept names the revision they reviewed, so a
+    text changed after they looked is refused rather than put into service."""
+    digest = hashlib.sha256()
+    for part in (description, body):
+        data = part.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()[:REVISION_ID_CHARS]
 
 
 @dataclass(frozen=True)
@@ -26,6 +40,11 @@ class Revision:
     proposed_at: str
     proposed_by: str
 
+    @property
+    def revision(self) -> str:
+        """The revision id of the proposed text (see :func:`revision_id`)."""
+        return revision_id(self.description, self.body)
+
 
 @dataclass(frozen=True)
 class Skill:
@@ -38,6 +57,11 @@ class Skill:
     published_at: str | None
     """First activation by a person; None until then. Nothing an agent can call sets it."""
     proposed: Revision | None = None
+
+    @property
+    def revision(self) -> str:
+        """The revision id of the current text (see :func:`revision_id`)."""
+        return revision_id(self.description, self.body)
 
     def document(self) -> str:
         """The skill as a SKILL.md-style Markdown document: frontmatter, then the body.
@@ -88,3 +112,5 @@ class SaveResult:
     outcome: SaveOutcome
     status: str
     message: str
+    replaced: Revision | None = None
+    """The unreviewed proposed revision this save replaced (None when there was none)."""

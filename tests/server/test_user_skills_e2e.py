@@ -40,7 +40,13 @@ NOTICE_SECONDS = 5.0  # the watcher polls every 0.5 s; "about a second" with sla
 
 
 def person(shiv_root: Path, db: Path, *args: str) -> str:
-    """Run ``kite-skills skills ARGS --db DB`` as a separate process (the human side)."""
+    """Run ``kite-skills skills ARGS --db DB`` as a separate process (the human side).
+    ``publish`` and ``accept`` name the revision the person reviewed: the current one."""
+    if args[0] in ("publish", "accept") and "--rev" not in args:
+        with Store.open(db) as store:
+            skill = store.get(args[1])
+        reviewed = skill.proposed if args[0] == "accept" else skill
+        args = (*args, "--rev", reviewed.revision if reviewed is not None else "none")
     done = subprocess.run(
         [sys.executable, str(_pyz()), "skills", *args, "--db", str(db)],
         env={
@@ -149,7 +155,12 @@ async def test_a_saved_draft_is_invisible_and_unpublishable_in_the_same_session(
         said = text_of(saved)
         assert "person" in said
         assert "kite-skills dashboard" in said or f"kite-skills skills publish {NAME}" in said
-        assert saved.structured_content == {"name": NAME, "outcome": "created", "status": "draft"}
+        assert saved.structured_content == {
+            "name": NAME,
+            "outcome": "created",
+            "status": "draft",
+            "replaced_pending": False,
+        }
 
         assert NAME not in await listed_names(client)
         for q in ("compare", "funds", "expense ratio", NAME):
@@ -376,6 +387,7 @@ async def test_revision_keeps_live_text_until_accepted_and_updates_are_notified(
             "name": NAME,
             "outcome": "proposed",
             "status": "live",
+            "replaced_pending": False,
         }
         assert "person" in text_of(proposal)
 

@@ -1,0 +1,94 @@
+"""Dashboard fixtures: a real store file, the real app, Starlette's TestClient."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from kite_skills.dashboard.app import build_app
+from kite_skills.dashboard.security import Door
+from kite_skills.store import Store, agent
+
+PORT = 8123
+BASE = f"http://127.0.0.1:{PORT}"
+ORIGIN = BASE
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "skills.db"
+    with Store.open(path) as store:
+        agent.save(
+            store,
+            "compare-funds",
+            "When comparing two funds",
+            "# Compare\n\n1. A\n",
+            who="claude-code 2.1",
+        )
+    return path
+
+
+@pytest.fixture
+def door() -> Door:
+    return Door(PORT)
+
+
+@pytest.fixture
+def store(db: Path) -> Iterator[Store]:
+    with Store.open(db) as s:
+        yield s
+
+
+@pytest.fixture
+def anonymous(store: Store, door: Door) -> Iterator[TestClient]:
+    with TestClient(build_app(store, door), base_url=BASE, follow_redirects=False) as client:
+        yield client
+
+
+@pytest.fixture
+def client(anonymous: TestClient, door: Door) -> TestClient:
+    """Signed in the way a person is: the printed link, then the redirect."""
+    arrived = anonymous.get(f"/skills?token={door.token}")
+    assert arrived.status_code == 303, arrived.text
+    return anonymous
+
+
+def csrf_of(html: str) -> str:
+    match = re.search(r'name="csrf" value="([0-9a-f]+)"', html)
+    assert match, "no CSRF field on the page"
+    return match.group(1)
+
+
+def rev_of(html: str, field: str = "publish") -> str:
+    match = re.search(
+        rf'/{field}">\s*<input type="hidden" name="csrf" value="[0-9a-f]+">\s*'
+        r'<input type="hidden" name="rev" value="([0-9a-f]+)"',
+        html,
+    )
+    assert match, f"no revision on the {field} form"
+    return match.group(1)
+
+
+def rows(db: Path) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+    """Every skill row and audit row in the file, read with plain sqlite3."""
+    with sqlite3.connect(db) as conn:
+        skills = conn.execute("SELECT * FROM skills ORDER BY id").fetchall()
+        audit = conn.execute("SELECT * FROM audit_log ORDER BY id").fetchall()
+    return skills, audit
+
+
+@pytest.fixture(scope="session")
+def pyz() -> Path:
+    from ..server.harness import zipapp
+
+    return zipapp()
+
+
+@pytest.fixture(scope="session")
+def shiv_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("shiv")

@@ -1,0 +1,286 @@
+"""The dashboard's HTTP security, each rule at the HTTP level against a real store file."""
+
+from __future__ import annotations
+
+import http.cookiejar
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from kite_skills.dashboard.security import CSP, Door
+from kite_skills.store import Store
+
+from .conftest import BASE, ORIGIN, csrf_of, rev_of, rows
+
+HEADERS = {
+    "content-security-policy": CSP,
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
+    "cache-control": "no-store",
+}
+
+
+def test_no_cookie_is_403_with_how_to_open(anonymous: TestClient) -> None:
+    for path in ("/skills", "/skills/compare-funds", "/skills/log", "/skills/new", "/"):
+        page = anonymous.get(path)
+        assert page.status_code == 403, path
+        assert "kite-skills dashboard" in page.text and "token" in page.text
+
+
+def test_the_token_sets_a_strict_httponly_cookie_and_redirects_to_the_clean_url(
+    anonymous: TestClient, door: Door
+) -> None:
+    arrived = anonymous.get(f"/skills/compare-funds?token={door.token}")
+    assert arrived.status_code == 303
+    assert arrived.headers["location"] == "/skills/compare-funds"
+    cookie = arrived.headers["set-cookie"]
+    assert cookie.startswith(f"{door.cookie_name}=")
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
+    assert door.token not in cookie
+    assert anonymous.get("/skills/compare-funds").status_code == 200
+
+
+def test_a_wrong_token_or_forged_cookie_is_refused(anonymous: TestClient, door: Door) -> None:
+    assert anonymous.get("/skills?token=" + "x" * 43).status_code == 403
+    assert anonymous.get("/skills?token=").status_code == 403
+    anonymous.cookies.set(door.cookie_name, "nonce.0000")
+    assert anonymous.get("/skills").status_code == 403
+    other = Door(door.port)  # an earlier launch's cookie does not open this one
+    anonymous.cookies.set(door.cookie_name, other.new_session())
+    assert anonymous.get("/skills").status_code == 403
+
+
+@pytest.mark.parametrize(
+    "host", ["evil.example:8123", "127.0.0.1:9999", "localhost", "127.0.0.1", "[::1]:8123", ""]
+)
+def test_a_wrong_host_is_refused(client: TestClient, host: str) -> None:
+    page = client.get("/skills", headers={"host": host})
+    assert 400 <= page.status_code < 500 and page.status_code != 404
+    assert "compare-funds" not in page.text
+
+
+def test_localhost_is_a_right_host(client: TestClient) -> None:
+    assert client.get("/static/style.css", headers={"host": "localhost:8123"}).status_code == 200
+
+
+def test_security_headers_on_every_response(client: TestClient, anonymous: TestClient) -> None:
+    responses = [
+        client.get("/skills"),
+        client.get("/skills/compare-funds"),
+        client.get("/skills/ghost"),
+        client.get("/static/style.css"),
+        client.get("/skills", headers={"host": "evil.example"}),
+        client.post("/skills/compare-funds/archive", data={}),
+    ]
+    anonymous.cookies.clear()
+    responses.append(anonymous.get("/skills"))
+    for response in responses:
+        for name, value in HEADERS.items():
+            assert response.headers.get(name) == value, (response.url, name)
+    assert "script-src" not in CSP and "'unsafe-inline'" not in CSP and "http" not in CSP
+
+
+def test_pages_load_nothing_from_elsewhere_and_have_no_script(client: TestClient) -> None:
+    for path in (
+        "/skills",
+        "/skills/compare-funds",
+        "/skills/new",
+        "/skills/log",
+        "/skills/compare-funds/edit",
+    ):
+        text = client.get(path).text
+        assert "http://" not in text and "https://" not in text, path
+        assert "<script" not in text.lower(), path
+
+
+def _publish_form(client: TestClient) -> dict[str, str]:
+    page = client.get("/skills/compare-funds").text
+    return {"csrf": csrf_of(page), "rev": rev_of(page)}
+
+
+def test_post_without_csrf_changes_nothing(client: TestClient, db: Path) -> None:
+    before = rows(db)
+    form = _publish_form(client)
+    for data in ({"rev": form["rev"]}, {"rev": form["rev"], "csrf": "0" * 64}, {}):
+        refused = client.post("/skills/compare-funds/publish", data=data)
+        assert refused.status_code == 403
+        assert "nothing changed" in refused.text
+    assert rows(db) == before
+
+
+def test_post_from_a_foreign_origin_changes_nothing(client: TestClient, db: Path) -> None:
+    before = rows(db)
+    form = _publish_form(client)
+    for headers in (
+        {"origin": "http://evil.example"},
+        {"origin": "null"},
+        {"origin": "http://127.0.0.1:9999"},
+        {"sec-fetch-site": "cross-site"},
+        {"sec-fetch-site": "same-site"},
+        {"origin": "null", "sec-fetch-site": "cross-site"},
+        {"origin": "http://evil.example", "sec-fetch-site": "same-origin"},
+    ):
+        refused = client.post("/skills/compare-funds/publish", data=form, headers=headers)
+        assert refused.status_code == 403, headers
+    assert rows(db) == before
+    done = client.post("/skills/compare-funds/publish", data=form, headers={"origin": ORIGIN})
+    assert done.status_code == 303
+    assert rows(db) != before
+
+
+def test_a_browsers_null_origin_passes_only_with_same_origin_fetch_metadata(
+    client: TestClient, db: Path
+) -> None:
+    """What Chromium sends for the dashboard's own form under Referrer-Policy: no-referrer."""
+    form = _publish_form(client)
+    headers = {"origin": "null", "sec-fetch-site": "same-origin"}
+    done = client.post("/skills/compare-funds/publish", data=form, headers=headers)
+    assert done.status_code == 303
+
+
+def test_get_never_changes_anything(client: TestClient, db: Path) -> None:
+    before = rows(db)
+    form = _publish_form(client)
+    for action in ("publish", "accept", "reject", "draft", "archive", "restore", "delete"):
+        got = client.get(f"/skills/compare-funds/{action}", params=form)
+        assert got.status_code in (200, 405), action  # /delete is the confirmation page
+    assert client.get("/skills/compare-funds/delete").status_code == 200
+    assert rows(db) == before
+
+
+def test_a_post_with_the_token_in_the_url_is_not_a_sign_in(
+    anonymous: TestClient, door: Door, db: Path
+) -> None:
+    before = rows(db)
+    refused = anonymous.post(f"/skills/compare-funds/publish?token={door.token}", data={})
+    assert refused.status_code == 403
+    assert rows(db) == before
+
+
+def test_the_csrf_token_belongs_to_one_session(
+    client: TestClient, anonymous: TestClient, door: Door, store: Store, db: Path
+) -> None:
+    form = _publish_form(client)
+    with TestClient(client.app, base_url=BASE, follow_redirects=False) as other:
+        other.get(f"/skills?token={door.token}")
+        before = rows(db)
+        assert other.post("/skills/compare-funds/publish", data=form).status_code == 403
+        assert rows(db) == before
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_the_socket_listens_on_127_0_0_1_only(tmp_path: Path, stop: signal.Signals) -> None:
+    """The real command, a real uvicorn socket: 127.0.0.1 answers, other addresses do not."""
+    err = tmp_path / "err.txt"
+    with err.open("w") as stderr:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "kite_skills",
+                "dashboard",
+                "--port",
+                "0",
+                "--no-browser",
+                "--db",
+                str(tmp_path / "s.db"),
+            ],
+            stderr=stderr,
+            stdout=subprocess.PIPE,
+        )
+    try:
+        url = _wait_for_link(err, process)
+        assert err.read_text().splitlines()[0] == (
+            f"kite-skills dashboard: serving the store {tmp_path / 's.db'}"
+        )
+        port = int(url.split(":")[2].split("/")[0])
+        ss = shutil.which("ss")
+        connections = (
+            subprocess.run(
+                [ss, "-Hltn", f"sport = :{port}"], capture_output=True, text=True, check=False
+            ).stdout
+            if ss
+            else ""
+        )
+        if connections:  # iproute2's view of the listening socket
+            assert connections.split()[3] == f"127.0.0.1:{port}", connections
+        opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
+        )
+        with opener.open(url, timeout=10) as page:  # the token, then the redirect
+            assert page.status == 200 and page.url.endswith("/skills")
+            assert "Waiting for you" in page.read().decode()
+        for address in _other_addresses():
+            with pytest.raises(OSError):
+                socket.create_connection((address, port), timeout=2).close()
+    finally:
+        process.send_signal(stop)
+        assert process.wait(timeout=15) == 0
+        assert process.stdout is not None and process.stdout.read() == b""
+    assert err.read_text().splitlines()[-1] == "kite-skills dashboard: stopped"
+    assert "Traceback" not in err.read_text()
+
+
+def _wait_for_link(err: Path, process: subprocess.Popen[bytes]) -> str:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for line in err.read_text().splitlines():
+            if line.startswith("open http://127.0.0.1:"):
+                return line.removeprefix("open ")
+        assert process.poll() is None, err.read_text()
+        time.sleep(0.05)
+    raise AssertionError("the dashboard printed no link: " + err.read_text())
+
+
+def _other_addresses() -> list[str]:
+    """This machine's non-loopback IPv4 addresses (a UDP connect picks the outgoing one)."""
+    found = {"127.0.0.2"}
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("192.0.2.1", 9))  # TEST-NET-1: no packet is sent for a UDP connect
+        found.add(probe.getsockname()[0])
+    except OSError:
+        pass
+    finally:
+        probe.close()
+    return sorted(found - {"127.0.0.1", "0.0.0.0"})
+
+
+def test_a_port_in_use_is_one_clear_line(tmp_path: Path) -> None:
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    try:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "kite_skills",
+                "dashboard",
+                "--port",
+                str(port),
+                "--no-browser",
+                "--db",
+                str(tmp_path / "s.db"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        taken.close()
+    assert done.returncode == 1
+    assert done.stderr == (
+        f"kite-skills: error: port {port} on 127.0.0.1 is in use (another dashboard?): open "
+        "that one, or choose another port with --port N, or --port 0 for a free one\n"
+    )
