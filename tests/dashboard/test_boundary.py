@@ -31,6 +31,7 @@ def test_the_mcp_server_and_the_cli_never_import_the_dashboard() -> None:
     leaked = [
         m
         for m in loaded
-        if m.startswith(("kite_skills.dashboard", "jinja2", "markdown_it", "markupsafe"))
+        # markdown_it is not listed: the catalog reads its own Markdown with it at start-up
+        if m.startswith(("kite_skills.dashboard", "jinja2", "markupsafe"))
     ]
     assert leaked == [], f"the MCP server loads {leaked}"

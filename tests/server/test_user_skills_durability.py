@@ -105,11 +105,14 @@ def test_kill_9_during_a_burst_of_saves_loses_nothing_that_was_acknowledged(
 CLI_LOOP = """
 import contextlib, io, sys
 from kite_skills.cli import main
+from kite_skills.store import Store
 db = sys.argv[1]
 for line in sys.stdin:
     name = line.strip()
+    with Store.open(db) as store:  # the revision a person reviewed: the one on file now
+        rev = store.get(name).revision
     with contextlib.redirect_stdout(io.StringIO()):
-        code = main(["skills", "--db", db, "publish", name])
+        code = main(["skills", "--db", db, "publish", name, "--rev", rev])
     print(("ACK " if code == 0 else "FAIL ") + name, flush=True)
 """
 ROUNDS = 2
