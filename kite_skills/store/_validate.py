@@ -118,6 +118,11 @@ def check_query(q: object) -> str:
             f"search text is {len(q)} characters; the limit is {MAX_QUERY_CHARS}: "
             "search with a few words"
         )
+    if "\x00" in q:
+        raise InvalidQuery(
+            f"search text contains a NUL character (position {q.index(chr(0)) + 1}); "
+            "remove it and search with words"
+        )
     return q
 
 

@@ -344,6 +344,13 @@ class Store:
             rows = conn.execute(_sql.SELECT_ALL).fetchall()
         return [_skill(row) for row in rows]
 
+    def live_versions(self) -> dict[str, str]:
+        """Each live skill's name and ``updated_at``, by name: what the MCP server watches to
+        announce changes. Reads no text, so one unreadable description or body cannot stop it."""
+        with self._read() as conn:
+            rows = conn.execute(_sql.LIVE_VERSIONS).fetchall()
+        return {str(name): str(updated) for name, updated in rows}
+
     def live_skills(self) -> list[Skill]:
         """Every live skill with its text, sorted by name (what MCP serves as resources)."""
         return [skill for skill in self.list_all() if skill.status == LIVE]
