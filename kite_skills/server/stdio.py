@@ -346,7 +346,8 @@ async def _serve(server: Server[Any], options: Any, wire: _Wire, grace: float) -
                     interrupted = True
                     tasks.cancel_scope.cancel()
                     return
-        except NotImplementedError:  # no signal handling on this platform's loop
+        except (NotImplementedError, RuntimeError, ValueError):
+            # no signal handling here (another platform, or not the main thread)
             await anyio.sleep_forever()
 
     reader = threading.Thread(

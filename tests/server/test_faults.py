@@ -462,3 +462,26 @@ def test_stdin_eof_after_a_slow_start_still_answers(pyz: Path, shiv_root: Path, 
     assert process.returncode == 0, err
     (reply,) = [json.loads(line) for line in out.splitlines()]
     assert reply["id"] == 1 and reply["result"]["serverInfo"]["name"] == "kite-skills"
+
+
+def test_the_db_flag_chooses_the_store(pyz: Path, shiv_root: Path, tmp_path: Path) -> None:
+    """`kite-skills --db PATH` serves that file, over KITE_SKILLS_DB."""
+    chosen = tmp_path / "chosen" / "mine.db"
+    from_env = tmp_path / "from-env.db"
+    save = {"name": "flagged", "description": "Saved via --db", "body": "# Flag\n"}
+    payload = "".join(
+        f"{line}\n" for line in [_init_line(), INITIALIZED, _call_line(2, "skillSave", save)]
+    )
+    done = subprocess.run(
+        [*server_command(pyz), "--db", str(chosen)],
+        input=payload.encode(),
+        capture_output=True,
+        env=server_env(shiv_root, from_env),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert replies[-1]["result"]["structuredContent"]["status"] == "draft", replies
+    assert not from_env.exists()
+    with Store.open(chosen) as store:
+        assert store.get("flagged").status == "draft"
