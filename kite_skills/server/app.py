@@ -105,7 +105,7 @@ def build_server(
         try:
             text = raw.decode("utf-8") if raw is not None else await user_skills.read(uri)
         except (StoreError, sqlite3.Error) as exc:
-            log.warning("cannot read %s: %s", shown(uri), exc)
+            user_skills.report(uri, f"cannot read {shown(uri)}: {exc}")
             raise MCPError(
                 INTERNAL_ERROR, f"the skill store could not read {shown(uri)}: {exc}"
             ) from exc
@@ -126,13 +126,17 @@ def build_server(
     changes = user_skills.changes
 
     async def subscribe(ctx: Context, params: types.SubscribeRequestParams) -> types.EmptyResult:
-        _peer(ctx).subscribe(str(params.uri))
+        peer = _peer(ctx)
+        if peer is not None:
+            peer.subscribe(str(params.uri))
         return types.EmptyResult()
 
     async def unsubscribe(
         ctx: Context, params: types.UnsubscribeRequestParams
     ) -> types.EmptyResult:
-        _peer(ctx).unsubscribe(str(params.uri))
+        peer = _peer(ctx)
+        if peer is not None:
+            peer.unsubscribe(str(params.uri))
         return types.EmptyResult()
 
     @asynccontextmanager
@@ -144,7 +148,7 @@ def build_server(
         """The handshake era's rules the SDK leaves loose: one ``initialize`` per session
         (a second would re-judge the client), and a clear word to a request sent before it."""
         peer = _peer(ctx)
-        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        if peer is None or ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             return await call_next(ctx)
         if ctx.request_id is None:  # a notification
             if ctx.method == "notifications/initialized":
@@ -196,10 +200,11 @@ NOT_INITIALIZED = (
 )
 
 
-def _peer(ctx: Context) -> LegacyPeer:
+def _peer(ctx: Context) -> LegacyPeer | None:
+    """This connection's legacy peer; None when served without our lifespan."""
     state = ctx.lifespan_context
     peer = state.get(PEER) if isinstance(state, dict) else None
-    return peer if isinstance(peer, LegacyPeer) else LegacyPeer()
+    return peer if isinstance(peer, LegacyPeer) else None
 
 
 async def _run_tool(spec: ToolSpec, ctx: Context, arguments: Any) -> types.CallToolResult:

@@ -201,17 +201,18 @@ class UserSkills:
         try:
             names = list(await self._call(self.store.live_versions))
         except FAILURES as exc:
-            self._report("*", f"cannot list the user's live skills ({exc}); serving the catalog")
+            self.report("*", f"cannot list the user's live skills ({exc}); serving the catalog")
             return []
         found = []
         for name in names:
             try:
                 found.append(await self._call(self.store.read_live, name))
             except FAILURES as exc:
-                self._report(name, f"cannot read live skill '{name}' ({exc}); it is left out")
+                self.report(uri_of(name), f"cannot read live skill '{name}' ({exc}); left out")
         return found
 
-    def _report(self, key: str, message: str) -> None:
+    def report(self, key: str, message: str) -> None:
+        """Log ``message`` once per ``key`` (a skill or URI) in this process."""
         if key not in self._reported:
             self._reported.add(key)
             log.warning("%s", " ".join(message.split()))

@@ -193,6 +193,9 @@ def test_a_bad_row_never_stops_the_server(
     bad = peer.request("tools/call", {"name": "skillRead", "arguments": {"name": "bad-one"}})
     assert bad["result"]["isError"] is True, bad
     assert "bad-one" in _text(bad) and "internal error" not in _text(bad), bad
+    direct = peer.request("resources/read", {"uri": "user-skill://bad-one"})
+    assert "bad-one" in direct["error"]["message"], direct
+    assert len(json.dumps(direct)) < 2_000, direct
     line = _stderr_line(peer)  # resources/list left the bad skill out, and said so once
     assert "bad-one" in line and "Traceback" not in line, line
     _ended_quietly(peer, lines=0)  # that line was the only one

@@ -41,8 +41,7 @@ HOSTILE = [
     "🙂",
     "fund*",
     "col:",
-    "\x00",
-]
+]  # NUL is refused with its own message: tests/store/test_search_nul.py
 
 
 @pytest.fixture
