@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import sys
 from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
@@ -18,30 +19,24 @@ import anyio
 from mcp import types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
-from mcp.server.stdio import stdio_server
-from mcp.server.subscriptions import ListenHandler
-from mcp.shared._context_streams import create_context_streams
+from mcp.server.subscriptions import PromptsListChanged
 from mcp.shared.exceptions import MCPError
-from mcp.shared.message import SessionMessage
-from mcp_types import (
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    INVALID_REQUEST,
-    PARSE_ERROR,
-    ErrorData,
-    JSONRPCError,
-)
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from .. import __version__, catalog
 from ..catalog import Catalog
-from ..errors import KiteError
+from ..errors import KiteError, StoreError
 from ..store import Store
+from . import stdio
+from .changes import PEER, LegacyPeer
 from .directory import METHOD as DIRECTORY_READ
 from .directory import SKILLS_SETTINGS, DirectoryReadParams, directory_read
 from .negotiation import SKILLS_EXTENSION, client_has_skills
 from .prompts import Prompts, legacy_cache_fields
 from .skills_extension import SkillsGetParams, SkillsListParams, skills_get, skills_list
+from .stdio import shown
 from .tools import ToolSpec, help_tool, tool_error
 from .user_skills import UserSkills
 
@@ -85,8 +80,8 @@ def build_server(
         if spec is None:
             raise MCPError(
                 INVALID_PARAMS,
-                f"unknown tool '{params.name}' — tools/list shows the tools served here",
-                {"name": params.name},
+                f"unknown tool '{shown(params.name, 64)}' — tools/list shows the tools served here",
+                {"name": shown(params.name, 64)},
             )
         return await _run_tool(spec, ctx, params.arguments)
 
@@ -111,12 +106,19 @@ def build_server(
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
         raw = catalog.read(uri)
-        text = raw.decode("utf-8") if raw is not None else await user_skills.read(uri)
+        try:
+            text = raw.decode("utf-8") if raw is not None else await user_skills.read(uri)
+        except (StoreError, sqlite3.Error) as exc:
+            user_skills.report(uri, f"cannot read {shown(uri)}: {exc}")
+            raise MCPError(
+                INTERNAL_ERROR, f"the skill store could not read {shown(uri)}: {exc}"
+            ) from exc
         if text is None:
             raise MCPError(
                 INVALID_PARAMS,
-                f"no resource at {params.uri} — resources/list shows what is served",
-                {"uri": str(params.uri)},
+                f"no resource at {shown(uri)} — resources/list shows what is served "
+                "(skill:// for the catalog, user-skill://NAME for the user's live skills)",
+                {"uri": shown(uri)},
             )
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=uri, mime_type="text/markdown", text=text)]
@@ -125,29 +127,48 @@ def build_server(
     async def list_templates(ctx: Context, params: Any) -> types.ListResourceTemplatesResult:
         return types.ListResourceTemplatesResult(resource_templates=[])
 
+    changes = user_skills.changes
+    changes.on_live_set_change(PromptsListChanged())  # live user skills are prompts too
+
     async def subscribe(ctx: Context, params: types.SubscribeRequestParams) -> types.EmptyResult:
-        user_skills.remember(ctx.session)
-        user_skills.subscribe(str(params.uri))
+        peer = _peer(ctx)
+        if peer is not None:
+            peer.subscribe(str(params.uri))
         return types.EmptyResult()
 
     async def unsubscribe(
         ctx: Context, params: types.UnsubscribeRequestParams
     ) -> types.EmptyResult:
-        user_skills.unsubscribe(str(params.uri))
+        peer = _peer(ctx)
+        if peer is not None:
+            peer.unsubscribe(str(params.uri))
         return types.EmptyResult()
 
     @asynccontextmanager
     async def watching(server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(user_skills.watch)
-            yield {}
-            tasks.cancel_scope.cancel()
+        async with changes.serving() as peer:
+            yield {PEER: peer}
 
-    async def remember_legacy_session(ctx: Context, call_next: CallNext) -> HandlerResult:
-        result = await call_next(ctx)
+    async def session_rules(ctx: Context, call_next: CallNext) -> HandlerResult:
+        """The handshake era's rules the SDK leaves loose: one ``initialize`` per session
+        (a second would re-judge the client), and a clear word to a request sent before it."""
+        peer = _peer(ctx)
+        if peer is None or ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return await call_next(ctx)
+        if ctx.request_id is None:  # a notification
+            if ctx.method == "notifications/initialized":
+                peer.opened = True
+            return await call_next(ctx)
         if ctx.method == "initialize":
-            user_skills.remember(ctx.session)
-        return result
+            if peer.session is not None:
+                raise MCPError(INVALID_REQUEST, ALREADY_INITIALIZED)
+            result = await call_next(ctx)
+            peer.attach(ctx.session)
+            return result
+        if not peer.opened and ctx.method != "ping":
+            if server.get_request_handler(ctx.method) is not None:
+                raise MCPError(INVALID_PARAMS, NOT_INITIALIZED, {"method": shown(ctx.method, 64)})
+        return await call_next(ctx)
 
     prompts = Prompts(catalog, user_skills.store)
     server: Server[Any] = Server(
@@ -157,7 +178,7 @@ def build_server(
         lifespan=watching,
         on_subscribe_resource=subscribe,
         on_unsubscribe_resource=unsubscribe,
-        on_subscriptions_listen=ListenHandler(user_skills.bus),
+        on_subscriptions_listen=changes.listen,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_list_resources=list_resources,
@@ -171,10 +192,29 @@ def build_server(
     server.add_request_handler(DIRECTORY_READ, DirectoryReadParams, directory_read(catalog))
     server.extensions[SKILLS_EXTENSION] = dict(SKILLS_SETTINGS)
     server.middleware.append(_internal_errors)
-    server.middleware.append(remember_legacy_session)
+    server.middleware.append(session_rules)
     server.middleware.append(legacy_cache_fields)
     server.middleware.append(_legacy_initialize_extensions)  # innermost
     return server
+
+
+ALREADY_INITIALIZED = (
+    "this session is already initialized: a second 'initialize' is refused, and the first "
+    "negotiation (protocol version, capabilities, client) stays in force — start a new "
+    "connection to negotiate again"
+)
+NOT_INITIALIZED = (
+    "the session is not initialized: send 'initialize' (then 'notifications/initialized') "
+    "first, or use the 2026-07-28 protocol by putting io.modelcontextprotocol/protocolVersion, "
+    "clientCapabilities and clientInfo in each request's _meta"
+)
+
+
+def _peer(ctx: Context) -> LegacyPeer | None:
+    """This connection's legacy peer; None when served without our lifespan."""
+    state = ctx.lifespan_context
+    peer = state.get(PEER) if isinstance(state, dict) else None
+    return peer if isinstance(peer, LegacyPeer) else None
 
 
 async def _run_tool(spec: ToolSpec, ctx: Context, arguments: Any) -> types.CallToolResult:
@@ -208,15 +248,33 @@ async def _legacy_initialize_extensions(ctx: Context, call_next: CallNext) -> Ha
 
 
 def serve_stdio(db_path: Path, environ: Mapping[str, str] = os.environ) -> int:
-    """Serve MCP on stdin/stdout until the client goes away; 0 on a normal end."""
+    """Serve MCP on stdin/stdout until the client goes away: 0 on a normal end, 130 after
+    Ctrl-C, 1 when the catalog is broken. A store that cannot be opened is no reason to stop:
+    the catalog is served and the user-skill tools say what is wrong."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="kite-skills: %(message)s")
     try:
+        return _serve_stdio(db_path, environ)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _serve_stdio(db_path: Path, environ: Mapping[str, str]) -> int:
+    try:
         loaded = catalog.load()
-        store = Store.open(db_path)
     except KiteError as exc:
         print(f"kite-skills: cannot start: {exc}", file=sys.stderr)  # noqa: T201
         return 1
-    user_skills = UserSkills(store)
+    try:
+        store: Store | None = Store.open(db_path)
+    except KiteError as exc:
+        store = None
+        user_skills = UserSkills.without_store(str(exc))
+        log.warning(
+            "the skill store is unavailable, serving the catalog only: %s",
+            " ".join(str(exc).split()),
+        )
+    else:
+        user_skills = UserSkills(store)
     names = sorted(all_tools(loaded, user_skills))
     excluded, unknown = parse_excluded(environ.get("EXCLUDED_TOOLS"), names)
     if unknown:
@@ -236,45 +294,8 @@ def serve_stdio(db_path: Path, environ: Mapping[str, str] = os.environ) -> int:
         NotificationOptions(resources_changed=True, prompts_changed=True)
     )
     try:
-        anyio.run(_serve, server, options)
-    except KeyboardInterrupt:
-        return 0
-    except BaseExceptionGroup as group:
-        if group.subgroup((BrokenPipeError, ConnectionResetError)) is None:
-            raise
-    except (BrokenPipeError, ConnectionResetError):
-        pass
+        interrupted = anyio.run(stdio.serve, server, options)
     finally:
-        store.close()
-    return 0
-
-
-async def _serve(server: Server[Any], options: Any) -> None:
-    async with stdio_server() as (read, write):
-        inbound_writer, inbound = create_context_streams[SessionMessage | Exception](0)
-
-        async def answer_unreadable_lines() -> None:
-            # The SDK drops a line it cannot parse; JSON-RPC wants an error with id null.
-            async with inbound_writer:
-                async for item in read:
-                    if isinstance(item, Exception):
-                        await write.send(SessionMessage(_unreadable(item)))
-                    else:
-                        await inbound_writer.send(item)
-
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(answer_unreadable_lines)
-            await server.run(inbound, write, options)
-            tasks.cancel_scope.cancel()
-
-
-def _unreadable(exc: Exception) -> JSONRPCError:
-    not_json = isinstance(exc, ValidationError) and any(
-        e["type"] == "json_invalid" for e in exc.errors()
-    )
-    error = (
-        ErrorData(code=PARSE_ERROR, message="parse error: the line is not valid JSON")
-        if not_json
-        else ErrorData(code=INVALID_REQUEST, message="invalid request: not a JSON-RPC 2.0 message")
-    )
-    return JSONRPCError(jsonrpc="2.0", id=None, error=error)
+        if store is not None:
+            store.close()
+    return 130 if interrupted else 0

@@ -7,6 +7,7 @@ are never prompts. Offered to every client in both eras; ``EXCLUDED_TOOLS`` does
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import anyio.to_thread
@@ -34,11 +35,13 @@ REQUEST = types.PromptArgument(
 )
 NO_REQUEST = "Follow this procedure for my request. Ask me what I want before you start."
 
+log = logging.getLogger("kite_skills.server")
+
 
 class Prompts:
     """``prompts/list`` and ``prompts/get`` over the catalog and the store's live skills."""
 
-    def __init__(self, catalog: Catalog, store: Store) -> None:
+    def __init__(self, catalog: Catalog, store: Store | None) -> None:
         self._recipes = {p.name: p for p in recipe_prompts(catalog)}
         self._store = store
 
@@ -50,9 +53,8 @@ class Prompts:
                 "without 'cursor'",
                 {"cursor": params.cursor},
             )
-        live: list[Skill] = await anyio.to_thread.run_sync(self._store.live_skills)
         prompts = [_recipe(p) for p in self._recipes.values()]
-        prompts += [_user_skill(s) for s in live]
+        prompts += [_user_skill(s) for s in await self._live_skills()]
         return types.ListPromptsResult(prompts=prompts, ttl_ms=TTL_MS, cache_scope="private")
 
     async def get(
@@ -71,8 +73,19 @@ class Prompts:
             )
         return _messages(skill.description, uri_of(skill.name), skill.document(), request)
 
+    async def _live_skills(self) -> list[Skill]:
+        """The live skills, or none while the store cannot be read: the recipes stay served."""
+        if self._store is None:
+            return []
+        try:
+            live: list[Skill] = await anyio.to_thread.run_sync(self._store.live_skills)
+        except StoreError as exc:
+            log.warning("prompts/list leaves out your own skills: %s", exc)
+            return []
+        return live
+
     async def _live(self, name: str) -> Skill | None:
-        if not name.startswith(USER_PREFIX):
+        if not name.startswith(USER_PREFIX) or self._store is None:
             return None
         try:
             skill: Skill = await anyio.to_thread.run_sync(

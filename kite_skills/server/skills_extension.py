@@ -10,6 +10,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from ..catalog import Catalog
+from .stdio import shown
 
 # Static documentation, the same for every client: cacheable publicly for 5 minutes.
 CACHE_FIELDS = {"resultType": "complete", "ttlMs": 300_000, "cacheScope": "public"}
@@ -30,7 +31,7 @@ def skills_list(catalog: Catalog):
                 INVALID_PARAMS,
                 "unknown cursor: skills/list answers with one complete page and issues no "
                 "cursors — call it without 'cursor'",
-                {"cursor": params.cursor},
+                {"cursor": shown(params.cursor)},
             )
         return {"skills": [skill.to_dict() for skill in catalog.skills], **CACHE_FIELDS}
 
@@ -47,7 +48,7 @@ def skills_get(catalog: Catalog):
                 "(e.g. skill://orders/SKILL.md)",
             )
         if not isinstance(uri, str):
-            raise MCPError(INVALID_PARAMS, "'uri' must be a string", {"uri": uri})
+            raise MCPError(INVALID_PARAMS, "'uri' must be a string", {"uri": shown(uri)})
         skill = catalog.skill(uri)
         if skill is None:
             hint = (
@@ -57,8 +58,8 @@ def skills_get(catalog: Catalog):
             )
             raise MCPError(
                 INVALID_PARAMS,
-                f"no skill at {uri}: {hint} — skills/list shows every skill's URI",
-                {"uri": uri},
+                f"no skill at {shown(uri)}: {hint} — skills/list shows every skill's URI",
+                {"uri": shown(uri)},
             )
         return {"skill": skill.to_dict(), **CACHE_FIELDS}
 

@@ -1,33 +1,42 @@
-"""The user's own skills over MCP: five tools, ``user-skill://`` resources and change
-notifications. Imports only the store's read API and its *agent* actions: nothing here
-can publish a draft or set ``published_at``."""
+"""The user's own skills over MCP: five tools and the ``user-skill://`` resources. Imports
+only the store's read API and its *agent* actions: nothing here can publish a draft or set
+``published_at``. Change notifications live in :mod:`kite_skills.server.changes`.
+
+A store that could not be opened leaves the tools listed: each call answers a tool error
+with the cause and the fix, while the catalog is served as always."""
 
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Callable
 from typing import Any
 
 import anyio
 import anyio.to_thread
 from mcp import types
-from mcp.server.session import ServerSession
-from mcp.server.subscriptions import (
-    InMemorySubscriptionBus,
-    PromptsListChanged,
-    ResourcesListChanged,
-    ResourceUpdated,
-)
 
-from ..errors import StoreError
+from ..errors import (
+    IllegalTransition,
+    InvalidQuery,
+    InvalidSkill,
+    SkillNotLive,
+    StoreError,
+    UnknownSkill,
+)
 from ..store import Skill, Store, agent
+from .changes import URI_SCHEME, ChangeFeed, uri_of
 from .negotiation import client_label
 from .tools import Context, ToolSpec, argument_problems, text_result, tool_error
 
 log = logging.getLogger("kite_skills.server")
 
-URI_SCHEME = "user-skill://"
-POLL_SECONDS = 0.5  # how often another process's writes are looked for
+__all__ = ["URI_SCHEME", "UserSkills", "uri_of"]
+
+# What the store says when the input or the lifecycle is at fault: shown as it is.
+REFUSALS = (InvalidSkill, UnknownSkill, SkillNotLive, IllegalTransition, InvalidQuery)
+# What the store (or SQLite under it) says when the file itself fails.
+FAILURES = (StoreError, sqlite3.Error)
 
 _NAME = {"type": "string", "description": "The skill's name, e.g. 'compare-funds'."}
 _WRITES = types.ToolAnnotations(read_only_hint=False, idempotent_hint=False, open_world_hint=False)
@@ -60,23 +69,20 @@ SAVE_INPUT = _schema(
 )
 
 
-def uri_of(name: str) -> str:
-    return URI_SCHEME + name
-
-
 class UserSkills:
-    """Serves one store to one MCP peer and tells it when live skills change."""
+    """Serves one store to MCP peers: the five tools and the live skills as resources.
 
-    def __init__(self, store: Store) -> None:
+    ``store`` is None when the store could not be opened; ``unavailable`` then says why."""
+
+    def __init__(self, store: Store | None, unavailable: str | None = None) -> None:
         self.store = store
-        self.bus = InMemorySubscriptionBus()
-        self._legacy_sessions: list[ServerSession] = []
-        self._subscribed: set[str] = set()
-        self._live: dict[str, str] = {}
-        self._version = -1
-        # The poller and the writing tools both check; one at a time, or a reading taken
-        # before a write can land after it and leave ``_live`` stale (missed list changes).
-        self._checking = anyio.Lock()
+        self.unavailable = unavailable or "the skill store is not open"
+        self.changes = ChangeFeed(store)
+        self._reported: set[str] = set()  # unreadable skills already logged
+
+    @classmethod
+    def without_store(cls, cause: str) -> UserSkills:
+        return cls(None, cause)
 
     async def _call(self, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return await anyio.to_thread.run_sync(lambda: function(*args, **kwargs))
@@ -100,24 +106,35 @@ class UserSkills:
                     input_schema=schema,
                     annotations=annotations,
                 ),
-                self._guarded(schema, run),
+                self._guarded(name, schema, run),
             )
             for name, schema, run, annotations, title in specs
         ]
 
-    def _guarded(self, schema: dict[str, Any], run: Callable[..., Any]) -> Any:
+    def _guarded(self, tool: str, schema: dict[str, Any], run: Callable[..., Any]) -> Any:
         async def guarded(ctx: Context, arguments: dict[str, Any]) -> types.CallToolResult:
             problems = argument_problems(schema, arguments)
             if problems:
                 return tool_error("invalid arguments — " + "; ".join(problems))
+            if self.store is None:
+                return tool_error(
+                    f"the user's own skills are unavailable: {self.unavailable}. The built-in "
+                    "catalog (help, skills/list, skill:// resources) still works; restart the "
+                    "MCP server (your client does) once the store is fixed"
+                )
             try:
                 return await run(ctx, **arguments)
-            except StoreError as exc:
+            except REFUSALS as exc:
                 return tool_error(str(exc))
+            except FAILURES as exc:
+                name = arguments.get("name")
+                what = f"skill '{name}'" if isinstance(name, str) else "the user's skills"
+                return tool_error(f"{tool} could not read or change {what}: {exc}")
 
         return guarded
 
     async def _skills(self, ctx: Context, q: str | None = None, limit: int = 20) -> Any:
+        assert self.store is not None
         if q is None:
             found = await self._call(self.store.list_live, limit)
             heading = f"{len(found)} live skill(s)" if found else "No live skills yet."
@@ -135,6 +152,7 @@ class UserSkills:
         return text_result("\n".join(lines), structured)
 
     async def _read(self, ctx: Context, name: str) -> Any:
+        assert self.store is not None
         skill: Skill = await self._call(self.store.read_live, name)
         structured = {"name": skill.name, "description": skill.description, "body": skill.body}
         return text_result(skill.document(), structured)
@@ -166,18 +184,25 @@ class UserSkills:
 
     async def _unpublish(self, ctx: Context, name: str) -> Any:
         result = await self._call(agent.unpublish, self.store, name, who=client_label(ctx))
-        await self.check_for_changes()
+        await self.changes.check()
         return text_result(result.message, {"name": name, "status": result.to_status})
 
     async def _publish(self, ctx: Context, name: str) -> Any:
         result = await self._call(agent.republish, self.store, name, who=client_label(ctx))
-        await self.check_for_changes()
+        await self.changes.check()
         return text_result(result.message, {"name": name, "status": result.to_status})
 
     # -- resources --------------------------------------------------------------------------
 
     async def resources(self) -> list[types.Resource]:
-        skills: list[Skill] = await self._call(self.store.live_skills)
+        """The live skills as resources; one that cannot be read is left out (and logged
+        once), and a store that cannot be read at all leaves only the catalog."""
+        if self.store is None:
+            return []
+        try:
+            skills: list[Skill] = await self._call(self.store.live_skills)
+        except FAILURES:
+            skills = await self._readable_live_skills()
         return [
             types.Resource(
                 uri=uri_of(s.name),
@@ -189,76 +214,38 @@ class UserSkills:
             for s in skills
         ]
 
+    async def _readable_live_skills(self) -> list[Skill]:
+        assert self.store is not None
+        try:
+            names = list(await self._call(self.store.live_versions))
+        except FAILURES as exc:
+            self.report("*", f"cannot list the user's live skills ({exc}); serving the catalog")
+            return []
+        found = []
+        for name in names:
+            try:
+                found.append(await self._call(self.store.read_live, name))
+            except FAILURES as exc:
+                self.report(uri_of(name), f"cannot read live skill '{name}' ({exc}); left out")
+        return found
+
+    def report(self, key: str, message: str) -> None:
+        """Log ``message`` once per ``key`` (a skill or URI) in this process."""
+        if key not in self._reported:
+            self._reported.add(key)
+            log.warning("%s", " ".join(message.split()))
+
     async def read(self, uri: str) -> str | None:
-        """The live skill's document at ``uri``; None for anything not live."""
+        """The live skill's document at ``uri``; None for anything not a live skill.
+        Raises StoreError (or sqlite3.Error) when the store fails to read it."""
+        if self.store is None or not uri.startswith(URI_SCHEME):
+            return None
         name = uri.removeprefix(URI_SCHEME)
         try:
             skill: Skill = await self._call(self.store.read_live, name)
-        except StoreError:
+        except REFUSALS:
             return None
         return skill.document()
-
-    # -- change notifications ---------------------------------------------------------------
-
-    def remember(self, session: ServerSession) -> None:
-        """Keep a legacy session, to which list changes are sent."""
-        if session not in self._legacy_sessions:
-            self._legacy_sessions.append(session)
-
-    def subscribe(self, uri: str) -> None:
-        self._subscribed.add(uri)
-
-    def unsubscribe(self, uri: str) -> None:
-        self._subscribed.discard(uri)
-
-    async def watch(self) -> None:
-        """Notice writes by other processes (the dashboard, the CLI) on the same file."""
-        await self.check_for_changes()
-        while True:
-            await anyio.sleep(POLL_SECONDS)
-            version = await self._call(self.store.data_version)
-            if version != self._version:
-                self._version = version
-                await self.check_for_changes()
-
-    async def check_for_changes(self) -> None:
-        async with self._checking:
-            await self._check_for_changes()
-
-    async def _check_for_changes(self) -> None:
-        skills: list[Skill] = await self._call(self.store.live_skills)
-        live = {s.name: s.updated_at for s in skills}
-        previous, self._live = self._live, live
-        if self._version == -1:
-            self._version = await self._call(self.store.data_version)
-            return
-        if set(live) != set(previous):
-            await self.bus.publish(ResourcesListChanged())
-            for session in self._legacy_sessions:
-                await _quietly(session.send_resource_list_changed)
-        if live != previous:
-            await self._announce_prompts()
-        for name in sorted(set(live) | set(previous)):
-            if live.get(name) != previous.get(name):
-                uri = uri_of(name)
-                await self.bus.publish(ResourceUpdated(uri=uri))
-                if uri in self._subscribed:
-                    for session in self._legacy_sessions:
-                        await _quietly(session.send_resource_updated, uri)
-
-    async def _announce_prompts(self) -> None:
-        # Issue 11 hook: live skills are prompts ('my-<name>'). To be moved into the
-        # change-delivery module (issue 9) together with the resource notifications above.
-        await self.bus.publish(PromptsListChanged())
-        for session in self._legacy_sessions:
-            await _quietly(session.send_prompt_list_changed)
-
-
-async def _quietly(send: Callable[..., Any], *args: Any) -> None:
-    try:
-        await send(*args)
-    except Exception:  # a client that went away must not stop the watcher
-        log.debug("notification not delivered", exc_info=True)
 
 
 def _reads() -> types.ToolAnnotations:

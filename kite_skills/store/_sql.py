@@ -14,6 +14,7 @@ SELECT_ALL: Final = f"SELECT {SKILL_COLUMNS} FROM skills ORDER BY name"
 LIST_LIVE: Final = (
     "SELECT name, description FROM skills WHERE status = 'live' ORDER BY name LIMIT ?"
 )
+LIVE_VERSIONS: Final = "SELECT name, updated_at FROM skills WHERE status = 'live' ORDER BY name"
 # bm25 weights: a hit in the name counts most, then the description, then the body.
 SEARCH_LIVE: Final = (
     "SELECT s.name, s.description FROM skills_fts"

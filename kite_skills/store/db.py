@@ -548,6 +548,13 @@ class Store:
         not valid UTF-8 is left out and logged once (``get`` names it)."""
         return self._all(None)
 
+    def live_versions(self) -> dict[str, str]:
+        """Each live skill's name and ``updated_at``, by name: what the MCP server watches to
+        announce changes. Reads no text, so one unreadable description or body cannot stop it."""
+        with self._read() as conn:
+            rows = conn.execute(_sql.LIVE_VERSIONS).fetchall()
+        return {str(name): str(updated) for name, updated in rows}
+
     def live_skills(self) -> list[Skill]:
         """Every live skill with its text, sorted by name (what MCP serves as resources).
         A skill whose text is not valid UTF-8 is left out and logged once."""

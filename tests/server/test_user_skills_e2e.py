@@ -217,7 +217,7 @@ async def test_cli_publish_reaches_a_running_legacy_session(
         )
         assert not saved.is_error
         await subscribe(client, uri)
-        await anyio.sleep(0.7)  # let the watcher take its first reading
+        # The watcher takes its first reading before the first request is served.
         assert notes.count("notifications/resources/list_changed") == 0
 
         out = await anyio.to_thread.run_sync(lambda: person(shiv_root, db, "publish", NAME))
@@ -264,8 +264,7 @@ async def test_cli_publish_reaches_a_modern_listener(pyz: Path, shiv_root: Path,
         )
         assert not saved.is_error
         async with client.listen(resources_list_changed=True, resource_subscriptions=[uri]) as sub:
-            assert sub.honored.resources_list_changed
-            await anyio.sleep(0.7)
+            assert sub.honored.resources_list_changed  # listening from here on
             await anyio.to_thread.run_sync(lambda: person(shiv_root, db, "publish", NAME))
             events = [await next_event(sub)]
             # The same change may also surface as an update of the (newly live) URI.
@@ -396,8 +395,13 @@ async def test_revision_keeps_live_text_until_accepted_and_updates_are_notified(
         document = (await client.read_resource(uri, cache_mode="bypass")).contents[0]
         assert "exit load" not in document.text  # type: ignore[union-attr]
         assert NAME not in await listed_names(client, "exit load")
-        await anyio.sleep(1.2)
-        assert notes.count("notifications/resources/updated", uri) == 0  # a proposal is no change
+        # A proposal is no change. A person's later write (another skill going live) is
+        # announced only after the watcher has read the file again: by then an update for
+        # the proposal would have come.
+        lists = notes.count("notifications/resources/list_changed")
+        await _live_skill(client, shiv_root, db, "marker")
+        await notes.wait_for("notifications/resources/list_changed", after=lists)
+        assert notes.count("notifications/resources/updated", uri) == 0
 
         updates = notes.count("notifications/resources/updated", uri)
         await anyio.to_thread.run_sync(lambda: person(shiv_root, db, "accept", NAME))

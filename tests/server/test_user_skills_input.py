@@ -87,7 +87,7 @@ FTS_QUERIES = [
     "compare + funds",
     "'; DROP TABLE skills; --",
     "ñandú 基金",
-]
+]  # NUL is refused with its own message: tests/server/test_faults.py
 
 
 def _counts(db: Path) -> tuple[int, int]:

@@ -41,7 +41,7 @@ HOSTILE = [
     "🙂",
     "fund*",
     "col:",
-]
+]  # NUL is refused with its own message: tests/store/test_search_nul.py
 
 
 @pytest.fixture

@@ -1,0 +1,206 @@
+"""Change detection and delivery for the user's live skills: what changed, and one path that
+tells every session in both protocol eras.
+
+Detection: a poller notices writes by other processes (the dashboard, the CLI, another
+server) through ``PRAGMA data_version``; the writing tools call :meth:`ChangeFeed.check`
+after their own writes. Each check compares the live skills' names and ``updated_at`` with the
+previous reading. It reads no text, so one unreadable row cannot blind it; a store that fails
+anyway is logged once (one line), the server keeps serving, and the poller retries with
+backoff until the store answers again.
+
+Delivery: :meth:`ChangeFeed.publish` is the only way out. It hands every event to the SDK's
+subscription bus (2026-07-28 ``subscriptions/listen`` streams filter it per stream) and to
+each legacy session (one per served connection, whatever the number of
+``resources/subscribe`` calls; ``resources/updated`` only for the URIs it subscribed).
+
+Anything else whose list follows the set of live skills is announced by registering its
+event once: ``feed.on_live_set_change(PromptsListChanged())``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any, Final
+
+import anyio
+import anyio.to_thread
+from mcp import types
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourceUpdated,
+    ServerEvent,
+    ToolsListChanged,
+)
+
+from ..store import Store
+
+log = logging.getLogger("kite_skills.server")
+
+URI_SCHEME: Final = "user-skill://"
+POLL_SECONDS: Final = 0.5  # how often another process's writes are looked for
+MAX_BACKOFF_SECONDS: Final = 30.0  # the longest wait between retries of a failing store
+PEER: Final = "kite_skills.legacy_peer"  # the key of this connection's LegacyPeer in the lifespan
+
+
+def uri_of(name: str) -> str:
+    return URI_SCHEME + name
+
+
+class LegacyPeer:
+    """The one legacy (handshake-era) session of a served connection, and the URIs it
+    subscribed to. A connection that never sends ``initialize`` (2026-07-28) has none."""
+
+    def __init__(self) -> None:
+        self.session: ServerSession | None = None
+        self.opened = False  # initialize answered, or a bare notifications/initialized
+        self.uris: set[str] = set()
+
+    def attach(self, session: ServerSession) -> None:
+        if self.session is None:
+            self.session = session
+        self.opened = True
+
+    def subscribe(self, uri: str) -> None:
+        self.uris.add(uri)
+
+    def unsubscribe(self, uri: str) -> None:
+        self.uris.discard(uri)
+
+    async def deliver(self, event: ServerEvent) -> None:
+        if self.session is None:
+            return
+        notification = _legacy_notification(event, self.uris)
+        if notification is None:
+            return
+        try:
+            await self.session.send_notification(notification)
+        except Exception:  # a client that went away must not stop the delivery to others
+            log.debug("notification not delivered", exc_info=True)
+
+
+def _legacy_notification(event: ServerEvent, uris: set[str]) -> Any:
+    if isinstance(event, ResourceUpdated):
+        if event.uri not in uris:
+            return None
+        return types.ResourceUpdatedNotification(
+            params=types.ResourceUpdatedNotificationParams(uri=event.uri)
+        )
+    if isinstance(event, ResourcesListChanged):
+        return types.ResourceListChangedNotification()
+    if isinstance(event, PromptsListChanged):
+        return types.PromptListChangedNotification()
+    if isinstance(event, ToolsListChanged):
+        return types.ToolListChangedNotification()
+    return None
+
+
+class ChangeFeed:
+    """Watches one store for changes to its live skills and tells every session."""
+
+    def __init__(self, store: Store | None) -> None:
+        self.store = store
+        self.bus = InMemorySubscriptionBus()
+        self.listen = ListenHandler(self.bus)  # serves 2026-07-28 subscriptions/listen
+        self._on_live_set_change: list[ServerEvent] = [ResourcesListChanged()]
+        self._peers: list[LegacyPeer] = []
+        self._live: dict[str, str] | None = None
+        self._version: int | None = None
+        self._failing = False
+        # The poller and the writing tools both check; one at a time, or a reading taken
+        # before a write could land after it and leave ``_live`` stale (missed list changes).
+        self._checking = anyio.Lock()
+
+    def on_live_set_change(self, event: ServerEvent) -> None:
+        """Announce ``event`` too whenever the set of live skills changes."""
+        if event not in self._on_live_set_change:
+            self._on_live_set_change.append(event)
+
+    async def publish(self, event: ServerEvent) -> None:
+        """The one way out: 2026-07-28 listen streams and every legacy session."""
+        await self.bus.publish(event)
+        for peer in list(self._peers):
+            await peer.deliver(event)
+
+    @asynccontextmanager
+    async def serving(self) -> AsyncIterator[LegacyPeer]:
+        """For one served connection (the server's lifespan): its LegacyPeer, and the poller
+        while it is served."""
+        peer = LegacyPeer()
+        self._peers.append(peer)
+        try:
+            if self.store is None:
+                yield peer
+                return
+            await self.check()  # the first reading, before the first request is served
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(self._poll)
+                yield peer
+                tasks.cancel_scope.cancel()
+        finally:
+            self._peers.remove(peer)
+
+    async def _poll(self) -> None:
+        delay = POLL_SECONDS
+        while True:
+            await anyio.sleep(delay)
+            ok = await self._guarded(self._look)
+            delay = POLL_SECONDS if ok else min(delay * 2, MAX_BACKOFF_SECONDS)
+
+    async def _look(self) -> None:
+        assert self.store is not None
+        version = await anyio.to_thread.run_sync(self.store.data_version)
+        if version != self._version:
+            await self._check()
+            self._version = version
+
+    async def check(self) -> bool:
+        """Compare the live skills with the last reading and announce what changed; False
+        (after one log line) when the store could not be read."""
+        return await self._guarded(self._check)
+
+    async def _guarded(self, step: Callable[[], Any]) -> bool:
+        if self.store is None:
+            return True
+        try:
+            async with self._checking:
+                await step()
+        except Exception as exc:  # a broken store must never end the server
+            if not self._failing:
+                log.warning(
+                    "cannot read the skill store to look for changes (%s); still serving, "
+                    "and trying again with backoff",
+                    _one_line(exc),
+                )
+            self._failing = True
+            self._version = None  # read everything again once the store answers
+            return False
+        if self._failing:
+            log.info("the skill store answers again; change notifications resume")
+            self._failing = False
+        return True
+
+    async def _check(self) -> None:
+        assert self.store is not None
+        if self._version is None:
+            self._version = await anyio.to_thread.run_sync(self.store.data_version)
+        live: dict[str, str] = await anyio.to_thread.run_sync(self.store.live_versions)
+        previous, self._live = self._live, live
+        if previous is None:
+            return
+        if set(live) != set(previous):
+            for event in self._on_live_set_change:
+                await self.publish(event)
+        for name in sorted(set(live) | set(previous)):
+            if live.get(name) != previous.get(name):
+                await self.publish(ResourceUpdated(uri=uri_of(name)))
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 300 else text[:300] + "…"

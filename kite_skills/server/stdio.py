@@ -1,0 +1,365 @@
+"""The stdio wire: one JSON-RPC message per line on stdin and stdout.
+
+The SDK's stdio transport is replaced because of what it leaves to chance:
+
+- **Every line is judged before the SDK sees it.** Not JSON → -32700; not a message, a batch,
+  or a request whose id is not a string or an integer (``null``, ``1.5``, an object, an array,
+  ``true``) → -32600 with ``id: null``. The SDK takes a request with an invalid id for a
+  notification and never answers it, so the client would wait forever.
+- **A line longer than MAX_LINE_BYTES** is refused without being held in memory.
+- **At stdin EOF every request already read is answered** (a client that writes its requests
+  and closes the pipe gets every reply), within EOF_GRACE_SECONDS, and then the server stops.
+  The SDK cancels whatever is in flight at EOF, so work done (a save committed) went unsaid.
+- **Ctrl-C ends the process.** stdin is read by a daemon thread with ``os.read``, so nothing
+  waits for a read blocked on a pipe that is still open; SIGINT stops serving and
+  :func:`serve` reports it (the caller exits 130).
+- **Echoed input is cut short** in every error message, whichever layer wrote it.
+- **stdout belongs to the protocol.** While serving, file descriptor 1 points at stderr, so a
+  stray write from any library can never corrupt the wire (the SDK transport does the same).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import sys
+import threading
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, Final
+
+import anyio
+import anyio.abc
+import anyio.from_thread
+import anyio.lowlevel
+from mcp.server.lowlevel import Server
+from mcp.shared._context_streams import create_context_streams
+from mcp.shared.message import SessionMessage
+from mcp_types import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    jsonrpc_message_adapter,
+)
+from pydantic import ValidationError
+
+log = logging.getLogger("kite_skills.server")
+
+MAX_LINE_BYTES: Final = 16 * 1024 * 1024  # far above any real request (a body is ≤ 64 KiB)
+EOF_GRACE_SECONDS: Final = 10.0  # covers the store's 5 s busy timeout with room to spare
+MAX_MESSAGE_CHARS: Final = 500  # an error message, echoed input included
+MAX_DATA_CHARS: Final = 1000  # an error's ``data``, as JSON
+STREAMS: Final = frozenset({"subscriptions/listen"})  # requests that stay open by design
+
+_EOF: Final = object()
+_TOO_LONG: Final = object()
+
+
+def shown(value: object, limit: int = 100) -> str:
+    """``value`` for an error message: as text, cut short (with its length) when long."""
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text)} characters)"
+
+
+def valid_id(value: object) -> bool:
+    """MCP request ids are strings or integers; JSON-RPC's ``null`` and fractions are not."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, float):
+        return "a number with a fraction or exponent"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    return type(value).__name__
+
+
+def _error(code: int, message: str, request_id: object = None) -> JSONRPCError:
+    return JSONRPCError(
+        jsonrpc="2.0",
+        id=request_id if valid_id(request_id) else None,  # type: ignore[arg-type]
+        error=ErrorData(code=code, message=message),
+    )
+
+
+NOT_JSON: Final = "parse error: the line is not valid JSON (send one JSON-RPC message per line)"
+NOT_A_MESSAGE: Final = "invalid request: not a JSON-RPC 2.0 message"
+TOO_LONG: Final = (
+    f"invalid request: the line is over {MAX_LINE_BYTES} bytes; no request here is that large"
+)
+BATCH: Final = (
+    "invalid request: batches are not supported by MCP — send one JSON-RPC message per line"
+)
+
+
+def judge(line: bytes) -> list[SessionMessage | JSONRPCError]:
+    """What one line of input becomes: a message for the server, or errors to answer."""
+    text = line.strip()
+    if not text:
+        return []  # an empty line carries nothing
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return [_error(PARSE_ERROR, NOT_JSON)]
+    if isinstance(value, list):
+        # MCP dropped JSON-RPC batches. Answer each request in it (a client waits for those
+        # ids), or the whole line when nothing in it can be answered by id.
+        ids = [
+            m["id"]
+            for m in value
+            if isinstance(m, dict) and "method" in m and valid_id(m.get("id"))
+        ]
+        return [_error(INVALID_REQUEST, BATCH, i) for i in ids] or [_error(INVALID_REQUEST, BATCH)]
+    if not isinstance(value, dict):
+        return [_error(INVALID_REQUEST, f"{NOT_A_MESSAGE} (got {_kind(value)})")]
+    if "method" in value and "id" in value and not valid_id(value["id"]):
+        return [
+            _error(
+                INVALID_REQUEST,
+                f"invalid request: the id must be a string or an integer, not "
+                f"{_kind(value['id'])}; a notification carries no id at all",
+            )
+        ]
+    try:
+        message = jsonrpc_message_adapter.validate_json(text, by_name=False)
+    except ValidationError:
+        request_id = value.get("id") if "method" in value else None
+        method = value.get("method")
+        detail = (
+            f" for {shown(method, 60)}: check 'jsonrpc' is \"2.0\" and 'params' is an object"
+            if isinstance(method, str)
+            else ": it needs 'jsonrpc': \"2.0\" and a 'method' (or a 'result' or 'error')"
+        )
+        return [_error(INVALID_REQUEST, NOT_A_MESSAGE + detail, request_id)]
+    return [SessionMessage(message)]
+
+
+def bounded(message: Any) -> Any:
+    """Cut an error's message and data to a sane length (they may echo input)."""
+    if not isinstance(message, JSONRPCError):
+        return message
+    error = message.error
+    text = shown(error.message, MAX_MESSAGE_CHARS)
+    data = error.data
+    if data is not None and len(json.dumps(data, default=str)) > MAX_DATA_CHARS:
+        data = shown(json.dumps(data, default=str), MAX_DATA_CHARS)
+    if text == error.message and data is error.data:
+        return message
+    fields: dict[str, Any] = {"code": error.code, "message": text}
+    if data is not None:
+        fields["data"] = data
+    return JSONRPCError(jsonrpc="2.0", id=message.id, error=ErrorData(**fields))
+
+
+class _Outstanding:
+    """Requests read and not yet answered (by id; a client may reuse one)."""
+
+    def __init__(self) -> None:
+        self._ids: Counter[object] = Counter()
+        self._empty = anyio.Event()
+        self._empty.set()
+
+    def add(self, request_id: object) -> None:
+        self._ids[_key(request_id)] += 1
+        if self._empty.is_set():
+            self._empty = anyio.Event()
+
+    def done(self, request_id: object) -> None:
+        key = _key(request_id)
+        if self._ids[key] > 0:
+            self._ids[key] -= 1
+            if self._ids[key] == 0:
+                del self._ids[key]
+        if not self._ids:
+            self._empty.set()
+
+    async def wait_empty(self) -> None:
+        await self._empty.wait()
+
+
+def _key(request_id: object) -> object:
+    return (type(request_id).__name__, request_id)
+
+
+def _read_lines(fd: int, deliver: Callable[[object], None]) -> None:
+    """In a daemon thread: split stdin into lines with ``os.read`` (no Python-level lock is
+    held while blocked, so the interpreter can always exit)."""
+    pending = bytearray()
+    skipping = False  # inside a line already refused as too long
+    try:
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            start = 0
+            while True:
+                end = chunk.find(b"\n", start)
+                piece = chunk[start:] if end < 0 else chunk[start:end]
+                if not skipping:
+                    pending += piece
+                    if len(pending) > MAX_LINE_BYTES:
+                        pending.clear()
+                        skipping = True
+                        deliver(_TOO_LONG)
+                if end < 0:
+                    break
+                if not skipping:
+                    deliver(bytes(pending))
+                pending.clear()
+                skipping = False
+                start = end + 1
+        if pending and not skipping:
+            deliver(bytes(pending))
+        deliver(_EOF)
+    except (anyio.RunFinishedError, anyio.ClosedResourceError, anyio.BrokenResourceError):
+        return  # the server has stopped; nobody is listening
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+class _Wire:
+    """File descriptors for the wire; fd 1 points at stderr while serving."""
+
+    def __init__(self, stdin_fd: int | None, stdout_fd: int | None) -> None:
+        self._restore: int | None = None
+        self.input = stdin_fd if stdin_fd is not None else sys.stdin.fileno()
+        if stdout_fd is not None:
+            self.output = stdout_fd
+            return
+        sys.stdout.flush()
+        self.output = os.dup(1)
+        try:
+            os.dup2(2, 1)
+            self._restore = self.output
+        except OSError:  # no stderr to point at: write in place
+            pass
+
+    def close(self) -> None:
+        if self._restore is not None:
+            try:
+                os.dup2(self._restore, 1)
+            except OSError:
+                pass
+        if self._restore is not None or self.output not in (0, 1, 2):
+            try:
+                os.close(self.output)
+            except OSError:
+                pass
+
+
+async def serve(
+    server: Server[Any],
+    options: Any,
+    *,
+    stdin_fd: int | None = None,
+    stdout_fd: int | None = None,
+    grace: float = EOF_GRACE_SECONDS,
+) -> bool:
+    """Serve MCP on the wire until stdin ends, stdout breaks or SIGINT; True after SIGINT."""
+    wire = _Wire(stdin_fd, stdout_fd)
+    try:
+        return await _serve(server, options, wire, grace)
+    finally:
+        wire.close()
+
+
+async def _serve(server: Server[Any], options: Any, wire: _Wire, grace: float) -> bool:
+    token = anyio.lowlevel.current_token()
+    lines_in, lines = anyio.create_memory_object_stream[object](0)
+    inbound_writer, inbound = create_context_streams[SessionMessage | Exception](0)
+    outbound, outbound_reader = create_context_streams[SessionMessage](0)
+    outstanding = _Outstanding()
+    interrupted = False
+
+    def deliver(item: object) -> None:
+        anyio.from_thread.run(lines_in.send, item, token=token)
+
+    async def relay() -> None:
+        async with inbound_writer, lines:
+            async for item in lines:
+                if item is _EOF:
+                    break
+                judged = [_error(INVALID_REQUEST, TOO_LONG)] if item is _TOO_LONG else judge(item)  # type: ignore[arg-type]
+                for message in judged:
+                    if isinstance(message, JSONRPCError):
+                        await outbound.send(SessionMessage(message))
+                        continue
+                    await _pass_on(message)
+            # stdin ended: answer what was asked, then let the server stop.
+            with anyio.move_on_after(grace) as waited:
+                await outstanding.wait_empty()
+            if waited.cancelled_caught:
+                log.warning(
+                    "stdin closed; stopped waiting for unanswered requests after %ss", grace
+                )
+
+    async def _pass_on(message: SessionMessage) -> None:
+        inner = message.message
+        if isinstance(inner, JSONRPCRequest) and inner.method not in STREAMS:
+            outstanding.add(inner.id)
+        elif isinstance(inner, JSONRPCNotification) and inner.method == "notifications/cancelled":
+            cancelled = (inner.params or {}).get("requestId")
+            if cancelled is not None:
+                outstanding.done(cancelled)  # a cancelled request is never answered
+        await inbound_writer.send(message)
+
+    async def write_out(tasks: anyio.abc.TaskGroup) -> None:
+        async with outbound_reader:
+            async for message in outbound_reader:
+                inner = bounded(message.message)
+                data = inner.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                try:
+                    await anyio.to_thread.run_sync(_write_all, wire.output, data.encode())
+                except OSError:  # the client closed our stdout: nothing more can be said
+                    tasks.cancel_scope.cancel()
+                    return
+                if isinstance(inner, JSONRPCResponse | JSONRPCError) and inner.id is not None:
+                    outstanding.done(inner.id)
+
+    async def on_sigint(tasks: anyio.abc.TaskGroup) -> None:
+        nonlocal interrupted
+        try:
+            with anyio.open_signal_receiver(signal.SIGINT) as signals:
+                async for _ in signals:
+                    interrupted = True
+                    tasks.cancel_scope.cancel()
+                    return
+        except (NotImplementedError, RuntimeError, ValueError):
+            # no signal handling here (another platform, or not the main thread)
+            await anyio.sleep_forever()
+
+    reader = threading.Thread(
+        target=_read_lines, args=(wire.input, deliver), name="kite-skills stdin", daemon=True
+    )
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(on_sigint, tasks)
+        async with anyio.create_task_group() as serving:
+            serving.start_soon(write_out, tasks)  # ends once the server closes ``outbound``
+            serving.start_soon(relay)  # ends at stdin EOF, after the grace period
+            reader.start()
+            await server.run(inbound, outbound, options)
+        tasks.cancel_scope.cancel()
+    lines_in.close()
+    return interrupted
