@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import __version__, catalog, cli_skills
+from . import __version__, catalog, cli_setup, cli_skills
 from .errors import CatalogError, KiteError, UnknownHelpKey
 from .store import default_db_path
 
@@ -63,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         default=argparse.SUPPRESS,
         help="the user-skill store the server uses (default: $KITE_SKILLS_DB, else "
-        "$XDG_DATA_HOME/kite-skills/skills.db)",
+        "skills.db in this OS's per-user data folder; 'kite-skills doctor' shows it)",
     )
     parser.set_defaults(run=_run_server)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
@@ -92,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     listing.set_defaults(run=_run_list)
     cli_skills.register(commands)
+    cli_setup.register(commands)
     return parser
 
 

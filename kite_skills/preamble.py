@@ -64,7 +64,9 @@ def interpreter_problem(
     """The one-line message when this interpreter cannot run the file, or None when it can."""
     built = target["platform"]
     pythons: list[str] = target["pythons"]
-    accepted = f"CPython {pythons[0]}–{pythons[-1]}" if len(pythons) > 1 else f"CPython {pythons[0]}"
+    accepted = (
+        f"CPython {pythons[0]}–{pythons[-1]}" if len(pythons) > 1 else f"CPython {pythons[0]}"
+    )
     want_os, _ = PLATFORMS[built]
     here = platform_for(os_name, machine)
     if here != built:
@@ -116,7 +118,7 @@ def unwritable_problem(root: Path, extraction: Path) -> str | None:
         return (
             f"kite-skills: cannot unpack into {root} ({reason}) — that directory must be "
             f"writable: set SHIV_ROOT to a writable directory, e.g. SHIV_ROOT={example} "
-            "(in an MCP client's config, under \"env\")"
+            '(in an MCP client\'s config, under "env")'
         )
     return None
 

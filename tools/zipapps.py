@@ -46,7 +46,7 @@ PYWIN32_KEEP = re.compile(
     r"|pywin32-[^/]+\.dist-info/(METADATA|WHEEL|top_level\.txt|licenses/.*)"
 )
 PER_VERSION_PTH = "kite-skills-per-version.pth"
-PER_VERSION_MODULE = '''"""Put this interpreter's copy of the per-version packages on sys.path (pywin32)."""
+PER_VERSION_MODULE = '''"""Put this interpreter's pywin32 on sys.path."""
 import os
 import site
 import sys
@@ -168,8 +168,11 @@ def download(wheelhouse: Path, targets: list[str]) -> None:
 
 def install(wheelhouse: Path, target: str, version: str, pins: list[str], dest: Path) -> None:
     subprocess.run(
-        [*PIP, "install", *PIP_QUIET, "--no-index", "--find-links", str(wheelhouse)]
-        + ["--no-compile", "--target", str(dest), *pip_target_options(target, version), *pins],
+        [
+            *[*PIP, "install", *PIP_QUIET, "--no-index", "--find-links", str(wheelhouse)],
+            *["--no-compile", "--target", str(dest), *pip_target_options(target, version)],
+            *pins,
+        ],
         check=True,
     )
     # Drop what records this machine's paths (the wheel's location, script shebangs),
@@ -232,7 +235,7 @@ def merge(trees: list[Path], dest: Path) -> None:
 
 def pack(site_packages: Path, out: Path, target: str) -> None:
     """shiv's reproducible, compressed archive, entered through the preamble."""
-    from datetime import datetime, timezone
+    from datetime import UTC, datetime
 
     import shiv
     from shiv import builder
@@ -247,7 +250,7 @@ def pack(site_packages: Path, out: Path, target: str) -> None:
     )
     if count != 1:
         sys.exit("zipapps.py: kite_skills/preamble.py has no 'TARGET: ...' line to fill in")
-    built_at = datetime.fromtimestamp(SOURCE_DATE_EPOCH_DEFAULT, timezone.utc)
+    built_at = datetime.fromtimestamp(SOURCE_DATE_EPOCH_DEFAULT, UTC)
     env = Environment(
         built_at=built_at.strftime(BUILD_AT_TIMESTAMP_FORMAT),
         shiv_version=shiv.__version__,
@@ -265,7 +268,10 @@ def pack(site_packages: Path, out: Path, target: str) -> None:
     )
     first = FIRST.replace("{accepted}", f"{PYTHONS[0]}-{PYTHONS[-1]}")
     with zipfile.ZipFile(out, "a") as archive:
-        for name, text in [("_kite_skills_first.py", first), ("_kite_skills_preamble.py", preamble)]:
+        for name, text in [
+            ("_kite_skills_first.py", first),
+            ("_kite_skills_preamble.py", preamble),
+        ]:
             info = zipfile.ZipInfo(name, date_time=built_at.timetuple()[:6])
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16

@@ -207,6 +207,7 @@ def serve_stdio(db_path: Path, environ: Mapping[str, str] = os.environ) -> int:
     except KiteError as exc:
         print(f"kite-skills: cannot start: {exc}", file=sys.stderr)  # noqa: T201
         return 1
+    print(f"kite-skills: user skills in {db_path}", file=sys.stderr)  # noqa: T201
     user_skills = UserSkills(store)
     names = sorted(all_tools(loaded, user_skills))
     excluded, unknown = parse_excluded(environ.get("EXCLUDED_TOOLS"), names)

@@ -1,0 +1,234 @@
+"""What the per-platform zipapp tests share: the CPythons on this machine, the built files,
+each mode of the program run with Python's import log on, and what each platform's
+binaries must look like."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import glob
+import json
+import os
+import re
+import subprocess
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from kite_skills.preamble import PLATFORMS
+
+from .server.harness import LEGACY, zipapp
+
+PYTHONS = ["3.11", "3.12", "3.13", "3.14"]
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    implementation: str
+    version: str
+    path: str
+
+
+def _probe(path: str) -> Interpreter | None:
+    # Syntax every Python reads, 2.7 included.
+    code = (
+        "import platform, sys; print('%s %d.%d' % (platform.python_implementation().lower(), "
+        "sys.version_info[0], sys.version_info[1]))"
+    )
+    try:
+        out = subprocess.run(
+            [path, "-c", code], capture_output=True, text=True, timeout=20, check=True
+        ).stdout.split()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return Interpreter(out[0], out[1], path) if len(out) == 2 else None
+
+
+@functools.cache
+def local_cpythons() -> tuple[Interpreter, ...]:
+    """One interpreter per CPython minor version found on PATH or under pyenv (not shims)."""
+    candidates: list[str] = []
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    candidates += sorted(glob.glob(str(pyenv / "versions" / "*" / "bin" / "python")))
+    for directory in os.environ.get("PATH", "").split(os.pathsep):
+        if not directory or "shims" in directory:
+            continue
+        candidates += sorted(glob.glob(os.path.join(directory, "python[23]*")))
+    found: dict[str, Interpreter] = {}
+    for candidate in candidates:
+        if not re.fullmatch(r"python(\d(\.\d+)?)?", os.path.basename(candidate)):
+            continue
+        real = os.path.realpath(candidate)
+        interpreter = _probe(real)
+        if interpreter and interpreter.implementation == "cpython":
+            found.setdefault(interpreter.version, interpreter)
+    return tuple(sorted(found.values(), key=lambda i: tuple(map(int, i.version.split(".")))))
+
+
+def runnable() -> list[Interpreter]:
+    return [i for i in local_cpythons() if i.version in PYTHONS]
+
+
+def too_old() -> list[Interpreter]:
+    return [i for i in local_cpythons() if i.version not in PYTHONS]
+
+
+def platform_file(name: str) -> Path:
+    path = zipapp().parent / f"kite-skills-{name}.pyz"
+    if not path.is_file():
+        pytest.fail(f"{path} is missing — run ./build.sh --all (./build.sh test does)")
+    return path
+
+
+def host_name() -> str:
+    return built_target(zipapp())["platform"]
+
+
+def built_target(pyz: Path) -> dict[str, object]:
+    """The TARGET build.sh wrote into the file's preamble."""
+    with zipfile.ZipFile(pyz) as archive:
+        source = archive.read("_kite_skills_preamble.py").decode()
+    line = next(ln for ln in source.splitlines() if ln.startswith("TARGET: "))
+    return ast.literal_eval(line.split(" = ", 1)[1])
+
+
+def run(
+    python: str, pyz: Path, args: list[str], env: dict[str, str], stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [python, str(pyz), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+
+def session_lines() -> str:
+    """One legacy MCP session: every request the server mode answers, then EOF."""
+    messages: list[dict[str, object]] = [
+        {
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": LEGACY,
+                "capabilities": {"extensions": {"io.modelcontextprotocol/skills": {}}},
+                "clientInfo": {"name": "imports", "version": "1"},
+            },
+        },
+        {"method": "notifications/initialized"},
+        {"id": 2, "method": "tools/list"},
+        {"id": 3, "method": "tools/call", "params": {"name": "help", "arguments": {"key": "/"}}},
+        {
+            "id": 4,
+            "method": "tools/call",
+            "params": {
+                "name": "skillSave",
+                "arguments": {
+                    "name": "import-check",
+                    "description": "A skill saved to exercise the write path of the server.",
+                    "body": "# Import check\n\n1. Do nothing at all.\n",
+                },
+            },
+        },
+        {"id": 5, "method": "skills/list", "params": {}},
+        {"id": 6, "method": "resources/list"},
+        {"id": 7, "method": "resources/read", "params": {"uri": "skill://orders/SKILL.md"}},
+        {"id": 8, "method": "resources/subscribe", "params": {"uri": "skill://orders/SKILL.md"}},
+        {"id": 9, "method": "tools/call", "params": {"name": "skills", "arguments": {}}},
+        {"id": 10, "method": "no/such/method"},
+    ]
+    return "".join(json.dumps({"jsonrpc": "2.0", **m}) + "\n" for m in messages)
+
+
+# Every mode a person or a client starts: (label, arguments, stdin).
+MODES: list[tuple[str, list[str], str]] = [
+    ("version", ["--version"], ""),
+    ("help", ["help", "/orders"], ""),
+    ("help-root", ["help", "/"], ""),
+    ("catalog-validate", ["catalog", "validate"], ""),
+    ("catalog-list", ["catalog", "list"], ""),
+    ("server", [], "SESSION"),
+    ("skills-list", ["skills", "list"], ""),
+    ("skills-show", ["skills", "show", "import-check"], ""),
+    ("skills-publish", ["skills", "publish", "import-check"], ""),
+    ("skills-log", ["skills", "log"], ""),
+    ("setup", ["setup", "claude-code"], ""),
+    ("doctor", ["doctor"], ""),
+]
+
+
+def imported_modules(stderr: str) -> set[str]:
+    """Module names from ``-X importtime`` lines (attempted imports that failed are listed
+    too; they name nothing the file holds, so they do no harm)."""
+    names = set()
+    for line in stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            name = line.rsplit("|", 1)[1].strip()
+            if name and name != "imported package":
+                names.add(name)
+    return names
+
+
+def distributions(pyz: Path) -> dict[str, str]:
+    """Top-level importable name -> distribution, from each dist-info RECORD in the file."""
+    owner: dict[str, str] = {}
+    with zipfile.ZipFile(pyz) as archive:
+        for name in archive.namelist():
+            match = re.fullmatch(r"site-packages/([^/]+)-[^-/]+\.dist-info/RECORD", name)
+            if not match:
+                continue
+            for line in archive.read(name).decode().splitlines():
+                path = line.split(",")[0]
+                if not path or ".dist-info/" in path or path.startswith(".."):
+                    continue
+                top = path.split("/")[0]
+                top = re.sub(r"(\.[^.]*\.(so|pyd)|\.py|\.pth)$", "", top)
+                owner.setdefault(top, match.group(1))
+    return owner
+
+
+# (binary format, machine) each platform's extension modules must be.
+ELF_X86_64, ELF_AARCH64 = ("elf", 62), ("elf", 183)
+MACHO_X86_64, MACHO_ARM64 = ("macho", 0x01000007), ("macho", 0x0100000C)
+PE_AMD64 = ("pe", 0x8664)
+BINARY: dict[str, tuple[str, int]] = {
+    "linux-x86_64": ELF_X86_64,
+    "linux-aarch64": ELF_AARCH64,
+    "macos-arm64": MACHO_ARM64,
+    "macos-x86_64": MACHO_X86_64,
+    "windows-amd64": PE_AMD64,
+}
+assert set(BINARY) == set(PLATFORMS)
+
+
+def extension_suffixes(platform: str, version: str) -> list[str]:
+    """importlib.machinery.EXTENSION_SUFFIXES of CPython ``version`` on ``platform``."""
+    v = version.replace(".", "")
+    if platform.startswith("linux"):
+        arch = platform.split("-")[1]
+        return [f".cpython-{v}-{arch}-linux-gnu.so", ".abi3.so", ".so"]
+    if platform.startswith("macos"):
+        return [f".cpython-{v}-darwin.so", ".abi3.so", ".so"]
+    return [f".cp{v}-win_amd64.pyd", ".pyd"]
+
+
+def binary_kinds(data: bytes) -> set[tuple[str, int]]:
+    """The (format, machine) of an ELF, Mach-O (thin or universal) or PE file."""
+    if data[:4] == b"\x7fELF":
+        return {("elf", int.from_bytes(data[18:20], "little"))}
+    if data[:4] == b"\xcf\xfa\xed\xfe":
+        return {("macho", int.from_bytes(data[4:8], "little"))}
+    if data[:4] == b"\xca\xfe\xba\xbe":  # universal: big-endian fat header
+        count = int.from_bytes(data[4:8], "big")
+        return {
+            ("macho", int.from_bytes(data[8 + 20 * i : 12 + 20 * i], "big")) for i in range(count)
+        }
+    if data[:2] == b"MZ":
+        pe = int.from_bytes(data[0x3C:0x40], "little")
+        if data[pe : pe + 4] == b"PE\0\0":
+            return {("pe", int.from_bytes(data[pe + 4 : pe + 6], "little"))}
+    return set()
