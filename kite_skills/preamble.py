@@ -206,8 +206,9 @@ def main() -> None:
     if message:
         print(message, file=sys.stderr)  # noqa: T201
         sys.exit(1)
-    global _HELD
-    _HELD = hold_and_prune(root, extraction, prune=os.environ.get(KEEP_CACHE) != "1")
+    held = hold_and_prune(root, extraction, prune=os.environ.get(KEEP_CACHE) != "1")
+    if held is not None:
+        _HELD.append(held)
 
 
-_HELD: int | None = None
+_HELD: list[int] = []  # the in-use lock, open until the process ends

@@ -94,9 +94,10 @@ def host_platform() -> str:
     return name
 
 
-def requirements(target: str) -> tuple[list[str], list[str]]:
+def requirements(target: str, everything: bool = False) -> tuple[list[str], list[str]]:
     """(shared, per-version) pins for ``target`` from requirements/runtime.txt, minus
-    requirements/not-in-zipapp.txt; ``sys_platform`` markers judged for the target."""
+    requirements/not-in-zipapp.txt unless ``everything`` (the wheelhouse also serves the
+    wheel's install); ``sys_platform`` markers judged for the target."""
     dropped = {
         line.split("#")[0].strip().lower()
         for line in (ROOT / "requirements" / "not-in-zipapp.txt").read_text().splitlines()
@@ -116,7 +117,7 @@ def requirements(target: str) -> tuple[list[str], list[str]]:
             if match.group(1) != SYS_PLATFORM[target]:
                 continue
         name = pin.split("==")[0].strip()
-        if name.lower() in dropped:
+        if name.lower() in dropped and not everything:
             continue
         (per_version if name.lower() in PER_VERSION else shared).append(pin.strip())
     return shared, per_version
@@ -148,7 +149,7 @@ def download(wheelhouse: Path, targets: list[str]) -> None:
     once per (platform, version). A (platform, version, pins) already fetched is skipped."""
     wheelhouse.mkdir(parents=True, exist_ok=True)
     for target in targets:
-        shared, per_version = requirements(target)
+        shared, per_version = requirements(target, everything=True)
         for version in PYTHONS:
             options = pip_target_options(target, version)
             pins = [*shared, *per_version]
