@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import platform
 import re
+import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -274,3 +275,25 @@ def test_pure_python_files_match_the_host_build_byte_for_byte(name: str) -> None
 def test_every_local_interpreter_was_found() -> None:
     versions = {i.version for i in local_cpythons()}
     assert f"{sys.version_info[0]}.{sys.version_info[1]}" in versions
+
+
+@pytest.mark.parametrize("python", RUNNABLE, ids=ids)
+def test_the_windows_file_puts_its_interpreters_pywin32_on_sys_path(
+    python: Interpreter, tmp_path: Path
+) -> None:
+    """What shiv's bootstrap does with the Windows file's site-packages (site.addsitedir),
+    on this OS: the .pth adds this version's pywin32 tree and its win32 folder."""
+    with zipfile.ZipFile(platform_file("windows-amd64")) as archive:
+        members = [n for n in archive.namelist() if n.startswith("site-packages/")]
+        members = [n for n in members if "/_per_version/" not in n or "/win32/" in n or ".pth" in n]
+        archive.extractall(tmp_path, members)
+    site_packages = tmp_path / "site-packages"
+    code = (
+        "import site, sys; site.addsitedir(sys.argv[1]); "
+        "print('\\n'.join(p for p in sys.path if '_per_version' in p))"
+    )
+    result = subprocess.run(
+        [python.path, "-S", "-c", code, str(site_packages)], capture_output=True, text=True
+    )
+    tree = site_packages / "_per_version" / f"cp{python.version.replace('.', '')}"
+    assert result.stdout.split() == [str(tree), str(tree / "win32")], result.stderr
