@@ -162,6 +162,6 @@ case "${1:-}" in
         [[ -d ${2:-} ]] || die "usage: ./build.sh --offline DIR [PLATFORM...] (DIR made by --wheelhouse)"
         dir=$(cd "$2" && pwd); shift 2
         build "$dir" "${@:-${ALL[@]}}" ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' ;;
     *) die "unknown argument '$1' — try ./build.sh --help" ;;
 esac

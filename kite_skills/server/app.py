@@ -207,7 +207,6 @@ def serve_stdio(db_path: Path, environ: Mapping[str, str] = os.environ) -> int:
     except KiteError as exc:
         print(f"kite-skills: cannot start: {exc}", file=sys.stderr)  # noqa: T201
         return 1
-    print(f"kite-skills: user skills in {db_path}", file=sys.stderr)  # noqa: T201
     user_skills = UserSkills(store)
     names = sorted(all_tools(loaded, user_skills))
     excluded, unknown = parse_excluded(environ.get("EXCLUDED_TOOLS"), names)
@@ -219,10 +218,12 @@ def serve_stdio(db_path: Path, environ: Mapping[str, str] = os.environ) -> int:
         )
     if sys.stdin.isatty():
         print(  # noqa: T201
-            "kite-skills: serving MCP on stdio for an MCP client; "
+            f"kite-skills: serving MCP on stdio for an MCP client (user skills in {db_path}); "
             "run 'kite-skills --help' for the commands a person uses",
             file=sys.stderr,
         )
+    else:
+        print(f"kite-skills: user skills in {db_path}", file=sys.stderr)  # noqa: T201
     server = build_server(loaded, user_skills, excluded)
     options = server.create_initialization_options(NotificationOptions(resources_changed=True))
     try:
