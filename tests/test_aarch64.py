@@ -5,14 +5,13 @@ from Debian's registry into .build/arm64-python (about half a minute; the runs t
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from .server.harness import ROOT, server_env, zipapp
-from .zipapp_platforms import platform_file, session_lines
+from .zipapp_platforms import platform_file, session
 
 pytestmark = pytest.mark.zipapp
 
@@ -49,12 +48,12 @@ def test_the_aarch64_file_runs_under_emulation(arm64_python: list[str], tmp_path
     assert version.returncode == 0, version.stderr
     page = run(arm64_python, pyz, ["help", "/orders"], env)
     assert page.returncode == 0 and "/orders/reconcile" in page.stdout, page.stderr
-    session = run(arm64_python, pyz, [], env, stdin=session_lines())
-    assert session.returncode == 0, session.stderr
-    replies = {m.get("id"): m for m in map(json.loads, session.stdout.splitlines())}
-    assert replies[1]["result"]["serverInfo"]["name"]
-    assert not replies[4]["result"].get("isError"), replies[4]  # skillSave
-    assert "skill://orders/SKILL.md" in {s["uri"] for s in replies[5]["result"]["skills"]}
+    code, replies, err = session([*arm64_python, str(pyz)], env)
+    assert code == 0, err
+    assert replies[1]["result"]["serverInfo"]["name"]  # type: ignore[index]
+    assert not replies[4]["result"].get("isError"), replies[4]  # type: ignore[union-attr]  # skillSave
+    skills = replies[5]["result"]["skills"]  # type: ignore[index]
+    assert "skill://orders/SKILL.md" in {s["uri"] for s in skills}
 
 
 def test_the_x86_64_file_names_the_aarch64_one(arm64_python: list[str], tmp_path: Path) -> None:

@@ -42,7 +42,7 @@ from .zipapp_platforms import (
     platform_file,
     run,
     runnable,
-    session_lines,
+    session,
     too_old,
 )
 
@@ -153,12 +153,16 @@ def import_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[str]]
         work = tmp_path_factory.mktemp(f"imports-{python.version}")
         env = server_env(work / "shiv", work / "skills.db", PYTHONPROFILEIMPORTTIME="1")
         env["HOME"] = str(work)
-        for label, args, stdin in MODES:
-            text = session_lines() if stdin == "SESSION" else ""
-            result = run(python.path, zipapp(), args, env, stdin=text)
-            assert result.returncode == 0, (python.version, label, result.stderr[-3000:])
-            assert "Traceback" not in result.stderr, (python.version, label)
-            logs.setdefault(label, set()).update(imported_modules(result.stderr))
+        for label, args, _ in MODES:
+            if label == "server":
+                code, replies, err = session([python.path, str(zipapp())], env)
+                assert set(replies) == {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, (python.version, err)
+            else:
+                result = run(python.path, zipapp(), args, env)
+                code, err = result.returncode, result.stderr
+            assert code == 0, (python.version, label, err[-3000:])
+            assert "Traceback" not in err, (python.version, label)
+            logs.setdefault(label, set()).update(imported_modules(err))
     return logs
 
 

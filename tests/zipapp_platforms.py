@@ -11,6 +11,7 @@ import json
 import os
 import re
 import subprocess
+import threading
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,8 +108,8 @@ def run(
     )
 
 
-def session_lines() -> str:
-    """One legacy MCP session: every request the server mode answers, then EOF."""
+def session_messages() -> list[dict[str, object]]:
+    """One legacy MCP session: every request the server mode answers."""
     messages: list[dict[str, object]] = [
         {
             "id": 1,
@@ -141,7 +142,43 @@ def session_lines() -> str:
         {"id": 9, "method": "tools/call", "params": {"name": "skills", "arguments": {}}},
         {"id": 10, "method": "no/such/method"},
     ]
-    return "".join(json.dumps({"jsonrpc": "2.0", **m}) + "\n" for m in messages)
+    return [{"jsonrpc": "2.0", **m} for m in messages]
+
+
+def session(
+    command: list[str], env: dict[str, str]
+) -> tuple[int, dict[object, dict[str, object]], str]:
+    """Run the server mode through one session, each request answered before the next is
+    sent; then end of input. Returns (exit code, replies by id, stderr)."""
+    process = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
+    assert process.stdin is not None and process.stdout is not None
+    assert process.stderr is not None
+    stderr = process.stderr
+    chunks: list[bytes] = []
+    drain = threading.Thread(target=lambda: chunks.append(stderr.read()), daemon=True)
+    drain.start()  # the import log is long: never let the server block on a full pipe
+    replies: dict[object, dict[str, object]] = {}
+    try:
+        for message in session_messages():
+            process.stdin.write(json.dumps(message).encode() + b"\n")
+            process.stdin.flush()
+            while "id" in message and message["id"] not in replies:
+                line = process.stdout.readline()
+                if not line:
+                    break
+                reply = json.loads(line)
+                replies[reply.get("id")] = reply
+        process.stdin.close()
+        process.stdout.read()
+        process.wait(timeout=600)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        drain.join(timeout=60)
+    return process.returncode, replies, b"".join(chunks).decode(errors="replace")
 
 
 # Every mode a person or a client starts: (label, arguments, stdin).
@@ -151,7 +188,7 @@ MODES: list[tuple[str, list[str], str]] = [
     ("help-root", ["help", "/"], ""),
     ("catalog-validate", ["catalog", "validate"], ""),
     ("catalog-list", ["catalog", "list"], ""),
-    ("server", [], "SESSION"),
+    ("server", [], ""),  # driven by session()
     ("skills-list", ["skills", "list"], ""),
     ("skills-show", ["skills", "show", "import-check"], ""),
     ("skills-publish", ["skills", "publish", "import-check"], ""),
