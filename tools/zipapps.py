@@ -15,6 +15,7 @@ line), shiv packs it reproducibly, and the preamble goes in front of shiv's boot
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
 import re
 import shutil
@@ -302,9 +303,12 @@ def build(wheelhouse: Path, wheel: Path, out_dir: Path, target: str) -> Path:
                     directory.rmdir()
         (site_packages / "_kite_skills_per_version.py").write_text(PER_VERSION_MODULE)
         (site_packages / PER_VERSION_PTH).write_text("import _kite_skills_per_version\n")
+    built = stage / f"kite-skills-{target}.pyz"
+    pack(site_packages, built, target)
+    # The finished file goes into dist/ last, so a running client never sees half of it.
     out_dir.mkdir(parents=True, exist_ok=True)
-    out = out_dir / f"kite-skills-{target}.pyz"
-    pack(site_packages, out, target)
+    out = out_dir / built.name
+    os.replace(built, out)
     write_sha256(out)
     shutil.rmtree(stage)
     return out
@@ -330,8 +334,10 @@ def main(argv: list[str]) -> None:
         host = host_platform()
         if host in targets:
             # The old name stays the host's file, so existing client configs keep working.
-            shutil.copyfile(out_dir / f"kite-skills-{host}.pyz", out_dir / "kite-skills.pyz")
-            (out_dir / "kite-skills.pyz").chmod(0o755)
+            partial = out_dir / ".kite-skills.pyz.partial"
+            shutil.copyfile(out_dir / f"kite-skills-{host}.pyz", partial)
+            partial.chmod(0o755)
+            os.replace(partial, out_dir / "kite-skills.pyz")
             write_sha256(out_dir / "kite-skills.pyz")
     elif argv[:1] == ["host"]:
         print(host_platform())  # noqa: T201
