@@ -52,7 +52,6 @@ make_venv() {
         "$(grep '^ruamel.yaml==' requirements/runtime.txt)"
 }
 
-sha256_of() { "$PYTHON" -c 'import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest())' "$1"; }
 size_of() { wc -c < "$1" | tr -d ' '; }
 
 # build WHEELHOUSE|"" PLATFORM... : with a wheelhouse, nothing comes from an index.
