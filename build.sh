@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
-# Build and smoke-test dist/kite-skills.pyz, or run the whole test suite.
+# Build and smoke-test the zipapps, or run the whole test suite.
 #
-#   ./build.sh                    build dist/kite-skills.pyz (+ .sha256) and smoke-test it
-#   ./build.sh test               build, then install test tools and run every test
-#   ./build.sh --wheelhouse DIR   download every wheel the build needs into DIR
-#   ./build.sh --offline DIR      build from such a directory, with no package index
+#   ./build.sh                    build this machine's file (dist/kite-skills.pyz and
+#                                 dist/kite-skills-<platform>.pyz, + .sha256) and the wheel
+#   ./build.sh --all              build every platform's file (linux x86_64/aarch64,
+#                                 macos arm64/x86_64, windows amd64), each for CPython 3.11-3.14
+#   ./build.sh test               build every file, then install test tools and run every test
+#   ./build.sh --wheelhouse DIR   download every wheel every platform's build needs into DIR
+#   ./build.sh --offline DIR [PLATFORM...]
+#                                 build every file (or those named) from such a directory,
+#                                 with no package index
+#
+# Any CPython >= 3.11 drives the build (PYTHON=..., else the first python3 that fits).
 set -euo pipefail
 
 cd "$(dirname "$0")"
 ROOT=$PWD
-PYTHON=${PYTHON:-python3.11}
 WORK=$ROOT/.build
 DIST=$ROOT/dist
 INSPECTOR_VERSION=2.12.0
@@ -18,10 +24,22 @@ PIP_FLAGS=(--disable-pip-version-check --no-input --quiet)
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
 
+fits() { "$1" -c 'import sys; sys.exit(sys.implementation.name != "cpython" or sys.version_info < (3, 11))' 2>/dev/null; }
+
 check_python() {
-    command -v "$PYTHON" >/dev/null || die "$PYTHON not found — the zipapp is built for CPython 3.11; install it or set PYTHON"
-    "$PYTHON" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' \
-        || die "$PYTHON is not CPython 3.11 — set PYTHON to a 3.11 interpreter"
+    if [[ -n ${PYTHON:-} ]]; then
+        command -v "$PYTHON" >/dev/null || die "PYTHON=$PYTHON not found — set PYTHON to a CPython 3.11 or newer"
+        fits "$PYTHON" || die "PYTHON=$PYTHON is not CPython 3.11 or newer — set PYTHON to one that is"
+        return
+    fi
+    local candidate
+    for candidate in python3 python3.14 python3.13 python3.12 python3.11; do
+        if command -v "$candidate" >/dev/null && fits "$candidate"; then
+            PYTHON=$candidate
+            return
+        fi
+    done
+    die "no CPython 3.11 or newer found (tried python3, python3.14 … python3.11) — install one or set PYTHON"
 }
 
 # make_venv DIR [pip index options...]: a venv with the pinned build tools.
@@ -36,11 +54,16 @@ make_venv() {
         "$(grep '^mdurl==' requirements/runtime.txt)"
 }
 
+size_of() { wc -c < "$1" | tr -d ' '; }
+
+# build WHEELHOUSE|"" PLATFORM... : with a wheelhouse, nothing comes from an index.
 build() {
-    local index_opts=("$@")
+    local wheelhouse=$1; shift
+    local index_opts=()
     check_python
-    say "build venv"
-    make_venv "$WORK/venv" "${index_opts[@]}"
+    [[ -n $wheelhouse ]] && index_opts=(--no-index --find-links "$wheelhouse")
+    say "build venv ($("$PYTHON" -c 'import platform; print("CPython", platform.python_version())'))"
+    make_venv "$WORK/venv" ${index_opts[@]+"${index_opts[@]}"}
     local py=$WORK/venv/bin/python
     # A fixed staging path: pip records the wheel's location inside the zipapp, and a
     # random one would make two builds of the same commit differ.
@@ -55,35 +78,20 @@ build() {
     SOURCE_DATE_EPOCH=315532800 "$py" -m pip wheel "${PIP_FLAGS[@]}" --no-deps \
         --no-build-isolation -w "$stage/wheel" .
     rm -rf build kite_skills.egg-info
-
-    say "site-packages"
-    "$py" -m pip install "${PIP_FLAGS[@]}" "${index_opts[@]}" --no-deps --only-binary=:all: \
-        --no-compile --target "$stage/site-packages" \
-        -r requirements/runtime.txt "$stage"/wheel/*.whl
-    # Drop what records this machine's paths (the wheel's location, script shebangs),
-    # so that the same commit builds the same bytes anywhere.
-    rm -rf "$stage/site-packages/bin"
-    find "$stage/site-packages" -name direct_url.json -delete
-    sed -i -E '/direct_url.json|^(\.\.\/)*bin\//d' "$stage"/site-packages/*.dist-info/RECORD
-
-    say "preamble"
-    local built_for
-    built_for=$("$py" -c 'import platform, sys; print(repr((f"{sys.version_info[0]}.{sys.version_info[1]}", sys.platform, platform.machine())))')
-    sed "s|^BUILT_FOR: .*|BUILT_FOR = $built_for|" kite_skills/preamble.py > "$stage/preamble.py"
-
-    say "shiv"
-    "$WORK/venv/bin/shiv" --reproducible --compressed \
-        -c kite-skills -p '/usr/bin/env python3.11' \
-        --preamble "$stage/preamble.py" \
-        --site-packages "$stage/site-packages" \
-        -o "$stage/kite-skills.pyz" >/dev/null
-
+    local wheel; wheel=$(ls "$stage"/wheel/*.whl)
     mkdir -p "$DIST"
-    mv "$stage/kite-skills.pyz" "$DIST/kite-skills.pyz"
+    cp "$wheel" "$DIST/"
+
+    if [[ -z $wheelhouse ]]; then
+        wheelhouse=$WORK/wheels
+        say "wheels for ${*:-this machine} (cached in $wheelhouse)"
+        "$py" tools/zipapps.py download "$wheelhouse" "${@:-$("$py" tools/zipapps.py host)}"
+    fi
+    say "zipapps: ${*:-this machine}"
+    "$py" tools/zipapps.py build "$wheelhouse" "$wheel" "$DIST" "$@" >&2
     rm -rf "$stage"
-    (cd "$DIST" && sha256sum kite-skills.pyz > kite-skills.pyz.sha256)
     smoke_test
-    say "built $DIST/kite-skills.pyz ($(stat -c %s "$DIST/kite-skills.pyz") bytes, $(cut -c1-16 "$DIST/kite-skills.pyz.sha256")…)"
+    say "built $DIST/kite-skills.pyz ($(size_of "$DIST/kite-skills.pyz") bytes, $(cut -c1-16 "$DIST/kite-skills.pyz.sha256")…)"
 }
 
 smoke_test() {
@@ -104,10 +112,12 @@ wheelhouse() {
     local dir=$1
     check_python
     mkdir -p "$dir"
-    say "downloading every wheel the build needs into $dir"
+    dir=$(cd "$dir" && pwd)
+    say "downloading every wheel the build needs (every platform, CPython 3.11-3.14) into $dir"
     "$PYTHON" -m pip download "${PIP_FLAGS[@]}" --only-binary=:all: -d "$dir" \
-        -r requirements/runtime.txt -r requirements/build.txt shiv==1.0.8
-    say "done: $(ls "$dir" | wc -l) files; build with ./build.sh --offline $dir"
+        -r requirements/build.txt shiv==1.0.8
+    "$PYTHON" tools/zipapps.py download "$dir"
+    say "done: $(ls "$dir" | wc -l | tr -d ' ') files; build with ./build.sh --offline $dir"
 }
 
 run_tests() {
@@ -147,13 +157,16 @@ apt_install() {
     apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 
+ALL=(linux-x86_64 linux-aarch64 macos-arm64 macos-x86_64 windows-amd64)
 case "${1:-}" in
-    "") build ;;
-    test) shift; build; run_tests "$@" ;;
+    "") build "" ;;
+    --all) build "" "${ALL[@]}" ;;
+    test) shift; build "" "${ALL[@]}"; run_tests "$@" ;;
     --wheelhouse) [[ -n ${2:-} ]] || die "usage: ./build.sh --wheelhouse DIR"; wheelhouse "$2" ;;
     --offline)
-        [[ -d ${2:-} ]] || die "usage: ./build.sh --offline DIR (a directory made by --wheelhouse)"
-        build --no-index --find-links "$(cd "$2" && pwd)" ;;
-    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' ;;
+        [[ -d ${2:-} ]] || die "usage: ./build.sh --offline DIR [PLATFORM...] (DIR made by --wheelhouse)"
+        dir=$(cd "$2" && pwd); shift 2
+        build "$dir" "${@:-${ALL[@]}}" ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' ;;
     *) die "unknown argument '$1' — try ./build.sh --help" ;;
 esac

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import __version__, catalog, cli_skills
+from . import __version__, catalog, cli_setup, cli_skills
 from .errors import CatalogError, KiteError, UnknownHelpKey
 from .store import default_db_path
 
@@ -70,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         default=argparse.SUPPRESS,
         help="the user-skill store the server uses (default: $KITE_SKILLS_DB, else "
-        "$XDG_DATA_HOME/kite-skills/skills.db)",
+        "skills.db in this OS's per-user data folder; 'kite-skills doctor' shows it)",
     )
     parser.set_defaults(run=_run_server)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
@@ -112,6 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     dash.add_argument("--no-browser", action="store_true", help="only print the link")
     dash.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help="the store file")
     dash.set_defaults(run=_run_dashboard)
+    cli_setup.register(commands)
     return parser
 
 

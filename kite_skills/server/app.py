@@ -285,10 +285,12 @@ def _serve_stdio(db_path: Path, environ: Mapping[str, str]) -> int:
         )
     if sys.stdin.isatty():
         print(  # noqa: T201
-            "kite-skills: serving MCP on stdio for an MCP client; "
+            f"kite-skills: serving MCP on stdio for an MCP client (user skills in {db_path}); "
             "run 'kite-skills --help' for the commands a person uses",
             file=sys.stderr,
         )
+    else:
+        print(f"kite-skills: user skills in {db_path}", file=sys.stderr)  # noqa: T201
     server = build_server(loaded, user_skills, excluded)
     options = server.create_initialization_options(
         NotificationOptions(resources_changed=True, prompts_changed=True)

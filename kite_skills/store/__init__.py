@@ -8,6 +8,7 @@ A pure library (no MCP, no printing, no environment). Read with :class:`Store`; 
 from .db import LATEST_VERSION, Store, default_db_path
 from .lifecycle import ARCHIVED, DRAFT, LIVE, STATES
 from .records import ActionResult, AuditEntry, Revision, SaveResult, Skill, SkillSummary
+from .report import StoreReport, describe
 
 __all__ = [
     "ARCHIVED",
@@ -22,5 +23,7 @@ __all__ = [
     "Skill",
     "SkillSummary",
     "Store",
+    "StoreReport",
     "default_db_path",
+    "describe",
 ]

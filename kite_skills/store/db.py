@@ -14,6 +14,7 @@ import logging
 import os
 import re
 import sqlite3
+import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
@@ -47,33 +48,49 @@ log = logging.getLogger(__name__)
 BUSY_TIMEOUT_MS: Final = 5000
 _MIGRATION_RE: Final = re.compile(r"(\d{4})_[a-z0-9_]+\.sql")
 MEMORY: Final = ":memory:"
+APP: Final = "kite-skills"
+DB_NAME: Final = "skills.db"
 
 Clock = Callable[[], datetime]
 
 
-def default_db_path(env: Mapping[str, str]) -> Path:
-    """Where the store lives: ``KITE_SKILLS_DB`` if set, else
-    ``$XDG_DATA_HOME/kite-skills/skills.db`` (``~/.local/share/kite-skills/skills.db``).
+def default_db_path(env: Mapping[str, str], platform: str | None = None) -> Path:
+    """Where the store lives: ``KITE_SKILLS_DB`` if set, else the per-user data directory
+    of ``platform`` (a ``sys.platform`` value; the running one by default):
 
-    Reads only ``env`` (the CLI passes ``os.environ``); a leading ``~`` means ``env["HOME"]``.
+    - Linux and others: ``$XDG_DATA_HOME/kite-skills/skills.db``
+      (``~/.local/share/kite-skills/skills.db``);
+    - macOS: ``~/Library/Application Support/kite-skills/skills.db``;
+    - Windows: ``%LOCALAPPDATA%\\kite-skills\\skills.db``.
+
+    Reads only ``env`` (the CLI passes ``os.environ``); a leading ``~`` means the home
+    directory (``HOME``, or ``USERPROFILE`` on Windows).
     """
+    platform = platform or sys.platform
     explicit = env.get("KITE_SKILLS_DB", "").strip()
     if explicit:
-        if explicit == "~" or explicit.startswith("~/"):
-            return _home(env) / explicit[2:]
+        if explicit == "~" or explicit.startswith(("~/", "~\\")):
+            return _home(env, platform) / explicit[2:]
         return Path(explicit)
+    if platform == "darwin":
+        return _home(env, platform) / "Library" / "Application Support" / APP / DB_NAME
+    if platform == "win32":
+        local = env.get("LOCALAPPDATA", "").strip()
+        base = Path(local) if local else _home(env, platform) / "AppData" / "Local"
+        return base / APP / DB_NAME
     data_home = env.get("XDG_DATA_HOME", "").strip()
     # The XDG spec says a relative XDG_DATA_HOME is invalid and must be ignored.
-    base = Path(data_home) if data_home and os.path.isabs(data_home) else None
-    if base is None:
-        base = _home(env) / ".local" / "share"
-    return base / "kite-skills" / "skills.db"
+    if data_home and os.path.isabs(data_home):
+        return Path(data_home) / APP / DB_NAME
+    return _home(env, platform) / ".local" / "share" / APP / DB_NAME
 
 
-def _home(env: Mapping[str, str]) -> Path:
-    home = env.get("HOME", "").strip()
+def _home(env: Mapping[str, str], platform: str) -> Path:
+    home = env.get("USERPROFILE" if platform == "win32" else "HOME", "").strip()
     if home:
         return Path(home)
+    if platform == "win32":
+        return Path.home()
     import pwd
 
     return Path(pwd.getpwuid(os.getuid()).pw_dir)

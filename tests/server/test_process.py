@@ -67,18 +67,18 @@ def test_stdout_carries_only_json_rpc(pyz: Path, shiv_root: Path, db: Path) -> N
         assert ("result" in message) != ("error" in message) or "method" in message, line
 
 
-def test_stdin_eof_ends_quietly(raw: RawPeer) -> None:
+def test_stdin_eof_ends_quietly(raw: RawPeer, db: Path) -> None:
     raw.initialize({})
     assert raw.request("tools/list")["result"]["tools"]
     code, stderr = raw.close()
     assert code == 0, stderr
-    assert stderr == ""
+    assert stderr == f"kite-skills: user skills in {db}\n"  # the one start-up line
 
 
-def test_stdin_eof_before_anything(raw: RawPeer) -> None:
+def test_stdin_eof_before_anything(raw: RawPeer, db: Path) -> None:
     code, stderr = raw.close()
     assert code == 0, stderr
-    assert stderr == ""
+    assert stderr == f"kite-skills: user skills in {db}\n"
 
 
 def test_closed_stdout_ends_quietly(raw: RawPeer) -> None:

@@ -1,0 +1,167 @@
+"""The zipapp's preamble in-process: what it tells each machine, when shiv's cache directory
+is unusable, and which old extractions it removes (the real files run in test_zipapps.py
+and test_cache.py)."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+
+import pytest
+
+from kite_skills.preamble import (
+    IN_USE_SUFFIX,
+    hold_and_prune,
+    interpreter_problem,
+    platform_for,
+    shiv_root,
+    unwritable_problem,
+)
+
+LINUX = {"platform": "linux-x86_64", "pythons": ["3.11", "3.12", "3.13", "3.14"]}
+MAC = {"platform": "macos-arm64", "pythons": ["3.11", "3.12", "3.13", "3.14"]}
+
+
+def test_platform_for() -> None:
+    assert platform_for("linux", "x86_64") == "linux-x86_64"
+    assert platform_for("linux", "aarch64") == "linux-aarch64"
+    assert platform_for("darwin", "arm64") == "macos-arm64"
+    assert platform_for("darwin", "x86_64") == "macos-x86_64"
+    assert platform_for("win32", "AMD64") == "windows-amd64"
+    assert platform_for("win32", "ARM64") is None
+    assert platform_for("freebsd14", "amd64") is None
+
+
+def test_every_accepted_version_runs() -> None:
+    for minor in (11, 12, 13, 14):
+        assert interpreter_problem(LINUX, "cpython", (3, minor), "linux", "x86_64") is None
+    assert interpreter_problem(MAC, "cpython", (3, 13), "darwin", "arm64") is None
+
+
+@pytest.mark.parametrize("version", [(3, 10), (3, 9), (3, 15)])
+def test_another_version_is_told_which_ones_run(version: tuple[int, int]) -> None:
+    message = interpreter_problem(LINUX, "cpython", version, "linux", "x86_64", "k.pyz")
+    assert message is not None and "\n" not in message
+    assert message.startswith(
+        f"kite-skills: k.pyz runs on CPython 3.11–3.14, but it was started with Python "
+        f"{version[0]}.{version[1]} ("
+    )
+    assert "'python3.13 k.pyz'" in message and "MCP client's config" in message
+    assert "build.sh" not in message  # no advice that leads in a circle
+
+
+def test_another_implementation_is_told_cpython() -> None:
+    message = interpreter_problem(LINUX, "pypy", (3, 11), "linux", "x86_64")
+    assert message is not None and "runs on CPython 3.11–3.14" in message
+
+
+def test_windows_is_told_the_py_launcher() -> None:
+    target = {"platform": "windows-amd64", "pythons": ["3.11", "3.14"]}
+    message = interpreter_problem(target, "cpython", (3, 10), "win32", "AMD64", "k.pyz")
+    assert message is not None and "'py -3.13 k.pyz'" in message
+
+
+@pytest.mark.parametrize(
+    ("os_name", "machine", "use"),
+    [
+        ("darwin", "arm64", "macos-arm64"),
+        ("darwin", "x86_64", "macos-x86_64"),
+        ("win32", "AMD64", "windows-amd64"),
+        ("linux", "aarch64", "linux-aarch64"),
+    ],
+)
+def test_another_platform_is_told_its_file(os_name: str, machine: str, use: str) -> None:
+    message = interpreter_problem(LINUX, "cpython", (3, 12), os_name, machine, "k.pyz")
+    assert message is not None and "\n" not in message
+    assert message.startswith("kite-skills: k.pyz is built for Linux x86_64 (CPython 3.11–3.14)")
+    assert message.endswith(f"use dist/kite-skills-{use}.pyz instead")
+
+
+def test_a_platform_without_a_file_is_told_the_wheel() -> None:
+    message = interpreter_problem(LINUX, "cpython", (3, 12), "win32", "ARM64")
+    assert message is not None
+    assert "no kite-skills file is built for Windows ARM64" in message and "pipx" in message
+
+
+def test_shiv_root_follows_shiv() -> None:
+    assert shiv_root({}, {"SHIV_ROOT": "/r"}) == Path("/r")
+    assert shiv_root({"root": "$CACHE"}, {"CACHE": "/c"}) == Path("/c")
+    assert shiv_root({}, {}) == Path("~/.shiv").expanduser()
+
+
+def test_unwritable_root_is_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    root = blocker / "shiv"
+    message = unwritable_problem(root, root / "x.pyz_0")
+    assert message is not None and "\n" not in message
+    assert message.startswith(f"kite-skills: cannot unpack into {root} (Not a directory) — ")
+    assert "must be writable: set SHIV_ROOT to a writable directory" in message
+    assert unwritable_problem(tmp_path / "new", tmp_path / "new" / "x") is None
+    assert (tmp_path / "new").is_dir()
+
+
+def test_an_unpacked_extraction_needs_no_write(tmp_path: Path) -> None:
+    extraction = tmp_path / "x.pyz_0"
+    (extraction / "site-packages").mkdir(parents=True)
+    tmp_path.chmod(0o500)
+    try:
+        assert unwritable_problem(tmp_path, extraction) is None
+    finally:
+        tmp_path.chmod(0o700)
+
+
+def extraction(root: Path, name: str, *, ours: bool = True, marked: bool = True) -> Path:
+    path = root / name
+    (path / "site-packages" / ("kite_skills" if ours else "other")).mkdir(parents=True)
+    if marked:
+        (root / f".{name}{IN_USE_SUFFIX}").write_text("")
+    return path
+
+
+def test_prune_removes_idle_extractions_of_this_program_only(tmp_path: Path) -> None:
+    old = extraction(tmp_path, "kite-skills.pyz_" + "a" * 64)
+    (tmp_path / f".{old.name}_lock").write_text("")
+    renamed = extraction(tmp_path, "ks.pyz_" + "b" * 64)
+    busy = extraction(tmp_path, "kite-skills.pyz_" + "c" * 64)
+    foreign = extraction(tmp_path, "other.pyz_" + "d" * 64, ours=False)
+    unmarked = extraction(tmp_path, "kite-skills.pyz_" + "e" * 64, marked=False)
+    unrelated = tmp_path / "notes"
+    unrelated.mkdir()
+    current = extraction(tmp_path, "kite-skills.pyz_" + "f" * 64, marked=False)
+    # Another process uses `busy`: it holds a shared lock on its marker.
+    holder = os.open(tmp_path / f".{busy.name}{IN_USE_SUFFIX}", os.O_RDWR)
+    fcntl.flock(holder, fcntl.LOCK_SH)
+    try:
+        held = hold_and_prune(tmp_path, current, prune=True)
+    finally:
+        os.close(holder)
+    assert held is not None
+    os.close(held)
+    assert not old.exists() and not (tmp_path / f".{old.name}_lock").exists()
+    assert not (tmp_path / f".{old.name}{IN_USE_SUFFIX}").exists()
+    assert not renamed.exists()
+    assert busy.is_dir() and foreign.is_dir() and unmarked.is_dir() and unrelated.is_dir()
+    assert current.is_dir() and (tmp_path / f".{current.name}{IN_USE_SUFFIX}").is_file()
+
+
+def test_keep_cache_removes_nothing(tmp_path: Path) -> None:
+    old = extraction(tmp_path, "kite-skills.pyz_" + "a" * 64)
+    current = extraction(tmp_path, "kite-skills.pyz_" + "f" * 64)
+    held = hold_and_prune(tmp_path, current, prune=False)
+    assert held is not None
+    os.close(held)
+    assert old.is_dir()
+
+
+def test_the_held_lock_keeps_a_pruner_away(tmp_path: Path) -> None:
+    first = extraction(tmp_path, "kite-skills.pyz_" + "a" * 64)
+    second = extraction(tmp_path, "kite-skills.pyz_" + "b" * 64)
+    held = hold_and_prune(tmp_path, first, prune=True)  # removes the idle second
+    assert held is not None and not second.exists()
+    second = extraction(tmp_path, "kite-skills.pyz_" + "b" * 64)
+    other = hold_and_prune(tmp_path, second, prune=True)  # first is in use: kept
+    assert other is not None and first.is_dir()
+    os.close(held)
+    os.close(other)

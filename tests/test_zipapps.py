@@ -1,0 +1,302 @@
+"""The per-platform zipapps as people meet them.
+
+The host's file runs end to end on every CPython on this machine that it accepts
+(``--version``, ``help``, an MCP session with a ``skillSave``); every older one, and every
+other platform's file, gets one stderr line saying what to run instead. Each other
+platform's file is checked statically: a binary of the right format and architecture for
+every extension module the program imports and every Python version the file declares,
+and the same pure-Python files as the host's, byte for byte.
+
+./build.sh test builds every file once; nothing here rebuilds."""
+
+from __future__ import annotations
+
+import platform
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client import advertise
+
+from kite_skills import __version__
+from kite_skills.preamble import PLATFORMS, platform_for
+from kite_skills.store import Store
+
+from .server.harness import SKILLS_EXTENSION, custom_request, server_env, zipapp
+from .zipapp_platforms import (
+    BINARY,
+    MODES,
+    PYTHONS,
+    Interpreter,
+    binary_kinds,
+    built_target,
+    dashboard,
+    distributions,
+    extension_suffixes,
+    host_name,
+    imported_modules,
+    local_cpythons,
+    platform_file,
+    run,
+    runnable,
+    session,
+    too_old,
+)
+
+pytestmark = pytest.mark.zipapp
+
+HOST = platform_for(sys.platform, platform.machine())
+OTHERS = sorted(set(PLATFORMS) - {HOST})
+RUNNABLE = runnable()
+TOO_OLD = too_old()
+
+
+def ids(interpreter: Interpreter) -> str:
+    return interpreter.version
+
+
+@pytest.fixture(scope="module")
+def shiv_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("shiv")
+
+
+def test_this_machine_has_a_cpython_the_file_accepts() -> None:
+    assert {i.version for i in RUNNABLE} >= {f"{sys.version_info[0]}.{sys.version_info[1]}"}
+
+
+@pytest.mark.parametrize("python", RUNNABLE, ids=ids)
+def test_cli_on_every_local_cpython(python: Interpreter, shiv_root: Path, tmp_path: Path) -> None:
+    env = server_env(shiv_root, tmp_path / "skills.db")
+    version = run(python.path, zipapp(), ["--version"], env)
+    assert version.returncode == 0, version.stderr
+    assert version.stdout.strip() == f"kite-skills {__version__}"
+    page = run(python.path, zipapp(), ["help", "/orders"], env)
+    assert page.returncode == 0, page.stderr
+    assert "/orders/reconcile" in page.stdout
+    assert "Traceback" not in page.stderr
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("python", RUNNABLE, ids=ids)
+async def test_mcp_session_on_every_local_cpython(
+    python: Interpreter, shiv_root: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "skills.db"
+    params = StdioServerParameters(
+        command=python.path, args=[str(zipapp())], env=server_env(shiv_root, db)
+    )
+    extensions = [advertise(SKILLS_EXTENSION)]
+    async with Client(params, mode="legacy", extensions=extensions) as client:
+        tools = {t.name for t in (await client.list_tools()).tools}
+        assert {"skillSave", "skillRead"} <= tools  # help is hidden from Skills clients
+        listed = await custom_request(client, "skills/list", {})
+        assert "skill://orders/SKILL.md" in {s["uri"] for s in listed["skills"]}
+        saved = await client.call_tool(
+            "skillSave",
+            {
+                "name": f"on-python-{python.version.replace('.', '-')}",
+                "description": "Saved by the zipapp while running on this interpreter.",
+                "body": "# Check\n\n1. Nothing to do.\n",
+            },
+        )
+        assert not saved.is_error, saved
+    with Store.open(db) as store:
+        assert [s.name for s in store.list_all()] == [
+            f"on-python-{python.version.replace('.', '-')}"
+        ]
+
+
+@pytest.mark.parametrize("python", TOO_OLD, ids=ids)
+def test_an_older_python_gets_one_line(python: Interpreter, tmp_path: Path) -> None:
+    root = tmp_path / "shiv"
+    result = run(python.path, zipapp(), ["--version"], server_env(root, tmp_path / "s.db"))
+    assert result.returncode == 1
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert re.search(r"runs on CPython 3\.11.3\.14, but it was started with Python", line), line
+    assert f"Python {python.version} " in line and "python3.13" in line
+    assert not root.exists(), "nothing is unpacked for an interpreter that cannot run it"
+
+
+@pytest.mark.parametrize("name", OTHERS)
+def test_another_platforms_file_names_the_one_to_use(name: str, tmp_path: Path) -> None:
+    host = host_name()
+    root = tmp_path / "shiv"
+    result = run(sys.executable, platform_file(name), ["--version"], server_env(root, tmp_path))
+    assert result.returncode == 1
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"kite-skills: kite-skills-{name}.pyz is built for "), line
+    assert line.endswith(f"use dist/kite-skills-{host}.pyz instead"), line
+    assert not root.exists()
+
+
+def test_every_file_declares_its_platform_and_cpython_3_11_to_3_14() -> None:
+    for name in PLATFORMS:
+        assert built_target(platform_file(name)) == {"platform": name, "pythons": PYTHONS}
+    assert zipapp().read_bytes() == platform_file(host_name()).read_bytes()
+
+
+@pytest.fixture(scope="module")
+def import_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[str]]:
+    """Every mode of the host's file, on every CPython here, with the import log on:
+    mode label -> the modules it imported (on any interpreter)."""
+    logs: dict[str, set[str]] = {}
+    for python in RUNNABLE:
+        work = tmp_path_factory.mktemp(f"imports-{python.version}")
+        env = server_env(work / "shiv", work / "skills.db", PYTHONPROFILEIMPORTTIME="1")
+        env["HOME"] = str(work)
+        for label, args, _ in MODES:
+            if label == "server":
+                code, replies, err = session([python.path, str(zipapp())], env)
+                assert set(replies) == {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, (python.version, err)
+            elif label == "dashboard":
+                code, err = dashboard([python.path, str(zipapp())], env)
+            else:
+                result = run(python.path, zipapp(), args, env)
+                code, err = result.returncode, result.stderr
+            assert code == 0, (python.version, label, err[-3000:])
+            assert "Traceback" not in err, (python.version, label)
+            logs.setdefault(label, set()).update(imported_modules(err))
+    return logs
+
+
+def test_the_file_holds_only_what_some_mode_imports(import_logs: dict[str, set[str]]) -> None:
+    owner = distributions(zipapp())
+    shipped = set(owner.values())
+    imported = {
+        owner[m.split(".")[0]]
+        for ms in import_logs.values()
+        for m in ms
+        if m.split(".")[0] in owner
+    }
+    unused = shipped - imported - {"kite_skills"}
+    assert not unused, (
+        f"nothing imports {sorted(unused)}: list them in requirements/not-in-zipapp.txt"
+    )
+    dropped = [
+        line.strip()
+        for line in (Path(__file__).parents[1] / "requirements" / "not-in-zipapp.txt")
+        .read_text()
+        .splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    assert dropped and not {d.lower() for d in dropped} & {s.lower() for s in shipped}
+
+
+def test_the_server_imports_mcps_windows_helpers(import_logs: dict[str, set[str]]) -> None:
+    # mcp.server.stdio imports mcp.os.win32.utilities, which on Windows imports pywin32
+    # (win32api, win32con, win32job, pywintypes): so the Windows file must carry pywin32.
+    assert "mcp.os.win32.utilities" in import_logs["server"]
+    names = set(zipfile.ZipFile(platform_file("windows-amd64")).namelist())
+    for python in PYTHONS:
+        tree = f"site-packages/_per_version/cp{python.replace('.', '')}"
+        for module in ("win32/win32api.pyd", "win32/win32job.pyd", "win32/lib/win32con.py"):
+            assert f"{tree}/{module}" in names
+        dll = f"{tree}/pywin32_system32/pywintypes{python.replace('.', '')}.dll"
+        assert dll in names
+    assert "site-packages/kite-skills-per-version.pth" in names
+
+
+def extension_modules(import_logs: dict[str, set[str]]) -> list[str]:
+    """Imported modules that are compiled extensions in the host's file."""
+    names = zipfile.ZipFile(zipapp()).namelist()
+    found = []
+    for module in sorted(set().union(*import_logs.values())):
+        stem = "site-packages/" + module.replace(".", "/") + "."
+        if any(n.startswith(stem) and n.endswith((".so", ".pyd")) for n in names):
+            found.append(module)
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(PLATFORMS))
+def test_each_extension_module_has_a_binary_for_every_declared_python(
+    name: str, import_logs: dict[str, set[str]]
+) -> None:
+    modules = extension_modules(import_logs)
+    assert {"pydantic_core._pydantic_core", "rpds.rpds", "_cffi_backend"} <= set(modules)
+    with zipfile.ZipFile(platform_file(name)) as archive:
+        names = set(archive.namelist())
+        for module in modules:
+            stem = "site-packages/" + module.replace(".", "/")
+            for python in PYTHONS:
+                suffixes = extension_suffixes(name, python)[:2]  # tagged or abi3, never bare
+                matches = [stem + s for s in suffixes if stem + s in names]
+                assert matches, f"{name}: no {module} for CPython {python} ({suffixes})"
+                kinds = binary_kinds(archive.read(matches[0])[:4096])
+                assert BINARY[name] in kinds, f"{matches[0]} is {kinds}, not {BINARY[name]}"
+
+
+def comparable(archive: zipfile.ZipFile) -> dict[str, bytes]:
+    """The pure-Python part of a file: what must be the same on every platform."""
+    kept = {}
+    for info in archive.infolist():
+        n = info.filename
+        if (
+            n.endswith((".so", ".pyd", ".dll"))
+            or n in ("environment.json", "_kite_skills_preamble.py")
+            or re.search(r"\.dist-info/(RECORD|WHEEL|sboms/)", n)
+            or "/_per_version/" in n
+            or n.endswith(("/kite-skills-per-version.pth", "/_kite_skills_per_version.py"))
+        ):
+            continue
+        kept[n] = archive.read(info)
+    return kept
+
+
+def compiled_distributions(pyz: Path) -> set[str]:
+    owner = distributions(pyz)
+    names = zipfile.ZipFile(pyz).namelist()
+    tops = {n.split("/")[1] for n in names if n.startswith("site-packages/") and n.endswith(".so")}
+    return {owner[re.sub(r"\..*$", "", top)] for top in tops}
+
+
+@pytest.mark.parametrize("name", OTHERS)
+def test_pure_python_files_match_the_host_build_byte_for_byte(name: str) -> None:
+    """Byte for byte, except that a compiled package's wheel built on Windows may ship its
+    text files with CRLF line ends (pydantic_core's, cffi's): those match line for line."""
+    owner = distributions(zipapp())
+    compiled = compiled_distributions(zipapp())
+    with zipfile.ZipFile(zipapp()) as host, zipfile.ZipFile(platform_file(name)) as other:
+        ours, theirs = comparable(host), comparable(other)
+    assert sorted(ours) == sorted(theirs)
+    different = [n for n in ours if ours[n] != theirs[n]]
+    for n in different:
+        top = re.sub(r"(-[^-/]+\.dist-info|\.py)$", "", n.split("/")[1])
+        distribution = owner.get(top) or top.replace("_", "-")
+        assert name.startswith("windows") and (
+            distribution in compiled or distribution.replace("-", "_") in compiled
+        ), f"{n} differs from the host's"
+        assert ours[n] == theirs[n].replace(b"\r\n", b"\n"), f"{n} differs beyond line ends"
+    assert sum(n.endswith(".py") for n in ours) > 500
+
+
+def test_every_local_interpreter_was_found() -> None:
+    versions = {i.version for i in local_cpythons()}
+    assert f"{sys.version_info[0]}.{sys.version_info[1]}" in versions
+
+
+@pytest.mark.parametrize("python", RUNNABLE, ids=ids)
+def test_the_windows_file_puts_its_interpreters_pywin32_on_sys_path(
+    python: Interpreter, tmp_path: Path
+) -> None:
+    """What shiv's bootstrap does with the Windows file's site-packages (site.addsitedir),
+    on this OS: the .pth adds this version's pywin32 tree and its win32 folder."""
+    with zipfile.ZipFile(platform_file("windows-amd64")) as archive:
+        members = [n for n in archive.namelist() if n.startswith("site-packages/")]
+        members = [n for n in members if "/_per_version/" not in n or "/win32/" in n or ".pth" in n]
+        archive.extractall(tmp_path, members)
+    site_packages = tmp_path / "site-packages"
+    code = (
+        "import site, sys; site.addsitedir(sys.argv[1]); "
+        "print('\\n'.join(p for p in sys.path if '_per_version' in p))"
+    )
+    result = subprocess.run(
+        [python.path, "-S", "-c", code, str(site_packages)], capture_output=True, text=True
+    )
+    tree = site_packages / "_per_version" / f"cp{python.version.replace('.', '')}"
+    assert result.stdout.split() == [str(tree), str(tree / "win32")], result.stderr

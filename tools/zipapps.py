@@ -1,0 +1,349 @@
+"""Build the per-platform zipapps from a wheelhouse (build.sh runs this with its build venv,
+which has pip and shiv).
+
+For one platform, the pinned wheels are installed once per target CPython version with
+``pip install --target --platform --python-version --implementation cp``, the trees are
+merged into one site-packages (a file present in several trees must be byte-identical;
+only the install records ``RECORD``/``WHEEL`` of a compiled package are merged line by
+line), shiv packs it reproducibly, and the preamble goes in front of shiv's bootstrap.
+
+    python tools/zipapps.py download WHEELHOUSE [PLATFORM...]
+    python tools/zipapps.py build WHEELHOUSE KITE_SKILLS_WHEEL OUT_DIR [PLATFORM...]
+    python tools/zipapps.py host
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "kite_skills"))
+from preamble import PLATFORMS, platform_for  # noqa: E402
+
+PYTHONS = ["3.11", "3.12", "3.13", "3.14"]
+# pip platform tags per file; pip also accepts older macOS versions and universal2.
+PIP_PLATFORMS: dict[str, list[str]] = {
+    "linux-x86_64": ["manylinux_2_17_x86_64", "manylinux2014_x86_64"],
+    "linux-aarch64": ["manylinux_2_17_aarch64", "manylinux2014_aarch64"],
+    "macos-arm64": ["macosx_11_0_arm64"],
+    "macos-x86_64": ["macosx_10_15_x86_64"],
+    "windows-amd64": ["win_amd64"],
+}
+SYS_PLATFORM = {name: os_name for name, (os_name, _) in PLATFORMS.items()}
+# Packages whose extension modules carry no interpreter tag in their names (pywin32's
+# win32api.pyd): each version gets its own tree, added to sys.path by a .pth at start.
+PER_VERSION = {"pywin32"}
+PYWIN32_KEEP = re.compile(
+    r"pywin32\.pth|pywin32_system32/.*|win32/(_win32sysloader|win32api|win32job)\.pyd"
+    r"|win32/lib/(pywin32_bootstrap|pywintypes|win32con|winerror)\.py"
+    r"|pywin32-[^/]+\.dist-info/(METADATA|WHEEL|top_level\.txt|licenses/.*)"
+)
+PER_VERSION_PTH = "kite-skills-per-version.pth"
+PER_VERSION_MODULE = '''"""Put this interpreter's pywin32 on sys.path."""
+import os
+import site
+import sys
+
+_tree = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)),
+    "_per_version",
+    "cp%d%d" % sys.version_info[:2],
+)
+if os.path.isdir(_tree):
+    site.addsitedir(_tree)
+'''
+MERGED_BY_LINE = re.compile(r"[^/]+\.dist-info/(RECORD|WHEEL)")
+# A compiled wheel's software bill of materials describes that one wheel's build: when the
+# versions' copies differ, each is kept under its interpreter's name (x.cp311.json).
+PER_WHEEL = re.compile(r"[^/]+\.dist-info/sboms/.+")
+# The archive's first module: the preamble's syntax needs Python 3.7, so older ones are
+# answered here, in syntax every Python reads.
+FIRST = """import sys
+
+
+def main():
+    if sys.version_info < (3, 7):
+        sys.stderr.write(
+            "kite-skills: this file runs on CPython {accepted}, but it was started with "
+            "Python %d.%d (%s) - start it with one of those, e.g. 'python3.13 %s'\\n"
+            % (sys.version_info[0], sys.version_info[1], sys.executable, sys.argv[0])
+        )
+        sys.exit(1)
+    import _kite_skills_preamble
+
+    _kite_skills_preamble.main()
+    import _bootstrap
+
+    _bootstrap.bootstrap()
+"""
+PIP = [sys.executable, "-m", "pip"]
+PIP_QUIET = ["--disable-pip-version-check", "--no-input", "--quiet"]
+
+
+def host_platform() -> str:
+    name = platform_for(sys.platform, platform.machine())
+    if name is None:
+        sys.exit(f"zipapps.py: no zipapp is built for {sys.platform} {platform.machine()}")
+    return name
+
+
+def requirements(target: str, everything: bool = False) -> tuple[list[str], list[str]]:
+    """(shared, per-version) pins for ``target`` from requirements/runtime.txt, minus
+    requirements/not-in-zipapp.txt unless ``everything`` (the wheelhouse also serves the
+    wheel's install); ``sys_platform`` markers judged for the target."""
+    dropped = {
+        line.split("#")[0].strip().lower()
+        for line in (ROOT / "requirements" / "not-in-zipapp.txt").read_text().splitlines()
+    } - {""}
+    shared: list[str] = []
+    per_version: list[str] = []
+    for raw in (ROOT / "requirements" / "runtime.txt").read_text().splitlines():
+        line = raw.split("#")[0].strip()
+        if not line:
+            continue
+        pin, _, marker = line.partition(";")
+        marker = marker.strip()
+        if marker:
+            match = re.fullmatch(r"sys_platform\s*==\s*[\"']([^\"']+)[\"']", marker)
+            if not match:
+                sys.exit(f"zipapps.py: runtime.txt: cannot judge marker '{marker}'")
+            if match.group(1) != SYS_PLATFORM[target]:
+                continue
+        name = pin.split("==")[0].strip()
+        if name.lower() in dropped and not everything:
+            continue
+        (per_version if name.lower() in PER_VERSION else shared).append(pin.strip())
+    return shared, per_version
+
+
+def pip_target_options(target: str, version: str) -> list[str]:
+    options = ["--only-binary=:all:", "--no-deps", "--implementation", "cp"]
+    options += ["--python-version", version, "--abi", "cp" + version.replace(".", "")]
+    for tag in PIP_PLATFORMS[target]:
+        options += ["--platform", tag]
+    return options
+
+
+def _name(pin: str) -> str:
+    return re.sub(r"[-_.]+", "_", pin.split("==")[0].strip()).lower()
+
+
+def pure_names(wheelhouse: Path) -> set[str]:
+    """Packages the wheelhouse holds as one pure-Python wheel (py3-none-any)."""
+    return {
+        _name(wheel.name.split("-")[0])
+        for wheel in wheelhouse.glob("*-none-any.whl")
+        if wheel.name.split("-")[-2] == "none"
+    }
+
+
+def download(wheelhouse: Path, targets: list[str]) -> None:
+    """Every wheel the targets need. A pure-Python wheel is fetched once; the compiled ones
+    once per (platform, version). A (platform, version, pins) already fetched is skipped."""
+    wheelhouse.mkdir(parents=True, exist_ok=True)
+    for target in targets:
+        shared, per_version = requirements(target, everything=True)
+        for version in PYTHONS:
+            options = pip_target_options(target, version)
+            pins = [*shared, *per_version]
+            key = hashlib.sha256(repr((options, pins)).encode()).hexdigest()[:20]
+            stamp = wheelhouse / f".downloaded-{key}"
+            if stamp.exists():
+                continue
+            pure = pure_names(wheelhouse)
+            wanted = [pin for pin in pins if _name(pin) not in pure]
+            if wanted:
+                subprocess.run(
+                    [*PIP, "download", *PIP_QUIET, *options, "-d", str(wheelhouse), *wanted],
+                    check=True,
+                )
+            stamp.write_text(f"{target} {version}\n")
+
+
+def install(wheelhouse: Path, target: str, version: str, pins: list[str], dest: Path) -> None:
+    subprocess.run(
+        [
+            *[*PIP, "install", *PIP_QUIET, "--no-index", "--find-links", str(wheelhouse)],
+            *["--no-compile", "--target", str(dest), *pip_target_options(target, version)],
+            *pins,
+        ],
+        check=True,
+    )
+    # Drop what records this machine's paths (the wheel's location, script shebangs),
+    # so that the same commit builds the same bytes anywhere.
+    shutil.rmtree(dest / "bin", ignore_errors=True)
+    for direct_url in dest.glob("*.dist-info/direct_url.json"):
+        direct_url.unlink()
+    for record in dest.glob("*.dist-info/RECORD"):
+        kept = [
+            line
+            for line in record.read_text().splitlines()
+            if "direct_url.json" not in line and not re.match(r"(\.\./)*bin/", line)
+        ]
+        record.write_text("".join(f"{line}\n" for line in kept))
+
+
+def files(tree: Path) -> dict[str, Path]:
+    return {p.relative_to(tree).as_posix(): p for p in tree.rglob("*") if p.is_file()}
+
+
+def merge(trees: list[Path], dest: Path) -> None:
+    """Merge per-version trees into ``dest``; fail, naming the file, on any conflict."""
+    seen: dict[str, Path] = {}
+    merged_lines: dict[str, list[str]] = {}
+    per_wheel: dict[str, dict[str, Path]] = {}
+    for tree in trees:
+        for relative, path in sorted(files(tree).items()):
+            if MERGED_BY_LINE.fullmatch(relative):
+                lines = merged_lines.setdefault(relative, [])
+                lines += [ln for ln in path.read_text().splitlines() if ln not in lines]
+                continue
+            if PER_WHEEL.fullmatch(relative):
+                per_wheel.setdefault(relative, {})[tree.name] = path
+                continue
+            if relative in seen:
+                if seen[relative].read_bytes() != path.read_bytes():
+                    sys.exit(
+                        f"zipapps.py: merge conflict: {relative} differs between "
+                        f"{seen[relative].parent} and {path} — the same pinned version must "
+                        "give the same pure-Python files for every interpreter"
+                    )
+                continue
+            seen[relative] = path
+    for relative, copies in per_wheel.items():
+        if len({p.read_bytes() for p in copies.values()}) == 1:
+            seen[relative] = next(iter(copies.values()))
+            continue
+        for tag, path in copies.items():
+            stem, dot, suffix = relative.rpartition(".")
+            seen[f"{stem}.{tag}.{suffix}" if dot else f"{relative}.{tag}"] = path
+    for relative, path in seen.items():
+        (dest / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, dest / relative)
+    for relative, lines in merged_lines.items():
+        if relative.endswith("RECORD"):
+            lines = sorted(lines)
+        (dest / relative).parent.mkdir(parents=True, exist_ok=True)
+        (dest / relative).write_text("".join(f"{line}\n" for line in lines))
+
+
+def pack(site_packages: Path, out: Path, target: str) -> None:
+    """shiv's reproducible, compressed archive, entered through the preamble."""
+    from datetime import UTC, datetime
+
+    import shiv
+    from shiv import builder
+    from shiv.bootstrap.environment import Environment
+    from shiv.cli import find_entry_point
+    from shiv.constants import BUILD_AT_TIMESTAMP_FORMAT, SOURCE_DATE_EPOCH_DEFAULT
+
+    preamble = (ROOT / "kite_skills" / "preamble.py").read_text()
+    value = repr({"platform": target, "pythons": PYTHONS})
+    preamble, count = re.subn(
+        r"(?m)^TARGET: .*$", f"TARGET: dict[str, Any] | None = {value}", preamble
+    )
+    if count != 1:
+        sys.exit("zipapps.py: kite_skills/preamble.py has no 'TARGET: ...' line to fill in")
+    built_at = datetime.fromtimestamp(SOURCE_DATE_EPOCH_DEFAULT, UTC)
+    env = Environment(
+        built_at=built_at.strftime(BUILD_AT_TIMESTAMP_FORMAT),
+        shiv_version=shiv.__version__,
+        entry_point=find_entry_point([site_packages], "kite-skills"),
+        compile_pyc=False,
+        reproducible=True,
+    )
+    builder.create_archive(
+        [site_packages],
+        target=out,
+        interpreter="/usr/bin/env python3",
+        main="_kite_skills_first:main",
+        env=env,
+        compressed=True,
+    )
+    first = FIRST.replace("{accepted}", f"{PYTHONS[0]}-{PYTHONS[-1]}")
+    with zipfile.ZipFile(out, "a") as archive:
+        for name, text in [
+            ("_kite_skills_first.py", first),
+            ("_kite_skills_preamble.py", preamble),
+        ]:
+            info = zipfile.ZipInfo(name, date_time=built_at.timetuple()[:6])
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, text.encode())
+
+
+def build(wheelhouse: Path, wheel: Path, out_dir: Path, target: str) -> Path:
+    stage = ROOT / ".build" / "stage" / target
+    shutil.rmtree(stage, ignore_errors=True)
+    shared, per_version = requirements(target)
+    trees = []
+    for version in PYTHONS:
+        tree = stage / f"cp{version.replace('.', '')}"
+        install(wheelhouse, target, version, [*shared, str(wheel)], tree)
+        trees.append(tree)
+    site_packages = stage / "site-packages"
+    merge(trees, site_packages)
+    if per_version:
+        for version in PYTHONS:
+            tree = site_packages / "_per_version" / f"cp{version.replace('.', '')}"
+            install(wheelhouse, target, version, per_version, tree)
+            for relative, path in files(tree).items():
+                if not PYWIN32_KEEP.fullmatch(relative):
+                    path.unlink()
+            for directory in sorted(tree.rglob("*"), reverse=True):
+                if directory.is_dir() and not any(directory.iterdir()):
+                    directory.rmdir()
+        (site_packages / "_kite_skills_per_version.py").write_text(PER_VERSION_MODULE)
+        (site_packages / PER_VERSION_PTH).write_text("import _kite_skills_per_version\n")
+    built = stage / f"kite-skills-{target}.pyz"
+    pack(site_packages, built, target)
+    # The finished file goes into dist/ last, so a running client never sees half of it.
+    out_dir.mkdir(parents=True, exist_ok=True)
+    out = out_dir / built.name
+    os.replace(built, out)
+    write_sha256(out)
+    shutil.rmtree(stage)
+    return out
+
+
+def write_sha256(path: Path) -> None:
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    (path.parent / f"{path.name}.sha256").write_text(f"{digest}  {path.name}\n")
+
+
+def main(argv: list[str]) -> None:
+    if len(argv) >= 2 and argv[0] == "download":
+        download(Path(argv[1]), argv[2:] or list(PIP_PLATFORMS))
+    elif len(argv) >= 4 and argv[0] == "build":
+        wheelhouse, wheel, out_dir = Path(argv[1]), Path(argv[2]), Path(argv[3])
+        targets = argv[4:] or [host_platform()]
+        unknown = [t for t in targets if t not in PIP_PLATFORMS]
+        if unknown:
+            sys.exit(f"zipapps.py: unknown platform {unknown[0]} (known: {', '.join(PLATFORMS)})")
+        for target in targets:
+            out = build(wheelhouse, wheel, out_dir, target)
+            print(f"{out} ({out.stat().st_size} bytes)")  # noqa: T201
+        host = host_platform()
+        if host in targets:
+            # The old name stays the host's file, so existing client configs keep working.
+            partial = out_dir / ".kite-skills.pyz.partial"
+            shutil.copyfile(out_dir / f"kite-skills-{host}.pyz", partial)
+            partial.chmod(0o755)
+            os.replace(partial, out_dir / "kite-skills.pyz")
+            write_sha256(out_dir / "kite-skills.pyz")
+    elif argv[:1] == ["host"]:
+        print(host_platform())  # noqa: T201
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
