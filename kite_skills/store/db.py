@@ -22,7 +22,7 @@ from typing import Final, Self
 
 from kite_skills.errors import SchemaTooNew, SkillNotLive, StoreUnavailable, UnknownSkill
 
-from . import _sql
+from . import _search, _sql
 from ._validate import DEFAULT_LIMIT, MAX_AUDIT_LIMIT, check_limit, check_name, check_query
 from .lifecycle import ARCHIVED, DRAFT, LIVE
 from .records import AuditEntry, Revision, Skill, SkillSummary
@@ -287,20 +287,25 @@ class Store:
         return [SkillSummary(name, description) for name, description in rows]
 
     def search(self, q: str, limit: int = DEFAULT_LIMIT) -> list[SkillSummary]:
-        """Live skills matching ``q`` in name, description or body, best first (bm25).
+        """Live skills matching any word of ``q`` in name, description or body, best first.
 
+        Words are stemmed (``funds`` finds ``fund``); skills with more and rarer matching words
+        rank first, and a match in the name counts more than one in the description, which
+        counts more than one in the body (bm25; see :mod:`._search` for how it stays fast).
         Any text is accepted: each word is searched literally (FTS operators are not parsed)
-        and the last word also matches as a prefix. Text with no letters or digits returns
-        ``[]``. ``limit`` 1–100; ``q`` at most 1000 characters.
+        and the last word also matches as a prefix. Empty or blank ``q`` lists live skills, as
+        :meth:`list_live` does; text with no letters or digits returns ``[]``. ``limit``
+        1–100; ``q`` at most 1000 characters.
         """
         check_query(q)
         check_limit(limit)
-        match = _sql.fts_match(q)
-        if match is None:
+        if not q.strip():
+            return self.list_live(limit)
+        phrases = _sql.fts_phrases(q)
+        if not phrases:
             return []
         with self._read() as conn:
-            rows = conn.execute(_sql.SEARCH_LIVE, (match, limit)).fetchall()
-        return [SkillSummary(name, description) for name, description in rows]
+            return _search.ranked(conn, phrases, limit)
 
     def read_live(self, name: str) -> Skill:
         """The live skill ``name``. Raises ``InvalidSkill`` for a malformed name,
