@@ -3,6 +3,7 @@
 #
 #   ./build.sh                    build dist/kite-skills.pyz (+ .sha256) and smoke-test it
 #   ./build.sh test               build, then install test tools and run every test
+#   ./build.sh bench [--tiny]     benchmark dist/kite-skills.pyz (bench/run.py; table + plot)
 #   ./build.sh --wheelhouse DIR   download every wheel the build needs into DIR
 #   ./build.sh --offline DIR      build from such a directory, with no package index
 set -euo pipefail
@@ -136,6 +137,15 @@ run_tests() {
         "$venv/bin/pytest" -p no:cacheprovider "$@"
 }
 
+bench() {
+    [[ -f $DIST/kite-skills.pyz ]] || die "dist/kite-skills.pyz is missing — run ./build.sh first"
+    check_python
+    say "bench venv"
+    make_venv "$WORK/bench-venv"
+    "$WORK/bench-venv/bin/pip" install "${PIP_FLAGS[@]}" -r requirements/bench.txt
+    PYTHONPATH=$ROOT "$WORK/bench-venv/bin/python" bench/run.py "$@"
+}
+
 apt_install() {
     say "apt-get install $*"
     apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
@@ -144,6 +154,7 @@ apt_install() {
 case "${1:-}" in
     "") build ;;
     test) shift; build; run_tests "$@" ;;
+    bench) shift; bench "$@" ;;
     --wheelhouse) [[ -n ${2:-} ]] || die "usage: ./build.sh --wheelhouse DIR"; wheelhouse "$2" ;;
     --offline)
         [[ -d ${2:-} ]] || die "usage: ./build.sh --offline DIR (a directory made by --wheelhouse)"

@@ -56,7 +56,7 @@ def links(text: str) -> list[Link]:
     """Every inline link in prose (not in code spans or fenced blocks)."""
     found: list[Link] = []
     for number, line, prose in _prose_lines(text):
-        if not prose:
+        if not prose or "](" not in line:  # no link can be on it: skip the regexes
             continue
 
         def collect(match: re.Match[str], number: int = number) -> str:

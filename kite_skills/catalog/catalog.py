@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..errors import CatalogError, HelpKeyTooLong, UnknownHelpKey
 from . import _markdown, _schema
-from .loader import CatalogFile, Scan, embedded_root, key_of, resolve_link, scan
+from .loader import CatalogFile, Scan, embedded_root, key_of, resolve_link, scan, under
 from .model import (
     CatalogResource,
     ChildLabel,
@@ -60,6 +60,7 @@ class Catalog:
 
     def __init__(self, result: Scan) -> None:
         self._files = result.files
+        self._paths = sorted(self._files)
         skill_dirs = result.skill_directories
         self._nodes: dict[str, _Node] = {}
         self._children: dict[str, list[str]] = {}
@@ -187,10 +188,7 @@ class Catalog:
 
     def _entry(self, directory: str) -> SkillEntry:
         skill_file = self._files[f"{directory}/{_schema.SKILL_FILE}"]
-        members = sorted(
-            (f for f in self._files.values() if f.path.startswith(directory + "/")),
-            key=lambda f: f.path,
-        )
+        members = [self._files[p] for p in under(self._paths, directory)]
         manifest = tuple(
             ManifestEntry(
                 _schema.URI_SCHEME + f.path,
