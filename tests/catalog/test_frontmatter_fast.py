@@ -8,22 +8,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kite_skills.catalog import _frontmatter
 from kite_skills.catalog._frontmatter import FrontmatterProblem, _load_simple, normalise
+from kite_skills.catalog._frontmatter_yaml import load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def by_parser(source: str) -> object:
     """What the ruamel path makes of ``source`` (or the problem it reports)."""
-    saved = _frontmatter._load_simple
-    _frontmatter._load_simple = lambda source: None  # type: ignore[assignment]
     try:
-        return _frontmatter._load(source, 2)
+        return load_yaml(source, 2)
     except FrontmatterProblem as exc:
         return ("problem", exc.message)
-    finally:
-        _frontmatter._load_simple = saved
 
 
 def frontmatter_of(path: Path) -> str | None:
@@ -117,3 +113,14 @@ def test_fast_path_agrees_with_the_parser(lines: list[tuple[str, str, str]]) -> 
     fast = _load_simple(source)
     if fast is not None:
         assert fast == by_parser(source), source
+
+
+def test_a_simple_catalog_never_imports_ruamel() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from kite_skills import catalog; catalog.load(); "
+        "sys.exit('ruamel.yaml' in sys.modules)"
+    )
+    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
