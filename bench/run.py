@@ -267,15 +267,16 @@ def interpreters(pyz: Path, work: Path) -> list[tuple[str, str]]:
     found = []
     for candidate in filter(None, candidates):
         try:
-            version = subprocess.run(
-                [candidate, "-c", "import sys; print(sys.version.split()[0])"],
+            found_version = subprocess.run(
+                [candidate, "-c", "import sys; print(sys.version.split()[0], sys.executable)"],
                 capture_output=True,
                 text=True,
                 timeout=30,
                 check=True,
-            ).stdout.strip()
+            ).stdout.split()
         except (OSError, subprocess.SubprocessError):
             continue
+        version, candidate = found_version[0], found_version[1]  # past any pyenv shim
         if version in seen:
             continue
         seen[version] = candidate

@@ -61,6 +61,7 @@ class Catalog:
     def __init__(self, result: Scan) -> None:
         self._files = result.files
         self._paths = sorted(self._files)
+        self._pages: dict[str, HelpPage] = {}
         skill_dirs = result.skill_directories
         self._nodes: dict[str, _Node] = {}
         self._children: dict[str, list[str]] = {}
@@ -97,6 +98,14 @@ class Catalog:
         return "/"
 
     def _page(self, node: _Node) -> HelpPage:
+        """The page of ``node``, built once: the catalog never changes after loading, and
+        rewriting links on every call made ``help`` cost several times an empty tool call."""
+        page = self._pages.get(node.key)
+        if page is None:
+            page = self._pages[node.key] = self._build_page(node)
+        return page
+
+    def _build_page(self, node: _Node) -> HelpPage:
         children = tuple(
             HelpChild(c.key, _label(c.kind), c.description)
             for c in (self._nodes[k] for k in sorted(self._children.get(node.key, [])))

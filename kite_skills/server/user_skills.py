@@ -203,8 +203,7 @@ class UserSkills:
             await self._check_for_changes()
 
     async def _check_for_changes(self) -> None:
-        skills: list[Skill] = await self._call(self.store.live_skills)
-        live = {s.name: s.updated_at for s in skills}
+        live: dict[str, str] = await self._call(self.store.live_versions)
         previous, self._live = self._live, live
         if self._version == -1:
             self._version = await self._call(self.store.data_version)

@@ -14,6 +14,7 @@ SELECT_ALL: Final = f"SELECT {SKILL_COLUMNS} FROM skills ORDER BY name"
 LIST_LIVE: Final = (
     "SELECT name, description FROM skills WHERE status = 'live' ORDER BY name LIMIT ?"
 )
+LIVE_VERSIONS: Final = "SELECT name, updated_at FROM skills WHERE status = 'live'"
 # Search ranks with bm25, one query word (FTS phrase) at a time; a skill's score is the sum over
 # the words it contains, which is what bm25 over the OR of all the words gives. Weights: a hit
 # in the name counts most, then the description, then the body.

@@ -353,6 +353,12 @@ class Store:
         """Every live skill with its text, sorted by name (what MCP serves as resources)."""
         return [skill for skill in self.list_all() if skill.status == LIVE]
 
+    def live_versions(self) -> dict[str, str]:
+        """Each live skill's ``updated_at`` by name: what to compare to notice a change, read
+        from an index alone (no text), so it stays cheap with 100,000 skills."""
+        with self._read() as conn:
+            return dict(conn.execute(_sql.LIVE_VERSIONS).fetchall())
+
     def audit(self, limit: int = 50, name: str | None = None) -> list[AuditEntry]:
         """The newest ``limit`` audit rows (1–10000), optionally for one skill, newest first."""
         check_limit(limit, MAX_AUDIT_LIMIT)

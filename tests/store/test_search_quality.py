@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kite_skills.store import Store, _search, human
+from kite_skills.store import Store, _search, _sql, human
 from kite_skills.store.db import migrations
 
 from .helpers import counts, live
@@ -104,7 +104,7 @@ def test_migration_rebuilds_the_index_and_keeps_every_row(tmp_path: Path) -> Non
         assert store.integrity_check() == []
     with closing(sqlite3.connect(path)) as conn:
         assert conn.execute("SELECT * FROM skills ORDER BY id").fetchall() == before
-        assert conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] == 2
+        assert conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] >= 2
         sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'skills_fts'").fetchone()
         assert "porter unicode61" in sql[0]
     assert counts(path) == (2, 0)
@@ -156,3 +156,16 @@ def test_a_word_in_more_skills_than_the_bound_ranks_only_its_newest(
         "common-09",
         "common-08",
     }
+
+
+def test_live_versions_names_each_live_skill_with_its_update_time(store: Store) -> None:
+    live(store, "alpha")
+    live(store, "beta")
+    human.archive(store, "beta", via="cli", who="al")
+    versions = store.live_versions()
+    assert versions == {"alpha": store.get("alpha").updated_at}
+    human.edit(store, "alpha", body="new text", via="cli", who="al")
+    assert store.live_versions()["alpha"] == store.get("alpha").updated_at != versions["alpha"]
+    with closing(sqlite3.connect(store.path)) as conn:
+        plan = conn.execute("EXPLAIN QUERY PLAN " + _sql.LIVE_VERSIONS).fetchall()
+    assert "COVERING INDEX skills_status_name_updated" in plan[0][3]
