@@ -31,6 +31,8 @@ def write_later() -> None:
     if not sys.dont_write_bytecode or "_bootstrap" not in sys.modules:
         return  # bytecode is written as usual, or this is not running from the zipapp
     site = Path(__file__).resolve().parent.parent
+    if site.name != "site-packages":
+        return  # kite_skills comes from elsewhere (PYTHONPATH, a checkout): not our cache
     marker = site / _MARKER.format(tag=sys.implementation.cache_tag)
     if marker.exists():
         return

@@ -56,3 +56,10 @@ def test_nothing_extra_happens_when_python_writes_bytecode_itself(tmp_path: Path
     site = _serve_once(tmp_path)
     assert not list(site.glob(".kite-skills-bytecode-*"))
     assert (site / "mcp" / "server" / "lowlevel" / "__pycache__").is_dir()
+
+
+def test_nothing_is_written_outside_a_shiv_cache(tmp_path: Path) -> None:
+    """kite_skills imported from a checkout (PYTHONPATH) is not the zipapp's cache."""
+    site = _serve_once(tmp_path, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(ROOT))
+    assert not list(site.glob(".kite-skills-bytecode-*"))
+    assert not list(ROOT.glob(".kite-skills-bytecode-*"))
