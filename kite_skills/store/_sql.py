@@ -26,6 +26,10 @@ SEARCH_SCORES: Final = (
     f"SELECT rowid, bm25(skills_fts, {BM25_WEIGHTS}) FROM skills_fts"
     " WHERE skills_fts MATCH ? ORDER BY rowid DESC LIMIT ?"
 )
+# The rowids of the newest skills containing one phrase (how common is it, and how dense?).
+SEARCH_PROBE: Final = (
+    "SELECT rowid FROM skills_fts WHERE skills_fts MATCH ? ORDER BY rowid DESC LIMIT ?"
+)
 # Names and descriptions of the live skills among candidate ids (a JSON array), looked up by
 # primary key (CROSS JOIN keeps SQLite from scanning the status index instead).
 LIVE_AMONG: Final = (
@@ -61,7 +65,8 @@ def fts_phrases(q: str) -> list[str]:
     with no letter or digit are dropped (they would be empty phrases), and so are
     :data:`STOPWORDS` unless the query has nothing else. The last word also matches as a prefix
     when it has at least 3 letters or digits, so a query typed so far (``compa``) finds
-    ``compare-funds``; shorter prefixes would expand to most of the index.
+    ``compare-funds``; shorter prefixes would expand to most of the index. (The search uses the
+    prefix only while the word is not a whole word of the index: see :mod:`._search`.)
     """
     words = [w for w in q.split() if any(ch.isalnum() for ch in w)]
     if not words:

@@ -148,14 +148,29 @@ def test_a_word_in_more_skills_than_the_bound_ranks_only_its_newest(
     human.import_skills(store, skills, via="cli", who="test")
     # the rare word is scored wherever it occurs, however common the other word is
     assert store.search("check zymurgy")[0].name == "rare-one"
-    # the common word alone: only its 5 newest skills are candidates
-    assert {s.name for s in store.search("check")} == {
-        "rare-one",
-        "common-11",
-        "common-10",
-        "common-09",
-        "common-08",
-    }
+    # the common word alone: it is in every skill, so only its 2 newest are candidates
+    monkeypatch.setattr(_search, "NEAR_EVERY_SKILL", 2)
+    assert {s.name for s in store.search("check")} == {"rare-one", "common-11"}
+
+
+def test_a_word_in_fewer_than_half_the_skills_keeps_its_newest_bound(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_search, "PER_PHRASE", 5)
+    monkeypatch.setattr(_search, "NEAR_EVERY_SKILL", 2)
+    skills = [
+        (f"skill-{i:02d}", "margin first" if i % 3 == 0 else "other words", "x") for i in range(30)
+    ]
+    human.import_skills(store, skills, via="cli", who="test")
+    found = {s.name for s in store.search("margin")}
+    assert found == {"skill-27", "skill-24", "skill-21", "skill-18", "skill-15"}
+
+
+def test_the_last_word_is_a_prefix_only_until_it_is_a_whole_word(store: Store) -> None:
+    live(store, "plain", description="One fund", body="x")
+    live(store, "longer", description="Fundamentals", body="x")
+    assert [s.name for s in store.search("fund")] == ["plain"]
+    assert [s.name for s in store.search("funda")] == ["longer"]
 
 
 def test_live_versions_names_each_live_skill_with_its_update_time(store: Store) -> None:
