@@ -6,6 +6,7 @@
 #   ./build.sh --all              build every platform's file (linux x86_64/aarch64,
 #                                 macos arm64/x86_64, windows amd64), each for CPython 3.11-3.14
 #   ./build.sh test               build every file, then install test tools and run every test
+#   ./build.sh bench [--tiny]     benchmark the built zipapps (bench/run.py; table + plot)
 #   ./build.sh --wheelhouse DIR   download every wheel every platform's build needs into DIR
 #   ./build.sh --offline DIR [PLATFORM...]
 #                                 build every file (or those named) from such a directory,
@@ -152,6 +153,15 @@ run_tests() {
         "$venv/bin/pytest" -p no:cacheprovider "$@"
 }
 
+bench() {
+    [[ -f $DIST/kite-skills.pyz ]] || die "dist/kite-skills.pyz is missing — run ./build.sh first"
+    check_python
+    say "bench venv"
+    make_venv "$WORK/bench-venv"
+    "$WORK/bench-venv/bin/pip" install "${PIP_FLAGS[@]}" -r requirements/bench.txt
+    PYTHONPATH=$ROOT "$WORK/bench-venv/bin/python" bench/run.py "$@"
+}
+
 apt_install() {
     say "apt-get install $*"
     apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
@@ -162,11 +172,12 @@ case "${1:-}" in
     "") build "" ;;
     --all) build "" "${ALL[@]}" ;;
     test) shift; build "" "${ALL[@]}"; run_tests "$@" ;;
+    bench) shift; bench "$@" ;;
     --wheelhouse) [[ -n ${2:-} ]] || die "usage: ./build.sh --wheelhouse DIR"; wheelhouse "$2" ;;
     --offline)
         [[ -d ${2:-} ]] || die "usage: ./build.sh --offline DIR [PLATFORM...] (DIR made by --wheelhouse)"
         dir=$(cd "$2" && pwd); shift 2
         build "$dir" "${@:-${ALL[@]}}" ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' ;;
     *) die "unknown argument '$1' — try ./build.sh --help" ;;
 esac

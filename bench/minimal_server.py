@@ -1,4 +1,9 @@
-"""Baseline for bench/startup.py: the smallest mcp lowlevel server with one tool."""
+"""The baseline: the smallest mcp lowlevel server, with one no-op tool.
+
+bench/run.py packages it as a zipapp the way kite-skills is packaged (shiv, --compressed,
+--reproducible, the very site-packages of dist/kite-skills.pyz minus kite-skills itself), so a
+ratio against it measures what kite-skills adds on the same interpreter and the same SDK.
+"""
 
 from __future__ import annotations
 
@@ -14,11 +19,21 @@ async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
     return types.ListToolsResult(tools=[types.Tool(name="echo", input_schema={"type": "object"})])
 
 
+async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
+    return types.CallToolResult(content=[])
+
+
 async def main() -> None:
-    server: Server[Any] = Server("minimal", version="0", on_list_tools=list_tools)
+    server: Server[Any] = Server(
+        "minimal", version="0", on_list_tools=list_tools, on_call_tool=call_tool
+    )
     async with stdio_server() as (read, write):
         await server.run(read, write, server.create_initialization_options())
 
 
-if __name__ == "__main__":
+def run() -> None:
     anyio.run(main)
+
+
+if __name__ == "__main__":
+    run()

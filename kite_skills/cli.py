@@ -44,8 +44,10 @@ def _run_list(args: argparse.Namespace) -> int:
 
 
 def _run_server(args: argparse.Namespace) -> int:
+    from . import _bytecode
     from .server.app import serve_stdio  # the MCP stack loads only in server mode
 
+    _bytecode.write_later()
     db = getattr(args, "db", None)
     return serve_stdio(Path(db) if db else default_db_path(os.environ))
 

@@ -72,6 +72,8 @@ def links(text: str) -> list[Link]:
     """Every link in prose: inline, reference-style (at the line that uses it), split across
     lines, and images; plus reference definitions no link uses (at their own line). Code
     spans, fenced and indented code blocks hold no links."""
+    if "[" not in text:  # no link of any kind can be in it: skip the parser
+        return []
     tokens, env = _parse(text)
     found: list[Link] = []
     for token in tokens:

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..errors import CatalogError, HelpKeyTooLong, UnknownHelpKey
 from . import _markdown, _schema
 from .directory import PAGE_SIZE, DirectoryIndex
-from .loader import CatalogFile, Scan, embedded_root, key_of, resolve_link, scan
+from .loader import CatalogFile, Scan, embedded_root, key_of, resolve_link, scan, under
 from .model import (
     CatalogResource,
     ChildLabel,
@@ -62,6 +62,8 @@ class Catalog:
 
     def __init__(self, result: Scan) -> None:
         self._files = result.files
+        self._paths = sorted(self._files)
+        self._pages: dict[str, HelpPage] = {}
         skill_dirs = result.skill_directories
         self._nodes: dict[str, _Node] = {}
         self._children: dict[str, list[str]] = {}
@@ -99,6 +101,14 @@ class Catalog:
         return "/"
 
     def _page(self, node: _Node) -> HelpPage:
+        """The page of ``node``, built once: the catalog never changes after loading, and
+        rewriting links on every call made ``help`` cost several times an empty tool call."""
+        page = self._pages.get(node.key)
+        if page is None:
+            page = self._pages[node.key] = self._build_page(node)
+        return page
+
+    def _build_page(self, node: _Node) -> HelpPage:
         children = tuple(
             HelpChild(c.key, _label(c.kind), c.description)
             for c in (self._nodes[k] for k in sorted(self._children.get(node.key, [])))
@@ -202,10 +212,7 @@ class Catalog:
 
     def _entry(self, directory: str) -> SkillEntry:
         skill_file = self._files[f"{directory}/{_schema.SKILL_FILE}"]
-        members = sorted(
-            (f for f in self._files.values() if f.path.startswith(directory + "/")),
-            key=lambda f: f.path,
-        )
+        members = [self._files[p] for p in under(self._paths, directory)]
         manifest = tuple(
             ManifestEntry(
                 _schema.URI_SCHEME + f.path,

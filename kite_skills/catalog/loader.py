@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import unicodedata
 from dataclasses import dataclass, field
@@ -389,9 +390,17 @@ def _check_prompt_names(result: Scan) -> None:
                 )
 
 
+def under(sorted_paths: list[str], directory: str) -> list[str]:
+    """The paths in ``sorted_paths`` inside ``directory`` (nested ones too), by bisection:
+    they sort together, from ``directory/`` up to ``directory0`` ('0' follows '/')."""
+    start = bisect.bisect_left(sorted_paths, directory + "/")
+    return sorted_paths[start : bisect.bisect_left(sorted_paths, directory + "0", start)]
+
+
 def _check_limits(result: Scan) -> None:
+    paths = sorted(result.files)
     for directory in sorted(result.skill_directories):
-        members = [f for f in result.files.values() if f.path.startswith(directory + "/")]
+        members = [result.files[p] for p in under(paths, directory)]
         size = sum(len(f.raw) for f in members)
         path = f"{directory}/{_schema.SKILL_FILE}"
         if len(members) > _schema.MAX_FILES_PER_SKILL:

@@ -9,7 +9,6 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import jsonschema
 from mcp import types
 from mcp.server.context import ServerRequestContext
 
@@ -38,9 +37,20 @@ def tool_error(text: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 
+# One validator per tool schema (the schemas live as long as the server).
+_VALIDATORS: dict[int, tuple[Mapping[str, Any], Any]] = {}
+
+
 def argument_problems(schema: Mapping[str, Any], arguments: Any) -> list[str]:
     """Every way ``arguments`` break the tool's input schema, for the model to fix."""
-    validator = jsonschema.Draft202012Validator(schema)
+    cached = _VALIDATORS.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        validator = cached[1]
+    else:
+        import jsonschema  # ~0.1 s of imports: paid at the first tool call, not at start-up
+
+        validator = jsonschema.Draft202012Validator(schema)
+        _VALIDATORS[id(schema)] = (schema, validator)
     problems = []
     for error in sorted(validator.iter_errors(arguments), key=lambda e: list(e.path)):
         where = "/".join(str(p) for p in error.path) or "arguments"

@@ -135,7 +135,7 @@ class UserSkills:
 
     async def _skills(self, ctx: Context, q: str | None = None, limit: int = 20) -> Any:
         assert self.store is not None
-        if q is None:
+        if q is None or not q.strip():  # blank q lists, as no q does
             found = await self._call(self.store.list_live, limit)
             heading = f"{len(found)} live skill(s)" if found else "No live skills yet."
         else:

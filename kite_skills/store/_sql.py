@@ -15,13 +15,26 @@ LIST_LIVE: Final = (
     "SELECT name, description FROM skills WHERE status = 'live' ORDER BY name LIMIT ?"
 )
 LIVE_VERSIONS: Final = "SELECT name, updated_at FROM skills WHERE status = 'live' ORDER BY name"
-# bm25 weights: a hit in the name counts most, then the description, then the body.
-SEARCH_LIVE: Final = (
-    "SELECT s.name, s.description FROM skills_fts"
-    " JOIN skills AS s ON s.id = skills_fts.rowid"
-    " WHERE skills_fts MATCH ? AND s.status = 'live'"
-    " ORDER BY bm25(skills_fts, 10.0, 4.0, 1.0), s.name"
-    " LIMIT ?"
+# Search ranks with bm25, one query word (FTS phrase) at a time; a skill's score is the sum over
+# the words it contains, which is what bm25 over the OR of all the words gives. Weights: a hit
+# in the name counts most, then the description, then the body.
+BM25_WEIGHTS: Final = "10.0, 4.0, 1.0"
+# bm25 of one phrase for its newest skills (rowid descending, at most ``?``). FTS5 returns rows
+# in rowid order itself, so only that many rows are read and scored, in one pass over the
+# phrase's doclist with bm25's document frequency computed once, not once per row.
+SEARCH_SCORES: Final = (
+    f"SELECT rowid, bm25(skills_fts, {BM25_WEIGHTS}) FROM skills_fts"
+    " WHERE skills_fts MATCH ? ORDER BY rowid DESC LIMIT ?"
+)
+# The rowids of the newest skills containing one phrase (how common is it, and how dense?).
+SEARCH_PROBE: Final = (
+    "SELECT rowid FROM skills_fts WHERE skills_fts MATCH ? ORDER BY rowid DESC LIMIT ?"
+)
+# Names and descriptions of the live skills among candidate ids (a JSON array), looked up by
+# primary key (CROSS JOIN keeps SQLite from scanning the status index instead).
+LIVE_AMONG: Final = (
+    "SELECT s.id, s.name, s.description FROM json_each(?) AS c"
+    " CROSS JOIN skills AS s ON s.id = c.value WHERE s.status = 'live'"
 )
 AUDIT_COLUMNS: Final = "id, at, skill, action, from_status, to_status, via, who, detail"
 AUDIT_ALL: Final = f"SELECT {AUDIT_COLUMNS} FROM audit_log ORDER BY id DESC LIMIT ?"
@@ -35,19 +48,31 @@ INSERT_AUDIT: Final = (
 MIN_PREFIX_CHARS: Final = 3
 
 
-def fts_match(q: str) -> str | None:
-    """Turn any user text into a safe FTS5 query, or None when it has nothing to search for.
+# Words too common in questions to say what a person is looking for ("how do I ...").
+STOPWORDS: Final = frozenset(
+    "a about all an and any are as at be by can could do does for from has have how i if in"
+    " into is it its me much my of on or our should so than that the their them then there"
+    " this to was we what when where which who why will with would you your".split()
+)
+
+
+def fts_phrases(q: str) -> list[str]:
+    """Turn any user text into safe FTS5 phrases, one per word (duplicates dropped, order kept);
+    ``[]`` when it has nothing to search for.
 
     Each whitespace-separated word becomes an FTS string (``"`` doubled), so operators such as
     ``AND``, ``NEAR(``, ``-``, ``*`` and parentheses are searched as text, never parsed. Words
-    with no letter or digit are dropped (they would be empty phrases). The last word also
-    matches as a prefix when it has at least 3 letters or digits, so a query typed so far
-    (``compa``) finds ``compare-funds``; shorter prefixes would expand to most of the index.
+    with no letter or digit are dropped (they would be empty phrases), and so are
+    :data:`STOPWORDS` unless the query has nothing else. The last word also matches as a prefix
+    when it has at least 3 letters or digits, so a query typed so far (``compa``) finds
+    ``compare-funds``; shorter prefixes would expand to most of the index. (The search uses the
+    prefix only while the word is not a whole word of the index: see :mod:`._search`.)
     """
     words = [w for w in q.split() if any(ch.isalnum() for ch in w)]
     if not words:
-        return None
+        return []
     quoted = ['"' + w.replace('"', '""') + '"' for w in words]
     if sum(ch.isalnum() for ch in words[-1]) >= MIN_PREFIX_CHARS:
         quoted[-1] += "*"
-    return " ".join(quoted)
+    meaningful = [p for w, p in zip(words, quoted, strict=True) if w.lower() not in STOPWORDS]
+    return list(dict.fromkeys(meaningful or quoted))

@@ -31,7 +31,7 @@ from kite_skills.errors import (
     UnreadableSkill,
 )
 
-from . import _failures, _sql
+from . import _failures, _search, _sql
 from ._validate import (
     DEFAULT_LIMIT,
     MAX_AUDIT_LIMIT,
@@ -509,19 +509,25 @@ class Store:
         return self._summaries(rows)
 
     def search(self, q: str, limit: int = DEFAULT_LIMIT) -> list[SkillSummary]:
-        """Live skills matching ``q`` in name, description or body, best first (bm25).
+        """Live skills matching any word of ``q`` in name, description or body, best first.
 
+        Words are stemmed (``funds`` finds ``fund``); skills with more and rarer matching words
+        rank first, and a match in the name counts more than one in the description, which
+        counts more than one in the body (bm25; see :mod:`._search` for how it stays fast).
         Any text is accepted: each word is searched literally (FTS operators are not parsed)
-        and the last word also matches as a prefix. Text with no letters or digits returns
-        ``[]``. ``limit`` 1–100; ``q`` at most 1000 characters.
+        and the last word also matches as a prefix. Empty or blank ``q`` lists live skills, as
+        :meth:`list_live` does; text with no letters or digits returns ``[]``. ``limit``
+        1–100; ``q`` at most 1000 characters.
         """
         check_query(q)
         check_limit(limit)
-        match = _sql.fts_match(q)
-        if match is None:
+        if not q.strip():
+            return self.list_live(limit)
+        phrases = _sql.fts_phrases(q)
+        if not phrases:
             return []
         with self._read() as conn:
-            rows = conn.execute(_sql.SEARCH_LIVE, (match, limit)).fetchall()
+            rows = _search.ranked(conn, phrases, limit)
         return self._summaries(rows)
 
     def read_live(self, name: str) -> Skill:
@@ -567,7 +573,8 @@ class Store:
 
     def live_versions(self) -> dict[str, str]:
         """Each live skill's name and ``updated_at``, by name: what the MCP server watches to
-        announce changes. Reads no text, so one unreadable description or body cannot stop it."""
+        announce changes. Reads no text, so one unreadable description or body cannot stop it,
+        and only a covering index, so it stays cheap with 100,000 skills."""
         with self._read() as conn:
             rows = conn.execute(_sql.LIVE_VERSIONS).fetchall()
         return {str(name): str(updated) for name, updated in rows}

@@ -586,6 +586,10 @@ async def test_skills_lists_live_skills_by_name_with_the_default_and_maximum_lim
         )
     async with sdk_client(pyz, shiv_root, db, mode="auto") as client:
         assert await listed_names(client) == names[:20]
+        for blank in ("", "   ", "\t"):  # a blank q lists, as no q does
+            assert await listed_names(client, blank) == names[:20]
+        blank_text = text_of(await tool(client, "skills", {"q": " "}))
+        assert blank_text.startswith("20 live skill(s)\n"), blank_text
         wide = await tool(client, "skills", {"limit": 100})
         assert [s["name"] for s in wide.structured_content["skills"]] == names[:100]  # type: ignore[index]
         found = await tool(client, "skills", {"q": "zebra", "limit": 7})

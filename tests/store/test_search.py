@@ -6,7 +6,7 @@ import pytest
 
 from kite_skills.errors import SkillNotLive, UnknownSkill
 from kite_skills.store import Store, human
-from kite_skills.store._sql import fts_match
+from kite_skills.store._sql import fts_phrases
 
 from .helpers import archived, draft, live
 
@@ -81,16 +81,23 @@ def test_operators_are_searched_as_words(store: Store) -> None:
     assert [s.name for s in store.search('"unbalanced')] == []
 
 
-def test_fts_match_quotes_every_word() -> None:
-    assert fts_match('say "hi" AND-NOT (x') == '"say" """hi""" "AND-NOT" "(x"'
-    assert fts_match("NEAR( compa") == '"NEAR(" "compa"*'
-    assert fts_match("fund ab") == '"fund" "ab"'  # short last words are not prefixes
-    assert fts_match("  ") is None
-    assert fts_match('" ( * -') is None
+def test_fts_phrases_quote_every_word() -> None:
+    assert fts_phrases('say "hi" AND-NOT (x') == ['"say"', '"""hi"""', '"AND-NOT"', '"(x"']
+    assert fts_phrases("NEAR( compa") == ['"NEAR("', '"compa"*']
+    assert fts_phrases("fund ab") == ['"fund"', '"ab"']  # short last words are not prefixes
+    assert fts_phrases("fund FUND fund") == ['"fund"', '"FUND"', '"fund"*']
+    assert fts_phrases("a a") == ['"a"']  # duplicates dropped
+    assert fts_phrases("  ") == []
+    assert fts_phrases('" ( * -') == []
 
 
-def test_empty_or_symbol_only_query_returns_nothing(funds: Store) -> None:
-    assert funds.search("") == []
+def test_blank_query_lists_live_skills(funds: Store) -> None:
+    assert funds.search("") == funds.list_live()
+    assert funds.search(" \t\n ", limit=2) == funds.list_live(2)
+    assert [s.name for s in funds.search("")] == ["compare-funds", "daily-review", "position-check"]
+
+
+def test_symbol_only_query_returns_nothing(funds: Store) -> None:
     assert funds.search("( * -") == []
 
 
@@ -109,13 +116,28 @@ def test_description_hit_beats_body_hit(store: Store) -> None:
 def test_last_word_matches_as_a_prefix(funds: Store) -> None:
     assert [s.name for s in funds.search("compa")] == ["compare-funds"]
     assert [s.name for s in funds.search("expense rat")] == ["compare-funds"]
-    assert funds.search("compa two") == []  # only the last word is a prefix
+    assert [s.name for s in funds.search("routi two")] == ["compare-funds"]  # only the last
+    assert "daily-review" in [s.name for s in funds.search("two routi")]  # word is a prefix
     assert funds.search("co") == []  # and only from 3 characters on
 
 
-def test_words_are_all_required(funds: Store) -> None:
+def test_any_word_matches_and_more_words_rank_first(funds: Store) -> None:
     assert [s.name for s in funds.search("margin friday")] == ["position-check"]
-    assert funds.search("margin holdings") == []
+    # OR: each skill with either word, the one with both (and the rarer one) first
+    assert [s.name for s in funds.search("margin holdings")] == ["daily-review", "position-check"]
+    assert funds.search("margin friday holdings")[0].name == "position-check"
+
+
+def test_words_are_stemmed(funds: Store) -> None:
+    assert [s.name for s in funds.search("comparing")] == ["compare-funds"]
+    assert [s.name for s in funds.search("confirmed margins")] == ["position-check"]
+    assert funds.search("expenses ratios")[0].name == "compare-funds"
+
+
+def test_mutual_fund_comparison_finds_compare_two_mutual_funds(store: Store) -> None:
+    live(store, "side-by-side", description="Compare two mutual funds side by side", body="x")
+    live(store, "other", description="Place a bracket order", body="Check the margin first.")
+    assert [s.name for s in store.search("mutual fund comparison")] == ["side-by-side"]
 
 
 def test_results_are_summaries_without_bodies(funds: Store) -> None:

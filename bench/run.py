@@ -1,0 +1,846 @@
+"""kite-skills benchmark suite: one run, one Markdown table, ratios measured pairwise.
+
+    ./build.sh bench [--tiny] [--out DIR]        (or: python bench/run.py …, kite_skills importable)
+
+Every comparison is a ratio measured in the same run, A B A B …: the median of the per-pair
+ratios, with their min–max. Absolute times are printed for reading, never asserted anywhere.
+Sections (the issue's numbering): 1 time to first response over stdio, on every CPython here
+that the zipapp runs on; 2 request cost in one warm session; 3 catalog scale; 4 store scale;
+5 memory; 6 artefacts. Writes DIR/latest.json and DIR/latest.png (the scale curves), prints the
+table on stdout and progress on stderr. ``--tiny`` runs few iterations at small sizes, so the
+test suite can check the structure of the output (never the speed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import queue
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+LEGACY = "2025-11-25"
+MODERN = "2026-07-28"
+META = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"},
+}
+SEARCH_TARGET_MS = 20.0
+STATUSES = ("PASS", "MISS", "INFO")
+
+
+# ---- results --------------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    section: str
+    measure: str
+    result: str  # what a person reads, e.g. "1.03× (0.97–1.12); 212 ms vs 206 ms"
+    target: str = ""
+    status: str = "INFO"  # PASS / MISS against the target, INFO when there is none
+    value: float | None = None  # the number the target is about (a ratio, ms, MB …)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Results:
+    def __init__(self) -> None:
+        self.rows: list[Row] = []
+        self.curves: dict[str, Any] = {}
+
+    def add(
+        self,
+        section: str,
+        measure: str,
+        result: str,
+        *,
+        value: float | None = None,
+        limit: float | None = None,
+        target: str = "",
+        **extra: Any,
+    ) -> Row:
+        status = "INFO"
+        if limit is not None and value is not None:
+            status = "PASS" if value <= limit else "MISS"
+        row = Row(section, measure, result, target, status, value, extra)
+        self.rows.append(row)
+        say(f"  {measure}: {result} {target} {status if limit is not None else ''}")
+        return row
+
+
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def pct(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def ratio_text(ratios: list[float]) -> str:
+    return f"{statistics.median(ratios):.2f}× ({min(ratios):.2f}–{max(ratios):.2f})"
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+# ---- processes ------------------------------------------------------------------------------
+
+
+def message(method: str, params: dict[str, Any] | None = None, id: int | None = None) -> bytes:
+    body: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if id is not None:
+        body["id"] = id
+    if params is not None:
+        body["params"] = params
+    return json.dumps(body).encode() + b"\n"
+
+
+INIT = {
+    "protocolVersion": LEGACY,
+    "capabilities": {},
+    "clientInfo": {"name": "bench", "version": "0"},
+}
+
+
+def first_response(command: list[str], env: dict[str, str], era: str) -> float:
+    """Seconds from spawn to the tools/list reply (legacy: after initialize; modern: after
+    server/discover)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+    )
+    assert process.stdin and process.stdout
+    try:
+        if era == "legacy":
+            process.stdin.write(message("initialize", INIT, 1))
+            process.stdin.flush()
+            _expect(process, 1)
+            process.stdin.write(message("notifications/initialized") + message("tools/list", {}, 2))
+        else:
+            process.stdin.write(message("server/discover", {"_meta": META}, 1))
+            process.stdin.flush()
+            _expect(process, 1)
+            process.stdin.write(message("tools/list", {"_meta": META}, 2))
+        process.stdin.flush()
+        reply = _expect(process, 2)
+        assert reply["result"]["tools"], reply
+        return time.perf_counter() - start
+    finally:
+        process.stdin.close()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _expect(process: subprocess.Popen[bytes], id: int) -> dict[str, Any]:
+    assert process.stdout
+    while True:
+        line = process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the server closed stdout before answering request {id}")
+        reply = json.loads(line)
+        if reply.get("id") == id:
+            if "error" in reply:
+                raise RuntimeError(f"request {id} failed: {reply['error']}")
+            return reply
+
+
+class Session:
+    """A legacy session over stdio with a reader thread (notifications are kept with times)."""
+
+    def __init__(self, command: list[str], env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+        self.replies: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.notes: queue.Queue[tuple[float, str]] = queue.Queue()
+        self._id = 0
+        threading.Thread(target=self._read, daemon=True).start()
+        init = self.request("initialize", INIT)
+        self.capabilities: dict[str, Any] = init["result"]["capabilities"]
+        self._send(message("notifications/initialized"))
+
+    def _read(self) -> None:
+        assert self.process.stdout
+        for line in self.process.stdout:
+            reply = json.loads(line)
+            if "id" in reply:
+                self.replies.put(reply)
+            elif "method" in reply:
+                self.notes.put((time.perf_counter(), reply["method"]))
+
+    def _send(self, data: bytes) -> None:
+        assert self.process.stdin
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def _take(self, ids: set[int]) -> None:
+        while ids:
+            reply = self.replies.get(timeout=60)
+            if "error" in reply:
+                raise RuntimeError(f"request {reply['id']} failed: {reply['error']}")
+            ids.discard(reply["id"])
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        self._id += 1
+        self._send(message(method, params or {}, self._id))
+        reply = self.replies.get(timeout=60)
+        if reply.get("id") != self._id or "error" in reply:
+            raise RuntimeError(f"{method} failed: {reply}")
+        return reply
+
+    def timed(self, method: str, params: dict[str, Any] | None, count: int = 1) -> float:
+        """Seconds per request: one at a time (count=1) or ``count`` pipelined."""
+        first = self._id + 1
+        data = b"".join(message(method, params or {}, first + n) for n in range(count))
+        self._id += count
+        start = time.perf_counter()
+        self._send(data)
+        self._take(set(range(first, first + count)))
+        return (time.perf_counter() - start) / count
+
+    def wait_note(self, method: str, timeout: float = 10.0) -> float:
+        """perf_counter() at which the next ``method`` notification arrived."""
+        deadline = time.perf_counter() + timeout
+        while True:
+            at, got = self.notes.get(timeout=max(0.01, deadline - time.perf_counter()))
+            if got == method:
+                return at
+
+    def drain_notes(self) -> None:
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self.notes.get_nowait()
+
+    def peak_rss_mb(self) -> float:
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        kb = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM"))
+        return kb / 1024
+
+    def close(self) -> None:
+        assert self.process.stdin
+        self.process.stdin.close()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+# ---- the subjects ---------------------------------------------------------------------------
+
+
+def interpreters(pyz: Path, work: Path) -> list[tuple[str, str]]:
+    """(label, path) of every CPython 3.10–3.14 here whose `--version` run of the zipapp works."""
+    seen: dict[str, str] = {}
+    candidates = [shutil.which(f"python3.{minor}") for minor in range(10, 15)]
+    pyenv = Path.home() / ".pyenv" / "versions"
+    if pyenv.is_dir():
+        candidates += [str(p) for p in sorted(pyenv.glob("3.1[0-4]*/bin/python3"))]
+    found = []
+    for candidate in filter(None, candidates):
+        try:
+            found_version = subprocess.run(
+                [candidate, "-c", "import sys; print(sys.version.split()[0], sys.executable)"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=True,
+            ).stdout.split()
+        except (OSError, subprocess.SubprocessError):
+            continue
+        version, candidate = found_version[0], found_version[1]  # past any pyenv shim
+        if version in seen:
+            continue
+        seen[version] = candidate
+        env = {**os.environ, "SHIV_ROOT": str(work / f"probe-{version}")}
+        runs = subprocess.run(
+            [candidate, str(pyz), "--version"], capture_output=True, timeout=120, env=env
+        )
+        say(f"  CPython {version} ({candidate}): {'runs' if runs.returncode == 0 else 'skipped'}")
+        if runs.returncode == 0:
+            found.append((f"CPython {version}", candidate))
+    return found
+
+
+def build_baseline(pyz: Path, work: Path) -> Path:
+    """bench/minimal_server.py as a zipapp over the same site-packages as ``pyz``."""
+    site = work / "baseline-site"
+    with zipfile.ZipFile(pyz) as archive:
+        for name in archive.namelist():
+            if not name.startswith("site-packages/"):
+                continue
+            top = name.split("/")[1]
+            if top.startswith(("kite_skills", "skills_catalog")) or top == "bin":
+                continue
+            archive.extract(name, work / "baseline-extract")
+    shutil.move(str(work / "baseline-extract" / "site-packages"), site)
+    shutil.copy(HERE / "minimal_server.py", site / "kite_bench_minimal.py")
+    out = work / "baseline.pyz"
+    subprocess.run(
+        [sys.executable, "-m", "shiv", "--reproducible", "--compressed", "-e",
+         "kite_bench_minimal:run", "-p", "/usr/bin/env python3", "--site-packages", str(site),
+         "-o", str(out)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        env={**os.environ, "SOURCE_DATE_EPOCH": "315532800"},
+    )  # fmt: skip
+    return out
+
+
+# ---- 1. time to first response --------------------------------------------------------------
+
+
+def startup(res: Results, pyz: Path, base: Path, pythons: list[tuple[str, str]], runs: int,
+            work: Path) -> None:  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["KITE_SKILLS_DB"] = str(work / "startup.db")
+    for label, py in pythons:
+        warm = {**env, "SHIV_ROOT": str(work / f"warm-{label}")}
+        dwb = {**env, "SHIV_ROOT": str(work / f"dwb-{label}"), "PYTHONDONTWRITEBYTECODE": "1"}
+        for era in ("legacy", "modern"):
+            for subject_env in (warm, dwb):  # extract and (for warm) compile once
+                first_response([py, str(base)], subject_env, era)
+                first_response([py, str(pyz)], subject_env, era)
+            names = ("base", "warm", "first", "dwb", "base_first", "base_dwb")
+            samples: dict[str, list[float]] = {name: [] for name in names}
+            for n in range(runs):
+                cold = {**env, "SHIV_ROOT": str(work / f"cold-{label}-{era}-{n}")}
+                subjects = [
+                    ("base", [py, str(base)], warm),
+                    ("warm", [py, str(pyz)], warm),
+                    ("first", [py, str(pyz)], cold),
+                    ("dwb", [py, str(pyz)], dwb),
+                    ("base_first", [py, str(base)], cold),
+                    ("base_dwb", [py, str(base)], dwb),
+                ]
+                random.shuffle(subjects)  # no subject always runs right after another
+                for name, command, subject_env in subjects:
+                    samples[name].append(first_response(command, subject_env, era))
+                shutil.rmtree(work / f"cold-{label}-{era}-{n}", ignore_errors=True)
+            path = "initialize + tools/list" if era == "legacy" else "server/discover + tools/list"
+            med = {k: statistics.median(v) for k, v in samples.items()}
+            for top, bottom, measure, limit in (
+                ("warm", "base", "warm, vs the baseline server", 1.05),
+                ("first", "warm", "first run (fresh SHIV_ROOT), vs our warm", 1.6),
+                ("dwb", "warm", "warm with PYTHONDONTWRITEBYTECODE=1, vs our warm", 1.10),
+                ("base_first", "base", "evidence: the baseline's first run vs its warm", None),
+                ("base_dwb", "base", "evidence: the baseline with PYTHONDONTWRITEBYTECODE=1 "
+                 "vs its warm", None),
+            ):  # fmt: skip
+                pairs = [a / b for a, b in zip(samples[top], samples[bottom], strict=True)]
+                res.add(
+                    "1. time to first response",
+                    f"{label}, {path}: {measure}",
+                    f"{ratio_text(pairs)}; {ms(med[top])} vs {ms(med[bottom])}",
+                    value=statistics.median(pairs),
+                    limit=limit,
+                    target=f"≤ {limit:.2f}×" if limit else "",
+                    samples_s=samples if top == "warm" else {},
+                )
+
+
+# ---- 2. request cost and 5. memory ----------------------------------------------------------
+
+SEED = [
+    (f"seed-{i:02d}", f"How I check fund number {i}", f"# Seed {i}\n\n1. Check the fund.\n")
+    for i in range(50)
+]
+
+
+def requests(res: Results, pyz: Path, base: Path, py: str, runs: int, work: Path) -> None:
+    from kite_skills.store import Store, human
+
+    db = work / "requests.db"
+    with Store.open(db) as store:
+        human.import_skills(store, SEED, via="cli", who="bench")
+    env = {**os.environ, "SHIV_ROOT": str(work / "warm-requests"), "KITE_SKILLS_DB": str(db)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    ours = Session([py, str(pyz)], env)
+    baseline = Session([py, str(base)], env)
+    saved = iter(range(10**6))
+    mix: list[tuple[str, str, Callable[[], tuple[str, dict[str, Any]]], bool]] = [
+        ("help root", "tools/call", lambda: ("help", {"key": "/"}), True),
+        ("help topic", "tools/call", lambda: ("help", {"key": "/orders"}), True),
+        ("help recipe", "tools/call", lambda: ("help", {"key": "/orders/prepare"}), True),
+        ("help unknown key", "tools/call", lambda: ("help", {"key": "/orders/nope"}), True),
+        ("skills/list", "skills/list", lambda: ("", {}), True),
+        ("skills/get", "skills/get", lambda: ("", {"uri": "skill://orders/SKILL.md"}), True),
+        ("resources/read", "resources/read", lambda: ("", {"uri": "skill://orders/SKILL.md"}),
+         True),
+        ("skills (search 'fund')", "tools/call", lambda: ("skills", {"q": "fund"}), False),
+        ("skillRead", "tools/call", lambda: ("skillRead", {"name": "seed-07"}), False),
+        ("skillSave (new draft)", "tools/call",
+         lambda: ("skillSave", {"name": f"bench-draft-{next(saved)}", "description": "d",
+                                "body": "# Draft\n\nA step.\n"}), False),
+    ]  # fmt: skip
+    if "prompts" in ours.capabilities:
+        mix.insert(7, ("prompts/list", "prompts/list", lambda: ("", {}), True))
+    else:
+        res.add("2. request cost", "prompts/list", "not measured: this server offers no prompts")
+    noop = ("tools/call", {"name": "echo", "arguments": {}})
+    batch = 10
+    try:
+        for label, method, make, is_catalog in mix:
+            seq: list[float] = []
+            seq_base: list[float] = []
+            pipe: list[float] = []
+            pipe_base: list[float] = []
+
+            def params() -> dict[str, Any]:
+                name, arguments = make()  # noqa: B023
+                return {"name": name, "arguments": arguments} if name else arguments
+
+            for _ in range(2):  # warm both
+                ours.timed(method, params())
+                baseline.timed(*noop)
+            for _ in range(runs):
+                seq.append(ours.timed(method, params()))
+                seq_base.append(baseline.timed(*noop))
+            for _ in range(max(3, runs // 4)):
+                if method == "tools/call" and make()[0] == "skillSave":
+                    pipe.append(_pipelined_saves(ours, make, batch))
+                else:
+                    pipe.append(ours.timed(method, params(), batch))
+                pipe_base.append(baseline.timed(*noop, count=batch))
+            ratios = [a / b for a, b in zip(seq, seq_base, strict=True)]
+            p50 = statistics.median(seq)
+            p50_ratio = p50 / statistics.median(seq_base)
+            text = (
+                f"p50 {p50 * 1000:.2f} ms, p99 {pct(seq, 0.99) * 1000:.2f} ms; "
+                f"p50 {p50_ratio:.2f}× no-op (pairs {ratio_text(ratios)}); pipelined "
+                f"{statistics.median(pipe) * 1000:.2f} ms/req, "
+                f"{statistics.median(pipe) / statistics.median(pipe_base):.2f}× no-op"
+            )
+            res.add(
+                "2. request cost",
+                f"{label} vs the baseline's no-op tool call",
+                text,
+                value=p50_ratio if is_catalog else None,
+                limit=1.2 if is_catalog else None,
+                target="p50 ≤ 1.20×" if is_catalog else "",
+            )
+        ours_rss, base_rss = ours.peak_rss_mb(), baseline.peak_rss_mb()
+        res.add(
+            "5. memory",
+            "peak RSS of the warm server after the request mix, vs the baseline",
+            f"{ours_rss / base_rss:.2f}×; {ours_rss:.1f} MB vs {base_rss:.1f} MB",
+            value=ours_rss / base_rss,
+            limit=1.15,
+            target="≤ 1.15×",
+        )
+    finally:
+        ours.close()
+        baseline.close()
+
+
+def _pipelined_saves(session: Session, make: Callable[..., Any], count: int) -> float:
+    first = session._id + 1
+    data = b""
+    for n in range(count):
+        name, arguments = make()
+        data += message("tools/call", {"name": name, "arguments": arguments}, first + n)
+    session._id += count
+    start = time.perf_counter()
+    session._send(data)
+    session._take(set(range(first, first + count)))
+    return (time.perf_counter() - start) / count
+
+
+# ---- 3. catalog scale -----------------------------------------------------------------------
+
+RECIPES_PER_SKILL = 9  # + its SKILL.md: 10 files per skill directory
+
+
+def make_catalog(root: Path, files: int) -> None:
+    """``files`` Markdown files: the root index.md and skill directories of up to 10 files."""
+    root.mkdir(parents=True)
+    (root / "index.md").write_text("# Synthetic catalog\n\nGenerated by bench/run.py.\n")
+    left = files - 1
+    s = 0
+    while left > 0:
+        directory = root / f"topic-{s:05d}"
+        directory.mkdir()
+        recipes = min(RECIPES_PER_SKILL, left - 1)
+        children = "\n".join(f"- [Recipe {r}](recipe-{r:02d}.md)" for r in range(recipes))
+        (directory / "SKILL.md").write_text(
+            f'---\nname: topic-{s:05d}\ndescription: "Synthetic topic {s}: what it covers and'
+            f' when to use it."\n---\n# Topic {s}\n\nIntroduction to the topic.\n\n{children}\n'
+        )
+        for r in range(recipes):
+            (directory / f"recipe-{r:02d}.md").write_text(
+                f'---\ndescription: "Recipe {r} of topic {s}."\n---\n# Recipe {r}\n\n'
+                + "".join(f"{n}. Step {n} of the procedure, in a sentence.\n" for n in range(12))
+                + "\nBack to [the topic](SKILL.md).\n"
+            )
+        left -= recipes + 1
+        s += 1
+
+
+def catalog_child(directory: str) -> None:
+    """Runs in its own process: load + validate, skills/list, help; prints JSON."""
+    from kite_skills import catalog
+
+    start = time.perf_counter()
+    loaded = catalog.load(Path(directory))
+    load_s = time.perf_counter() - start
+    list_s, list_bytes = [], 0
+    for _ in range(5):
+        start = time.perf_counter()
+        list_bytes = len(json.dumps({"skills": [s.to_dict() for s in loaded.skills]}))
+        list_s.append(time.perf_counter() - start)
+    help_s = []
+    for _ in range(5):
+        start = time.perf_counter()
+        loaded.help("/").to_markdown()
+        loaded.help("/topic-00000").to_markdown()
+        help_s.append((time.perf_counter() - start) / 2)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    files = sum(1 for _ in Path(directory).rglob("*.md"))
+    print(json.dumps({"load_s": load_s, "list_s": statistics.median(list_s),
+                      "list_bytes": list_bytes, "help_s": statistics.median(help_s),
+                      "rss_mb": rss, "files": files}))  # fmt: skip
+
+
+def catalog_scale(res: Results, sizes: list[int], work: Path) -> None:
+    points = []
+    for files in sizes:
+        directory = work / f"catalog-{files}"
+        make_catalog(directory, files)
+        out = subprocess.run(
+            [sys.executable, __file__, "--catalog-child", str(directory)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        point = {"files": files, **json.loads(out.stdout)}
+        points.append(point)
+        res.add(
+            "3. catalog scale",
+            f"{files:,} files: load + validate, skills/list, help, RSS",
+            f"load {ms(point['load_s'])} ({point['load_s'] / files * 1e6:.0f} µs/file); "
+            f"skills/list {ms(point['list_s'])}, {point['list_bytes'] / 1024:.0f} KiB; "
+            f"help {ms(point['help_s'])}; RSS {point['rss_mb']:.0f} MB",
+        )
+        shutil.rmtree(directory)
+    res.curves["catalog"] = points
+    big = points[-1]
+    n = big["files"]
+    res.add("3. catalog scale", f"{n:,} files: load + validate", ms(big["load_s"]),
+            value=big["load_s"], limit=1.0, target="≤ 1.0 s")  # fmt: skip
+    res.add("3. catalog scale", f"{n:,} files: skills/list", ms(big["list_s"]),
+            value=big["list_s"] * 1000, limit=100, target="≤ 100 ms")  # fmt: skip
+    small = next((p for p in points if p["files"] == 100), points[0])
+    growth = (big["load_s"] / big["files"]) / (small["load_s"] / small["files"])
+    res.add(
+        "3. catalog scale",
+        f"per-file load cost at {n:,} vs at {small['files']:,} files",
+        f"{growth:.2f}×",
+        value=growth,
+        limit=1.5,
+        target="≤ 1.50×",
+    )
+
+
+# ---- 4. store scale -------------------------------------------------------------------------
+
+TOPICS = (
+    "fund margin position holdings order review alert tax sip rebalance dividend options futures"
+    " gtt basket ledger"
+).split()
+QUERY_CLASSES = [
+    ("rare word", "zymurgy"),
+    ("topic word (~6% of skills)", "rebalance"),
+    ("a word in nearly every skill", "check"),
+    ("three-word natural query", "rebalance my fund holdings"),
+    ("no match", "nonexistentword"),
+]
+
+
+def synthetic(n: int, seed: int = 7) -> Iterator[tuple[str, str, str]]:
+    """Live skills: 16 topics round-robin; 'check' in 99% of skills; 'zymurgy' in ~20."""
+    rng = random.Random(seed)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    vocab = sorted({"".join(rng.choices(letters, k=rng.randint(3, 10))) for _ in range(6000)})
+    weights = [1 / (i + 1) for i in range(len(vocab))]
+    rare_every = max(1, n // 20)
+    for i in range(n):
+        topic = TOPICS[i % len(TOPICS)]
+        words = rng.choices(vocab, weights=weights, k=rng.randint(6, 14))
+        description = f"When to review {topic}: " + " ".join(words)
+        lines = [
+            f"{step + 1}. " + " ".join(rng.choices(vocab, weights=weights, k=rng.randint(5, 15)))
+            for step in range(rng.randint(4, 12))
+        ]
+        if i % 100:
+            lines.append("Check the result before you act.")
+        if i % rare_every == 0:
+            lines.append("Mind the zymurgy.")
+        yield f"{topic}-{i}", description, f"# {topic.title()}\n\n" + "\n".join(lines) + "\n"
+
+
+def store_scale(res: Results, sizes: list[int], runs: int, pyz: Path, py: str,
+                work: Path, notices: int) -> None:  # fmt: skip
+    from kite_skills.store import Store, agent, human
+
+    curves: dict[str, list[tuple[int, float]]] = {label: [] for label, _ in QUERY_CLASSES}
+    for n in sizes:
+        db = work / f"store-{n}.db"
+        started = time.perf_counter()
+        with Store.open(db) as store:
+            human.import_skills(store, synthetic(n), via="cli", who="bench")
+        say(f"  built {n:,} live skills in {time.perf_counter() - started:.1f} s")
+        with Store.open(db) as store:
+            for label, q in QUERY_CLASSES:
+                store.search(q)
+                pairs, samples = [], []
+                for _ in range(runs):
+                    t0 = time.perf_counter()
+                    store.search(q)
+                    t1 = time.perf_counter()
+                    store.list_live()
+                    t2 = time.perf_counter()
+                    samples.append(t1 - t0)
+                    pairs.append((t1 - t0) / (t2 - t1))
+                p99 = pct(samples, 0.99) * 1000
+                curves[label].append((n, p99))
+                big = n == sizes[-1]
+                res.add(
+                    "4. store scale",
+                    f"{n:,} skills: search, {label} ({q!r})",
+                    f"p50 {statistics.median(samples) * 1000:.2f} ms, p99 {p99:.2f} ms "
+                    f"({len(store.search(q, 100))} hits ≤ 100); {ratio_text(pairs)} list_live",
+                    value=p99 if big else None,
+                    limit=SEARCH_TARGET_MS if big else None,
+                    target=f"p99 ≤ {SEARCH_TARGET_MS:.0f} ms" if big else "",
+                )
+            count = max(20, runs)
+            start = time.perf_counter()
+            for k in range(count):
+                agent.save(store, f"bench-save-{k}", "A benchmark draft", "# Draft\n", who="bench")
+            rate = count / (time.perf_counter() - start)
+            res.add("4. store scale", f"{n:,} skills: skillSave throughput",
+                    f"{rate:.0f} saves/s (each its own transaction)")  # fmt: skip
+            _list_changed(res, store, n, pyz, py, db, work, notices)
+    res.curves["search_p99_ms"] = curves
+
+
+def _list_changed(res: Results, store: Any, n: int, pyz: Path, py: str, db: Path, work: Path,
+                  notices: int) -> None:  # fmt: skip
+    """A person's write from another process (the code `kite-skills skills publish` runs)
+    → notifications/resources/list_changed at a connected client."""
+    from kite_skills.store import agent, human
+
+    names = [f"bench-notice-{k}" for k in range(notices)]
+    for name in names:
+        agent.save(store, name, "Published by the benchmark", "# Step\n", who="bench")
+    env = {**os.environ, "SHIV_ROOT": str(work / "warm-requests"), "KITE_SKILLS_DB": str(db)}
+    session = Session([py, str(pyz)], env)
+    latencies = []
+    try:
+        session.request("tools/list")
+        time.sleep(1.5)  # the watcher's first reading
+        session.drain_notes()
+        for name in names:
+            time.sleep(random.uniform(0.05, 0.6))  # land anywhere in the poll interval
+            human.publish(store, name, via="cli", who="bench")
+            committed = time.perf_counter()
+            arrived = session.wait_note("notifications/resources/list_changed")
+            latencies.append(arrived - committed)
+            time.sleep(0.1)
+            session.drain_notes()
+    finally:
+        session.close()
+    p99 = pct(latencies, 0.99)
+    res.add(
+        "4. store scale",
+        f"{n:,} skills: CLI write → list_changed at a connected client",
+        f"p50 {ms(statistics.median(latencies))}, p99 {ms(p99)} ({len(latencies)} writes)",
+        value=p99,
+        limit=1.0,
+        target="p99 ≤ 1.0 s",
+    )
+
+
+# ---- 6. artefacts ---------------------------------------------------------------------------
+
+
+def artefacts(res: Results, pyz: Path, py: str, work: Path) -> None:
+    for path in sorted(pyz.parent.glob("kite-skills*.pyz")):
+        size = path.stat().st_size / 1e6
+        res.add("6. artefacts", f"{path.name} size", f"{size:.1f} MB", value=size, limit=15,
+                target="≤ 15 MB")  # fmt: skip
+    root = work / "extract-size"
+    subprocess.run([py, str(pyz), "--version"], check=True, capture_output=True,
+                   env={**os.environ, "SHIV_ROOT": str(root)})  # fmt: skip
+    total = sum(f.stat().st_size for f in root.rglob("*") if f.is_file())
+    files = sum(1 for f in root.rglob("*") if f.is_file())
+    res.add("6. artefacts", f"{pyz.name} extracted (SHIV_ROOT after --version)",
+            f"{total / 1e6:.1f} MB in {files:,} files")  # fmt: skip
+
+
+# ---- output ---------------------------------------------------------------------------------
+
+
+def table(res: Results) -> str:
+    lines = ["| section | measure | result | target | status |", "|---|---|---|---|---|"]
+    for r in res.rows:
+        status = f"**{r.status}**" if r.status == "MISS" else r.status
+        lines.append(f"| {r.section} | {r.measure} | {r.result} | {r.target} | {status} |")
+    return "\n".join(lines)
+
+
+def plot(res: Results, out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    cat = res.curves.get("catalog", [])
+    if cat:
+        files = [p["files"] for p in cat]
+        left.loglog(files, [p["load_s"] * 1000 for p in cat], "o-", label="load + validate")
+        left.loglog(files, [p["list_s"] * 1000 for p in cat], "s-", label="skills/list")
+        left.loglog(files, [p["help_s"] * 1000 for p in cat], "^-", label="help")
+        left.axhline(1000, color="grey", ls=":", lw=1)
+        left.set_xlabel("catalog files")
+        left.set_ylabel("ms")
+        left.set_title("Catalog scale")
+        left.legend()
+    for label, points in res.curves.get("search_p99_ms", {}).items():
+        right.loglog([n for n, _ in points], [v for _, v in points], "o-", label=label)
+    right.axhline(SEARCH_TARGET_MS, color="grey", ls=":", lw=1)
+    right.set_xlabel("live skills")
+    right.set_ylabel("search p99, ms")
+    right.set_title("Store search (target ≤ 20 ms dotted)")
+    right.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
+def machine() -> dict[str, Any]:
+    cpu = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "system": f"{platform.system()} {platform.release()}",
+        "python": platform.python_version(),
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+# ---- main -----------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
+    parser.add_argument("--tiny", action="store_true", help="few iterations, small sizes")
+    parser.add_argument("--pyz", default=str(ROOT / "dist" / "kite-skills.pyz"))
+    parser.add_argument("--out", default=str(HERE / "results"), help="where latest.* go")
+    parser.add_argument("--only", help="comma-separated sections to run (1–6)")
+    parser.add_argument("--catalog-child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.catalog_child:
+        catalog_child(args.catalog_child)
+        return 0
+    # The subjects run with the environment of this process: without PYTHONPATH (build.sh sets
+    # it for this script), else the zipapps would import kite_skills from the checkout.
+    os.environ.pop("PYTHONPATH", None)
+    pyz = Path(args.pyz).resolve()
+    if not pyz.is_file():
+        say(f"bench: {pyz} is missing — run ./build.sh first")
+        return 2
+    only = set((args.only or "1,2,3,4,5,6").split(","))
+    tiny = args.tiny
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    res = Results()
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="kite-bench-") as tmp:
+        work = Path(tmp)
+        say("== interpreters the zipapp runs on")
+        pythons = interpreters(pyz, work)
+        if not pythons:
+            say("bench: no interpreter here runs the zipapp")
+            return 2
+        main_py = next((p for label, p in pythons if "3.11." in label), pythons[0][1])
+        say("== baseline zipapp (bench/minimal_server.py over the same site-packages)")
+        base = build_baseline(pyz, work)
+        if "1" in only:
+            say("== 1. time to first response")
+            startup(res, pyz, base, pythons[:1] if tiny else pythons, 2 if tiny else 10, work)
+        if only & {"2", "5"}:
+            say("== 2. request cost (and 5. memory)")
+            requests(res, pyz, base, main_py, 4 if tiny else 40, work)
+        if "3" in only:
+            say("== 3. catalog scale")
+            catalog_scale(res, [10, 100] if tiny else [10, 100, 1000, 10000], work)
+        if "4" in only:
+            say("== 4. store scale")
+            sizes = [100, 300] if tiny else [1000, 10000, 100000]
+            store_scale(res, sizes, 5 if tiny else 100, pyz, main_py, work, 2 if tiny else 20)
+        if "6" in only:
+            say("== 6. artefacts")
+            artefacts(res, pyz, main_py, work)
+    info = machine()
+    info["seconds"] = round(time.perf_counter() - started)
+    info["tiny"] = tiny
+    info["interpreters"] = [label for label, _ in pythons]
+    (out / "latest.json").write_text(
+        json.dumps(
+            {"machine": info, "rows": [asdict(r) for r in res.rows], "curves": res.curves},
+            indent=1,
+            ensure_ascii=False,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    plot(res, out / "latest.png")
+    print(f"kite-skills benchmark, {info['date']}; {info['cpu']}, {info['cores']} cores, "
+          f"{info['system']}; load average {info['load_average']}; {info['seconds']} s"
+          f"{' (tiny mode)' if tiny else ''}\n")  # fmt: skip
+    print(table(res))
+    misses = sum(r.status == "MISS" for r in res.rows)
+    say(f"== {len(res.rows)} rows, {misses} MISS; wrote {out / 'latest.json'} and latest.png")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    sys.exit(main())

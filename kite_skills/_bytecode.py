@@ -1,0 +1,57 @@
+"""Bytecode for the zipapp's own extracted modules when PYTHONDONTWRITEBYTECODE is set.
+
+shiv extracts the zipapp's site-packages into a cache directory (SHIV_ROOT, default
+~/.shiv) and Python writes each module's ``.pyc`` there on the first start, so later starts
+skip compiling. With PYTHONDONTWRITEBYTECODE=1 in the environment (some MCP clients and
+sandboxes set it) no ``.pyc`` is ever written and *every* start compiles the whole MCP SDK
+again, which measured ~1.5× the normal start (bench/run.py, section 1). The variable is meant
+to keep bytecode out of source trees; the shiv cache is a cache the zipapp made itself. So once
+per extraction a detached, low-priority process writes the ``.pyc`` of the modules this
+process loaded there, and later starts read them (the variable stops writing, not reading).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib.util import cache_from_source
+from pathlib import Path
+
+_MARKER = ".kite-skills-bytecode-{tag}"
+_COMPILE = (
+    "import os, py_compile, sys\n"
+    "os.nice(10)\n"
+    "for path in sys.argv[1:]:\n"
+    "    py_compile.compile(path, doraise=False, quiet=2)\n"
+)
+
+
+def write_later() -> None:
+    """Start compiling the loaded modules of the extracted zipapp in the background, once."""
+    if not sys.dont_write_bytecode or "_bootstrap" not in sys.modules:
+        return  # bytecode is written as usual, or this is not running from the zipapp
+    site = Path(__file__).resolve().parent.parent
+    if site.name != "site-packages":
+        return  # kite_skills comes from elsewhere (PYTHONPATH, a checkout): not our cache
+    marker = site / _MARKER.format(tag=sys.implementation.cache_tag)
+    if marker.exists():
+        return
+    sources = [
+        path
+        for module in list(sys.modules.values())
+        if (path := getattr(module, "__file__", None))
+        and path.endswith(".py")
+        and path.startswith(str(site))
+        and not Path(cache_from_source(path)).exists()
+    ]
+    try:
+        marker.touch()
+        subprocess.Popen(
+            [sys.executable, "-c", _COMPILE, *sources],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        pass  # a read-only cache: starts stay slower, nothing else changes
