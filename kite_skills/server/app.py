@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from .. import __version__, catalog
 from ..catalog import Catalog
-from ..errors import KiteError, StoreError
+from ..errors import KiteError, StoreError, UnreadableSkill
 from ..store import Store
 from . import stdio
 from .changes import PEER, LegacyPeer
@@ -109,7 +109,8 @@ def build_server(
         try:
             text = raw.decode("utf-8") if raw is not None else await user_skills.read(uri)
         except (StoreError, sqlite3.Error) as exc:
-            user_skills.report(uri, f"cannot read {shown(uri)}: {exc}")
+            if not isinstance(exc, UnreadableSkill):  # the store logs those itself, once
+                user_skills.report(uri, f"cannot read {shown(uri)}: {exc}")
             raise MCPError(
                 INTERNAL_ERROR, f"the skill store could not read {shown(uri)}: {exc}"
             ) from exc

@@ -23,6 +23,7 @@ from ..errors import (
     SkillNotLive,
     StoreError,
     UnknownSkill,
+    UnreadableSkill,
 )
 from ..store import Skill, Store, agent
 from .changes import URI_SCHEME, ChangeFeed, uri_of
@@ -33,8 +34,16 @@ log = logging.getLogger("kite_skills.server")
 
 __all__ = ["URI_SCHEME", "UserSkills", "uri_of"]
 
-# What the store says when the input or the lifecycle is at fault: shown as it is.
-REFUSALS = (InvalidSkill, UnknownSkill, SkillNotLive, IllegalTransition, InvalidQuery)
+# What the store says when the input, the lifecycle or one skill's row is at fault: shown as
+# it is (each message already names the skill and what to do).
+REFUSALS = (
+    InvalidSkill,
+    UnknownSkill,
+    SkillNotLive,
+    IllegalTransition,
+    InvalidQuery,
+    UnreadableSkill,
+)
 # What the store (or SQLite under it) says when the file itself fails.
 FAILURES = (StoreError, sqlite3.Error)
 

@@ -165,7 +165,10 @@ async def test_unsubscribe_stops_updates_but_not_list_changes(store: Store) -> N
         await client.unsubscribe_resource(uri)  # twice: still fine
         await client.unsubscribe_resource("user-skill://never-subscribed")
         await client.call_tool("skillUnpublish", {"name": "watched"})
-        assert notes == [("notifications/resources/list_changed", None)], notes
+        assert notes == [  # the set of live skills changed: resources and prompts, no update
+            ("notifications/resources/list_changed", None),
+            ("notifications/prompts/list_changed", None),
+        ], notes
 
 
 async def test_another_connections_write_is_announced(store: Store, other: Store) -> None:

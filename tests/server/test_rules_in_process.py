@@ -140,7 +140,9 @@ async def test_legacy_negotiation_is_per_session_and_the_first_initialize_stands
             request(6, "tools/call", {"name": "help", "arguments": {}}),
         ],
     )
-    assert replies[1]["result"]["capabilities"]["extensions"] == {SKILLS_EXTENSION: {}}
+    assert replies[1]["result"]["capabilities"]["extensions"] == {
+        SKILLS_EXTENSION: {"directoryRead": True}
+    }
     assert ("help" in tools(replies[2])) is (not advertised)
     assert replies[3]["error"]["code"] == -32600 and "already" in replies[3]["error"]["message"]
     assert tools(replies[4]) == tools(replies[2])

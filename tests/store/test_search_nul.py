@@ -19,5 +19,5 @@ def test_nul_in_a_search_is_refused(tmp_path: Path, q: str, position: int) -> No
             store.search(q)
     message = str(info.value)
     assert message.startswith("search text contains a NUL character")
-    assert f"position {position}" in message
+    assert f"at character {position}" in message
     assert "busy" not in message and "unterminated" not in message
