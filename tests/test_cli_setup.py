@@ -11,7 +11,7 @@ import pytest
 
 from kite_skills.cli import main
 from kite_skills.cli_setup import CLIENTS, config_path
-from kite_skills.store import Store, agent
+from kite_skills.store import LATEST_VERSION, Store, agent
 
 OTHER = {"command": "/usr/bin/other", "args": ["--x"]}
 
@@ -121,6 +121,6 @@ def test_doctor_reports_the_store(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert main(["doctor", "--db", str(db)]) == 0
     out = capsys.readouterr().out
     assert f"store:         {db} (exists)" in out
-    assert "schema:        version 1 (this kite-skills: 1)" in out
+    assert f"schema:        version {LATEST_VERSION} (this kite-skills: {LATEST_VERSION})" in out
     assert "skills:        draft 1, live 0, archived 0" in out
     assert "interpreter:   " + sys.executable in out

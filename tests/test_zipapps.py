@@ -28,10 +28,12 @@ from kite_skills.store import Store
 
 from .server.harness import SKILLS_EXTENSION, custom_request, server_env, zipapp
 from .zipapp_platforms import (
+    AUTHORS_CATALOG,
     BINARY,
     MODES,
     PYTHONS,
     Interpreter,
+    authors_catalog,
     binary_kinds,
     built_target,
     dashboard,
@@ -157,6 +159,8 @@ def import_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[str]]
             elif label == "dashboard":
                 code, err = dashboard([python.path, str(zipapp())], env)
             else:
+                authors = authors_catalog(work / "authors") if AUTHORS_CATALOG in args else None
+                args = [str(authors) if a == AUTHORS_CATALOG else a for a in args]
                 result = run(python.path, zipapp(), args, env)
                 code, err = result.returncode, result.stderr
             assert code == 0, (python.version, label, err[-3000:])

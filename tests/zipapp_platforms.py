@@ -237,6 +237,23 @@ IMPORT_CHECK_REVISION = revision_id(
     "# Import check\n\n1. Do nothing at all.\n",
 )
 
+AUTHORS_CATALOG = "{authors-catalog}"
+"""Stands for a directory made by :func:`authors_catalog` in MODES' arguments."""
+
+
+def authors_catalog(root: Path) -> Path:
+    """A small valid catalog an author might validate, with frontmatter that only the full
+    YAML parser reads (a nested ``metadata`` mapping)."""
+    (root / "notes").mkdir(parents=True)
+    (root / "index.md").write_text("# Catalog\n\n- [Notes](notes/SKILL.md)\n", encoding="utf-8")
+    (root / "notes" / "SKILL.md").write_text(
+        "---\nname: notes\ndescription: Notes an author keeps.\nmetadata:\n  author: me\n"
+        "---\n# Notes\n\nNothing to do.\n",
+        encoding="utf-8",
+    )
+    return root
+
+
 # Every mode a person or a client starts: (label, arguments, stdin).
 MODES: list[tuple[str, list[str], str]] = [
     ("version", ["--version"], ""),
@@ -244,6 +261,8 @@ MODES: list[tuple[str, list[str], str]] = [
     ("help-root", ["help", "/"], ""),
     ("catalog-validate", ["catalog", "validate"], ""),
     ("catalog-list", ["catalog", "list"], ""),
+    # An author's directory whose frontmatter needs the full YAML parser (a nested mapping).
+    ("catalog-validate-dir", ["catalog", "validate", AUTHORS_CATALOG], ""),
     ("server", [], ""),  # driven by session()
     ("skills-list", ["skills", "list"], ""),
     ("skills-show", ["skills", "show", "import-check"], ""),
