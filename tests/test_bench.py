@@ -54,6 +54,8 @@ def test_tiny_bench_writes_the_table_the_json_and_the_plot(tmp_path: Path) -> No
         "load + validate",
         "a word in nearly every skill",
         "CLI write → list_changed",
+        "dashboard write → list_changed",
+        "prompts/list vs",
         "peak RSS",
         "kite-skills.pyz size",
     ):
