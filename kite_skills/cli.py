@@ -112,7 +112,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--port", type=int, default=7381, help="port on 127.0.0.1 (default 7381; 0: a free one)"
     )
     dash.add_argument("--no-browser", action="store_true", help="only print the link")
-    dash.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help="the store file")
+    dash.add_argument(
+        "--db",
+        metavar="PATH",
+        default=argparse.SUPPRESS,
+        help="the store file (default: as for the server; 'kite-skills doctor' shows it)",
+    )
     dash.set_defaults(run=_run_dashboard)
     cli_setup.register(commands)
     return parser

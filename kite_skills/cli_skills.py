@@ -475,8 +475,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         formatter_class=fmt,
     )
     db_help = (
-        "the store file (default: $KITE_SKILLS_DB, else $XDG_DATA_HOME/kite-skills/skills.db, "
-        "else ~/.local/share/kite-skills/skills.db)"
+        "the store file (default: $KITE_SKILLS_DB, else skills.db in this OS's per-user data "
+        "folder; 'kite-skills doctor' shows it)"
     )
     skills.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help=db_help)
     # Also accepted after the subcommand ("skills list --db PATH").
