@@ -222,8 +222,8 @@ async def test_cli_publish_reaches_a_running_legacy_session(
 
         out = await anyio.to_thread.run_sync(lambda: person(shiv_root, db, "publish", NAME))
         assert NAME in out
-        waited = await notes.wait_for("notifications/resources/list_changed")
-        assert waited < 2.5, f"noticed the other process's write after {waited:.1f}s"
+        # How soon is measured by bench/run.py (write → list_changed), never timed here.
+        await notes.wait_for("notifications/resources/list_changed")
 
         assert await listed_names(client) == [NAME]
         assert await listed_names(client, "expense") == [NAME]
