@@ -26,6 +26,10 @@ _LINK_SOURCE = re.compile(
     r"|\[(?P<label>[^\]]*)\])?"
 )
 _PARSER = MarkdownIt("commonmark")
+# Headings need only the block structure: without the inline stage (most of a parse's cost)
+# a heading's inline token still carries its raw text.
+_BLOCKS = MarkdownIt("commonmark").disable(["inline", "text_join"])
+_ATX_LINE = re.compile(r" {0,3}#")
 
 
 @dataclass(frozen=True)
@@ -153,9 +157,18 @@ def _same(source_text: str, target: str, parsed: tuple[str, str]) -> bool:
 
 
 def first_heading(text: str) -> str | None:
-    """The text of the first heading in prose, if any."""
-    tokens, _ = _parse(text)
-    for index, token in enumerate(tokens):
-        if token.type == "heading_open":
-            return tokens[index + 1].content.strip() or None
+    """The text of the first heading in prose, if any.
+
+    Parsed first only through the first line that may be an ATX heading (and the line after
+    it): blocks before that line end where they end in the whole text, so a heading found
+    there is the first one. Only when none is (the line sat in a code block, say) is the whole
+    text parsed. Recipes put their heading at the top, so start-up parses a few lines each."""
+    lines = text.splitlines(keepends=True)
+    candidate = next((i for i, line in enumerate(lines) if _ATX_LINE.match(line)), None)
+    sources = [text] if candidate is None else ["".join(lines[: candidate + 2]), text]
+    for source in sources:
+        tokens = _BLOCKS.parse(source)
+        for index, token in enumerate(tokens):
+            if token.type == "heading_open":
+                return tokens[index + 1].content.strip() or None
     return None
