@@ -45,8 +45,15 @@ def is_relative(target: str) -> bool:
 
 
 def _parse(text: str) -> tuple[list[Token], dict[str, Any]]:
+    """Blocks (and reference definitions) for the whole text; the inline stage, most of a
+    parse's cost, only for blocks that can hold a link ('[' or an autolink's '<')."""
     env: dict[str, Any] = {}
-    return _PARSER.parse(text, env), env
+    tokens = _BLOCKS.parse(text, env)
+    for token in tokens:
+        if token.type == "inline" and ("[" in token.content or "<" in token.content):
+            token.children = []
+            _PARSER.inline.parse(token.content, _PARSER, env, token.children)
+    return tokens, env
 
 
 def _inline_links(inline: Token) -> Iterator[tuple[int, str, str]]:
