@@ -67,13 +67,15 @@ class Catalog:
         skill_dirs = result.skill_directories
         self._nodes: dict[str, _Node] = {}
         self._children: dict[str, list[str]] = {}
+        self._headings: dict[str, str | None] = {}
         for path in sorted(self._files):
             self._add_file(self._files[path])
         for directory in sorted(result.directories - skill_dirs):
             self._add_supporting(directory)
         self._skills = tuple(self._entry(d) for d in sorted(skill_dirs, key=_skill_uri))
         self._skills_by_uri = {s.uri: s for s in self._skills}
-        self._directories = DirectoryIndex(result.directories, skill_dirs, self.resources())
+        self._resources = self._make_resources()
+        self._directories = DirectoryIndex(result.directories, skill_dirs, self._resources)
 
     # -- help navigation ----------------------------------------------------------------
 
@@ -133,7 +135,7 @@ class Catalog:
 
     def _add_file(self, file: CatalogFile) -> None:
         meta = file.frontmatter or {}
-        heading = _markdown.first_heading(file.body)
+        heading = self._headings[file.path] = _markdown.first_heading(file.body)
         key = key_of(file.path)
         if file.path == _schema.ROOT_PAGE:
             node = _Node(key, "root", file.path, None, heading or "Catalog", "", file.body)
@@ -169,6 +171,9 @@ class Catalog:
 
     def resources(self) -> tuple[CatalogResource, ...]:
         """Every file that belongs to a skill, as a resource, sorted by URI."""
+        return self._resources
+
+    def _make_resources(self) -> tuple[CatalogResource, ...]:
         out = []
         for path in sorted(self._files, key=lambda p: _schema.URI_SCHEME + p):
             if path == _schema.ROOT_PAGE:
@@ -181,7 +186,7 @@ class Catalog:
                 CatalogResource(
                     uri=_schema.URI_SCHEME + path,
                     name=name,
-                    title=_markdown.first_heading(file.body),
+                    title=self._headings[path],
                     description=str(description) if description is not None else None,
                     size=len(file.raw),
                 )

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from kite_skills import catalog
 from kite_skills.catalog import _markdown
 
@@ -102,3 +105,32 @@ def test_recipe_prompt_names_must_not_collide_or_shadow_user_skills(tmp_path: Pa
         "orders/prepare-x.md: prompt name 'orders-prepare-x' is also the name of "
         "orders-prepare/x.md — rename one",
     ]
+
+
+LINE_POOL = [
+    "",
+    "# Heading [a](a.md)",
+    "Text with [b](b.md) and `[c](c.md)` in code.",
+    "- [d](d.md)",
+    "1. step [e](e.md)",
+    "   continued [f](f.md)",
+    "> quoted [g](g.md)",
+    "Setext [h](h.md)",
+    "---",
+    "===",
+    "A link split [across",
+    "lines](split.md) here.",
+    "![image](img.md)",
+    "<https://example.com/auto>",
+    "plain words",
+    "* [i](i.md) *emphasis*",
+]
+
+
+@given(st.lists(st.sampled_from(LINE_POOL), max_size=14))
+@settings(max_examples=300, deadline=None)
+def test_chunked_link_finding_equals_a_whole_parse(lines: list[str]) -> None:
+    """links() parses only the blank-line chunks that hold a '[' when nothing in the text
+    depends on context across blank lines; it must find what a whole parse finds."""
+    text = "\n".join(lines) + "\n"
+    assert _markdown.links(text) == _markdown._links_in(text)
