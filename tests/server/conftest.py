@@ -5,6 +5,10 @@ from pathlib import Path
 
 import pytest
 
+from kite_skills import catalog
+from kite_skills.catalog import Catalog
+from kite_skills.store import Store
+
 from .harness import RawPeer, zipapp
 
 
@@ -31,3 +35,17 @@ def raw(pyz: Path, shiv_root: Path, db: Path) -> Iterator[RawPeer]:
     if peer.process.poll() is None:
         peer.process.kill()
         peer.process.wait()
+
+
+@pytest.fixture(scope="module")
+def loaded() -> Catalog:
+    """The embedded catalog, loaded once per module (in-memory server tests)."""
+    return catalog.load()
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    """A fresh store file for an in-memory server."""
+    store = Store.open(tmp_path / "s.db")
+    yield store
+    store.close()

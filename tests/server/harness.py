@@ -133,6 +133,7 @@ class RawPeer:
             env=server_env(shiv_root, db, **env),
         )
         self._next_id = 0
+        self.seen: list[dict[str, Any]] = []  # notifications met while waiting for replies
 
     def send_line(self, line: bytes) -> None:
         assert self.process.stdin is not None
@@ -160,6 +161,7 @@ class RawPeer:
             reply = self.receive()
             if reply.get("id") == self._next_id:
                 return reply
+            self.seen.append(reply)
 
     def initialize(self, capabilities: dict[str, Any]) -> dict[str, Any]:
         reply = self.request(

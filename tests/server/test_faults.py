@@ -36,20 +36,7 @@ class Peer(RawPeer):
     def __init__(self, pyz: Path, shiv_root: Path, db: Path, **env: str) -> None:
         super().__init__(pyz, shiv_root, db, **env)
         self.lines: queue.Queue[bytes] = queue.Queue()
-        self.seen: list[dict[str, Any]] = []  # notifications met while waiting for replies
         threading.Thread(target=self._pump, daemon=True).start()
-
-    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        self._next_id += 1
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self._next_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        self.send(message)
-        while True:
-            reply = self.receive()
-            if reply.get("id") == self._next_id:
-                return reply
-            self.seen.append(reply)
 
     def wait_for(self, method: str) -> dict[str, Any]:
         """The first notification ``method`` not yet taken, waiting (bounded) for it."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -26,18 +26,6 @@ from .harness import ROOT, SKILLS_EXTENSION, custom_request
 pytestmark = pytest.mark.anyio
 
 TOOLS = {"help", "skills", "skillRead", "skillSave", "skillUnpublish", "skillPublish"}
-
-
-@pytest.fixture(scope="module")
-def loaded() -> Catalog:
-    return catalog.load()
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    store = Store.open(tmp_path / "s.db")
-    yield store
-    store.close()
 
 
 @pytest.fixture(params=["legacy", "auto"])

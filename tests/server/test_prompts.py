@@ -7,7 +7,7 @@ The Inspector CLI runs prompts/list and prompts/get in test_inspector.py.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -32,18 +32,6 @@ ALL_TOOLS = frozenset(
     {"help", "skills", "skillRead", "skillSave", "skillUnpublish", "skillPublish"}
 )
 REQUEST = "Buy 10 INFY at 1500 for delivery"
-
-
-@pytest.fixture(scope="module")
-def loaded() -> Catalog:
-    return catalog.load()
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    store = Store.open(tmp_path / "s.db")
-    yield store
-    store.close()
 
 
 @pytest.fixture(params=["legacy", "auto"])
