@@ -11,11 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-import mdurl
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _CODE_SPAN = re.compile(r"(`+)(?:.*?)\1", re.S)
@@ -25,11 +26,18 @@ _LINK_SOURCE = re.compile(
     r"(?:\(\s*<?(?P<target>[^)\s>]*)>?(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)"
     r"|\[(?P<label>[^\]]*)\])?"
 )
-_PARSER = MarkdownIt("commonmark")
-# Headings need only the block structure: without the inline stage (most of a parse's cost)
-# a heading's inline token still carries its raw text.
-_BLOCKS = MarkdownIt("commonmark").disable(["inline", "text_join"])
 _ATX_LINE = re.compile(r" {0,3}#")
+
+
+@cache
+def _parsers() -> tuple[MarkdownIt, MarkdownIt]:
+    """The whole parser, and one for the block structure only: without the inline stage (most
+    of a parse's cost) a heading's inline token still carries its raw text. Imported at first
+    use: a start-up whose every file the build already read (``facts``) never needs them."""
+    from markdown_it import MarkdownIt
+
+    whole = MarkdownIt("commonmark")
+    return whole, MarkdownIt("commonmark").disable(["inline", "text_join"])
 
 
 @dataclass(frozen=True)
@@ -47,12 +55,13 @@ def is_relative(target: str) -> bool:
 def _parse(text: str) -> tuple[list[Token], dict[str, Any]]:
     """Blocks (and reference definitions) for the whole text; the inline stage, most of a
     parse's cost, only for blocks that can hold a link ('[' or an autolink's '<')."""
+    whole, blocks = _parsers()
     env: dict[str, Any] = {}
-    tokens = _BLOCKS.parse(text, env)
+    tokens = blocks.parse(text, env)
     for token in tokens:
         if token.type == "inline" and ("[" in token.content or "<" in token.content):
             token.children = []
-            _PARSER.inline.parse(token.content, _PARSER, env, token.children)
+            whole.inline.parse(token.content, whole, env, token.children)
     return tokens, env
 
 
@@ -76,13 +85,28 @@ def _inline_links(inline: Token) -> Iterator[tuple[int, str, str]]:
 
 def _decoded(url: object) -> str:
     """A destination as the author wrote it: markdown-it percent-encodes what it parses."""
+    import mdurl  # with markdown-it, only where a parse happened
+
     return mdurl.decode(str(url or ""))
 
 
 # What makes a block's meaning depend on text beyond its blank lines: fences, indented code,
-# tabs, HTML blocks and reference definitions. A text with none of these reads, block for
-# block, the same as each of its blank-line-separated chunks read alone.
-_CONTEXT = re.compile(r"^(?: {4}|\t| {0,3}(?:```|~~~|<))|\]:", re.MULTILINE)
+# tabs, HTML blocks and reference definitions; carriage returns and NULs, which the parser
+# rewrites first; and lines of other white space (a form feed, say), blank to Python but not to
+# the parser. A text with none of these reads, block for block, the same as each of its
+# blank-line-separated chunks read alone.
+# The line starts are found after a '\n' (put before the text too): a literal the regex engine
+# scans for quickly, where '^' under re.MULTILINE is tried at every position.
+_CONTEXT_LINE = re.compile(r"\n(?: {4}|\t| {0,3}(?:```|~~~|<)|(?=[^\S\n]*(?:\n|\Z)) *[^\S \n])")
+
+
+def _depends_on_context(text: str) -> bool:
+    return (
+        "]:" in text
+        or "\r" in text
+        or "\0" in text
+        or _CONTEXT_LINE.search("\n" + text) is not None
+    )
 
 
 def links(text: str) -> list[Link]:
@@ -91,7 +115,7 @@ def links(text: str) -> list[Link]:
     spans, fenced and indented code blocks hold no links."""
     if "[" not in text and "<" not in text:  # no link of any kind can be in it
         return []
-    if _CONTEXT.search(text):
+    if _depends_on_context(text):
         return _links_in(text)
     # Parse only the chunks that can hold a link (block parsing is most of the cost of a
     # catalog of 10,000 files); tests/catalog/test_markdown.py holds this equal to _links_in.
@@ -107,8 +131,36 @@ def links(text: str) -> list[Link]:
             end += 1
         chunk = "\n".join(lines[start:end])
         if "[" in chunk or "<" in chunk:
-            found += [Link(link.line + start, link.text, link.target) for link in _links_in(chunk)]
+            in_chunk = _plain_links(chunk)
+            if in_chunk is None:
+                in_chunk = _links_in(chunk)
+            found += [Link(link.line + start, link.text, link.target) for link in in_chunk]
         start = end
+    return found
+
+
+# A link whose text is plain words and whose target is a plain relative path: in a chunk that
+# holds no other inline syntax, CommonMark reads each match as a link, on the line it is on.
+_PLAIN_LINK = re.compile(r"\[([^\[\]\\`*_<>&\n]*)\]\(([A-Za-z0-9._~/#?=+,;@$'*-]*)\)")
+# Other syntax a plain chunk must not hold: autolinks and HTML, code spans, escapes, entities,
+# images, and four spaces or a tab (after a list marker or '>' they open a code block).
+_NOT_PLAIN = re.compile(r"[<`\\&\r\0\t]|!\[| {4}")
+
+
+def _plain_links(chunk: str) -> list[Link] | None:
+    """The links of a chunk whose every bracket belongs to a plain link, found without the
+    parser (a catalog of 10,000 files spent most of its load there); None for any other chunk.
+    tests/catalog/test_markdown.py holds this equal to a parse."""
+    if _NOT_PLAIN.search(chunk):
+        return None
+    found: list[Link] = []
+    for number, line in enumerate(chunk.split("\n"), start=1):
+        if "[" not in line and "]" not in line:
+            continue
+        rest = _PLAIN_LINK.sub("", line)
+        if "[" in rest or "]" in rest:
+            return None
+        found += [Link(number, m[1], m[2]) for m in _PLAIN_LINK.finditer(line)]
     return found
 
 
@@ -186,7 +238,7 @@ def _normalise_label(label: str) -> str:
 def _same(source_text: str, target: str, parsed: tuple[str, str]) -> bool:
     words, href = parsed
     plain = re.sub(r"[`*_\\]", "", source_text)
-    return href == mdurl.decode(target) and " ".join(plain.split()) == " ".join(
+    return href == _decoded(target) and " ".join(plain.split()) == " ".join(
         re.sub(r"[`*_\\]", "", words).split()
     )
 
@@ -198,12 +250,37 @@ def first_heading(text: str) -> str | None:
     it): blocks before that line end where they end in the whole text, so a heading found
     there is the first one. Only when none is (the line sat in a code block, say) is the whole
     text parsed. Recipes put their heading at the top, so start-up parses a few lines each."""
-    lines = text.splitlines(keepends=True)
+    known, heading = _leading_atx_heading(text)
+    if known:
+        return heading
+    lines = text.split("\n")  # the parser's lines: splitlines() would also cut at form feeds
     candidate = next((i for i, line in enumerate(lines) if _ATX_LINE.match(line)), None)
-    sources = [text] if candidate is None else ["".join(lines[: candidate + 2]), text]
+    sources = [text] if candidate is None else ["\n".join(lines[: candidate + 2]), text]
     for source in sources:
-        tokens = _BLOCKS.parse(source)
+        tokens = _parsers()[1].parse(source)
         for index, token in enumerate(tokens):
             if token.type == "heading_open":
                 return tokens[index + 1].content.strip() or None
     return None
+
+
+def _leading_atx_heading(text: str) -> tuple[bool, str | None]:
+    """(True, its text) when the first non-blank line is an ATX heading, which is then the
+    first heading, its text cut as markdown-it cuts it (closing '#'s and spaces off);
+    (False, None) when only a parse can tell. tests/catalog/test_markdown.py holds this equal
+    to a parse."""
+    if "\r" in text or "\0" in text:  # markdown-it rewrites these before reading
+        return False, None
+    line = next((line for line in text.split("\n") if line.strip(" \t")), "")
+    stripped = line.lstrip(" ")
+    if len(line) - len(stripped) > 3 or not stripped.startswith("#"):
+        return False, None
+    level = len(stripped) - len(stripped.lstrip("#"))
+    rest = stripped[level:]
+    if level > 6 or (rest and rest[0] not in " \t"):
+        return False, None
+    content = rest.rstrip(" \t")
+    before_closing = content.rstrip("#")
+    if len(before_closing) < len(content) and before_closing and before_closing[-1] in " \t":
+        content = before_closing
+    return True, content.strip() or None

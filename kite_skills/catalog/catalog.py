@@ -9,7 +9,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from ..errors import CatalogError, HelpKeyTooLong, UnknownHelpKey
-from . import _markdown, _schema
+from . import _facts, _markdown, _schema
 from .directory import PAGE_SIZE, DirectoryIndex
 from .loader import CatalogFile, Scan, embedded_root, key_of, resolve_link, scan, under
 from .model import (
@@ -40,9 +40,16 @@ def load(root: Traversable | Path | None = None, label: str | None = None) -> Ca
     return Catalog(result)
 
 
+def write_facts(root: Path) -> Path:
+    """Store the parser's findings for the catalog at ``root`` beside it (the build does this
+    for the catalog it packs), so that loading it parses nothing; returns the file written."""
+    return _facts.write(root, [file.body for file in scan(root, str(root)).files.values()])
+
+
 def _scan(root: Traversable | Path | None, label: str | None) -> Scan:
     if root is None:
-        return scan(embedded_root(), label or EMBEDDED_LABEL)
+        embedded = embedded_root()
+        return scan(embedded, label or EMBEDDED_LABEL, _facts.read(embedded))
     return scan(root, label or str(root))
 
 
@@ -135,7 +142,7 @@ class Catalog:
 
     def _add_file(self, file: CatalogFile) -> None:
         meta = file.frontmatter or {}
-        heading = self._headings[file.path] = _markdown.first_heading(file.body)
+        heading = self._headings[file.path] = file.heading
         key = key_of(file.path)
         if file.path == _schema.ROOT_PAGE:
             node = _Node(key, "root", file.path, None, heading or "Catalog", "", file.body)

@@ -11,8 +11,10 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-from . import _markdown, _schema
+from . import _facts, _markdown, _schema
+from ._facts import KnownFacts
 from ._frontmatter import FrontmatterProblem, normalise, split
+from ._markdown import Link
 from .model import Problem
 
 CATALOG_PACKAGE = "skills_catalog"
@@ -27,14 +29,17 @@ class CatalogFile:
     frontmatter: dict[str, Any] | None = field(hash=False)
     body: str
     body_line: int
+    heading: str | None  # the first heading of the body
+    links: tuple[Link, ...]  # every link in the body, lines counted from the body's first
 
+    # String slicing, not posixpath: a load asks these ~10 times a file.
     @property
     def directory(self) -> str:
-        return posixpath.dirname(self.path)
+        return self.path.rpartition("/")[0]
 
     @property
     def is_skill(self) -> bool:
-        return posixpath.basename(self.path) == _schema.SKILL_FILE
+        return self.path.rpartition("/")[2] == _schema.SKILL_FILE
 
 
 @dataclass
@@ -42,6 +47,7 @@ class Scan:
     """What a catalog directory holds, and every problem found in it."""
 
     label: str
+    known: KnownFacts | None = None  # the build's parser findings, for the shipped catalog
     files: dict[str, CatalogFile] = field(default_factory=dict)
     directories: set[str] = field(default_factory=set)
     markdown: set[str] = field(default_factory=set)  # every .md path, parsed or not
@@ -62,8 +68,10 @@ def embedded_root() -> Traversable:
     return resources.files(CATALOG_PACKAGE)
 
 
-def scan(root: Traversable | Path, label: str) -> Scan:
-    result = Scan(label)
+def scan(root: Traversable | Path, label: str, known: KnownFacts | None = None) -> Scan:
+    """Read and check the catalog at ``root``; ``known`` (the shipped catalog's stored
+    parser findings) spares parsing the bodies it holds, and its file is not content."""
+    result = Scan(label, known)
     if not root.is_dir():
         result.problem("", 0, "no-catalog", "not a directory — give the catalog's root directory")
         return result
@@ -98,6 +106,8 @@ def _walk(directory: Traversable | Path, prefix: str, result: Scan) -> None:
         path = f"{prefix}{entry.name}"
         if not prefix and entry.name in _schema.PACKAGING_NAMES:
             continue
+        if not prefix and result.known is not None and entry.name == _facts.FACTS_FILE:
+            continue
         if isinstance(entry, Path) and entry.is_symlink():
             result.problem(path, 0, "symlink", "symbolic links are not allowed — copy the file in")
         elif entry.name.startswith("."):
@@ -131,7 +141,10 @@ def _read(path: str, raw: bytes, result: Scan) -> None:
     except FrontmatterProblem as exc:
         result.problem(path, exc.line, "frontmatter", exc.message)
         return
-    result.files[path] = CatalogFile(path, raw, parsed.frontmatter, parsed.body, parsed.body_line)
+    facts = result.known.of(parsed.body) if result.known else _facts.parse(parsed.body)
+    result.files[path] = CatalogFile(
+        path, raw, parsed.frontmatter, parsed.body, parsed.body_line, facts.heading, facts.links
+    )
 
 
 def _check(result: Scan) -> None:
@@ -271,7 +284,7 @@ def _check_page(file: CatalogFile, result: Scan) -> None:
             )
     if "description" in meta:
         _check_description(file, meta, result, required=False)
-    elif _markdown.first_heading(file.body) is None:
+    elif file.heading is None:
         result.problem(
             file.path,
             file.body_line,
@@ -308,7 +321,7 @@ def _check_description(
 
 
 def _check_links(file: CatalogFile, result: Scan) -> None:
-    for link in _markdown.links(file.body):
+    for link in file.links:
         if not _markdown.is_relative(link.target):
             continue
         line = file.body_line + link.line - 1

@@ -134,3 +134,90 @@ def test_chunked_link_finding_equals_a_whole_parse(lines: list[str]) -> None:
     depends on context across blank lines; it must find what a whole parse finds."""
     text = "\n".join(lines) + "\n"
     assert _markdown.links(text) == _markdown._links_in(text)
+
+
+PIECES = [
+    "[a](b.md)",
+    "[two words](dir/c.md#part)",
+    "[](e.md)",
+    "[t](f.md)(g)",
+    "![i](j.md)",
+    "[t](a b)",
+    "[t](<a.md>)",
+    "[t]( a.md )",
+    '[t](a.md "title")',
+    "[t](x:y)",
+    "[t](%41.md)",
+    "[t](é.md)",
+    "[*em*](k.md)",
+    "[a_b](l.md)",
+    "[t][ref]",
+    "[ref]",
+    "[t]",
+    "[",
+    "]",
+    "(",
+    ")",
+    "`",
+    "``",
+    "*",
+    "_",
+    "\\",
+    "\\[",
+    "<",
+    "<https://example.com>",
+    "&amp;",
+    "!",
+    "#",
+    "# ",
+    "## ",
+    "####### ",
+    " #",
+    "- ",
+    "1. ",
+    "> ",
+    "   ",
+    "    ",
+    "\t",
+    " ",
+    "word",
+    "Recipe 7",
+    "===",
+    "---",
+    ":",
+    "\r",
+    "\x0c",
+    "+ ",
+    "1) ",
+    "* ",
+    ">",
+    "  ",
+    "- [ ] ",
+]
+TEXT_LINES = st.lists(st.sampled_from(PIECES), max_size=6).map("".join)
+
+
+@given(st.lists(st.one_of(st.just(""), TEXT_LINES), max_size=12))
+@settings(max_examples=1500, deadline=None)
+def test_links_without_the_parser_equal_a_whole_parse(lines: list[str]) -> None:
+    """The plain-link path (no parser for chunks of plain links) must find exactly what a
+    whole CommonMark parse finds, whatever the brackets, escapes and code around them."""
+    text = "\n".join(lines) + "\n"
+    assert _markdown.links(text) == _markdown._links_in(text)
+
+
+def _first_heading_by_a_whole_parse(text: str) -> str | None:
+    tokens = _markdown._parsers()[1].parse(text)
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open":
+            return tokens[index + 1].content.strip() or None
+    return None
+
+
+@given(st.lists(st.one_of(st.just(""), TEXT_LINES), max_size=8))
+@settings(max_examples=1500, deadline=None)
+def test_first_heading_equals_a_whole_parse(lines: list[str]) -> None:
+    """first_heading reads a leading ATX heading without the parser, and parses a prefix
+    otherwise: both must give what a whole parse gives."""
+    text = "\n".join(lines) + "\n"
+    assert _markdown.first_heading(text) == _first_heading_by_a_whole_parse(text)
