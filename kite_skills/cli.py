@@ -8,12 +8,14 @@ import os
 import sys
 from pathlib import Path
 
-from . import __version__, catalog, cli_setup, cli_skills
+from . import __version__
 from .errors import CatalogError, KiteError, UnknownHelpKey
 from .store import default_db_path
 
 
 def _run_help(args: argparse.Namespace) -> int:
+    from . import catalog
+
     try:
         page = catalog.load().help(args.key)
     except UnknownHelpKey as exc:
@@ -24,6 +26,8 @@ def _run_help(args: argparse.Namespace) -> int:
 
 
 def _run_validate(args: argparse.Namespace) -> int:
+    from . import catalog
+
     where = args.dir or "the embedded catalog"
     try:
         loaded = catalog.load(Path(args.dir) if args.dir else None)
@@ -37,6 +41,8 @@ def _run_validate(args: argparse.Namespace) -> int:
 
 
 def _run_list(args: argparse.Namespace) -> int:
+    from . import catalog
+
     for skill in catalog.load().skills:
         own = next(r for r in skill.resources if r.uri == skill.uri)
         print(f"{skill.uri}\t{skill.name}\t{len(skill.resources)} files\t{own.digest}")
@@ -60,6 +66,8 @@ def _run_dashboard(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import cli_setup, cli_skills
+
     parser = argparse.ArgumentParser(
         prog="kite-skills",
         description="Trusted procedures for AI agents on a Zerodha Kite account. "
@@ -124,7 +132,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    if not (sys.argv[1:] if argv is None else argv):
+        # How MCP clients launch it: no parser to build, no person's command to import.
+        args = argparse.Namespace(run=_run_server)
+    else:
+        args = build_parser().parse_args(argv)
     try:
         return int(args.run(args))
     except KiteError as exc:

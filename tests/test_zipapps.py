@@ -11,6 +11,7 @@ and the same pure-Python files as the host's, byte for byte.
 
 from __future__ import annotations
 
+import json
 import platform
 import re
 import subprocess
@@ -304,3 +305,35 @@ def test_the_windows_file_puts_its_interpreters_pywin32_on_sys_path(
     )
     tree = site_packages / "_per_version" / f"cp{python.version.replace('.', '')}"
     assert result.stdout.split() == [str(tree), str(tree / "win32")], result.stderr
+
+
+def test_a_server_start_parses_no_markdown(tmp_path: Path) -> None:
+    """The build stores what the parser finds in the shipped catalog, under a fingerprint of
+    the packed parser: up to the first tools/list the server imports no Markdown parser, so
+    every body was found there and the fingerprint matched."""
+    assert (
+        "site-packages/skills_catalog/markdown-facts.json" in zipfile.ZipFile(zipapp()).namelist()
+    )
+    env = server_env(tmp_path / "shiv", tmp_path / "skills.db", PYTHONPROFILEIMPORTTIME="1")
+    lines = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    stdin = "".join(json.dumps(line) + "\n" for line in lines)
+    for _ in range(2):  # the first run unpacks; the second is a warm start
+        result = run(sys.executable, zipapp(), [], env, stdin=stdin)
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert [json.loads(line)["id"] for line in result.stdout.splitlines()] == [1, 2]
+        modules = imported_modules(result.stderr)
+        assert "kite_skills.catalog.loader" in modules
+        assert not {m for m in modules if m.startswith(("markdown_it", "mdurl"))}

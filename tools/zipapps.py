@@ -291,6 +291,7 @@ def build(wheelhouse: Path, wheel: Path, out_dir: Path, target: str) -> Path:
         trees.append(tree)
     site_packages = stage / "site-packages"
     merge(trees, site_packages)
+    write_catalog_facts(site_packages)
     if per_version:
         for version in PYTHONS:
             tree = site_packages / "_per_version" / f"cp{version.replace('.', '')}"
@@ -312,6 +313,21 @@ def build(wheelhouse: Path, wheel: Path, out_dir: Path, target: str) -> Path:
     write_sha256(out)
     shutil.rmtree(stage)
     return out
+
+
+def write_catalog_facts(site_packages: Path) -> None:
+    """What the Markdown parser finds in the shipped catalog, stored in it so that a start
+    parses nothing. The packed code computes it (-S: kite_skills and markdown-it only as they
+    are in ``site_packages``), under a fingerprint of that code which a start checks."""
+    subprocess.run([sys.executable, "-S", "-c", WRITE_FACTS, str(site_packages)], check=True)
+
+
+WRITE_FACTS = """import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from kite_skills.catalog.catalog import write_facts
+write_facts(Path(sys.argv[1]) / "skills_catalog")
+"""
 
 
 def write_sha256(path: Path) -> None:

@@ -41,6 +41,8 @@ def zipapp() -> Path:
 
 PACKAGED = ("kite_skills", "skills_catalog")
 _ZIP_ROOT = "site-packages/"
+# Made by the build inside the packed tree, never in the sources (tools/zipapps.py).
+BUILT_HERE = {"skills_catalog/markdown-facts.json"}
 
 
 @functools.cache
@@ -58,6 +60,7 @@ def stale_sources(pyz: Path) -> list[str]:
             if name.startswith(tuple(f"{_ZIP_ROOT}{top}/" for top in PACKAGED))
             and not name.endswith("/")
             and "__pycache__" not in name
+            and name.removeprefix(_ZIP_ROOT) not in BUILT_HERE
         }
         if not inside:
             return [f"it holds no {' or '.join(PACKAGED)} package"]
