@@ -91,20 +91,25 @@ def _decoded(url: object) -> str:
 
 
 # What makes a block's meaning depend on text beyond its blank lines: fences, indented code,
-# tabs, HTML blocks and reference definitions; carriage returns and NULs, which the parser
-# rewrites first; and lines of other white space (a form feed, say), blank to Python but not to
-# the parser. A text with none of these reads, block for block, the same as each of its
-# blank-line-separated chunks read alone.
-# The line starts are found after a '\n' (put before the text too): a literal the regex engine
+# tabs, HTML blocks and reference definitions; NULs and carriage returns, which the parser
+# rewrites first; and any other white space (a form feed, a no-break space): Python strips it
+# where the parser keeps it, so lines are counted differently. A text with none of these
+# reads, block for block, the same as each of its blank-line-separated chunks read alone.
+# Line starts are found after a '\n' (put before the text too): a literal the regex engine
 # scans for quickly, where '^' under re.MULTILINE is tried at every position.
-_CONTEXT_LINE = re.compile(r"\n(?: {4}|\t| {0,3}(?:```|~~~|<)|(?=[^\S\n]*(?:\n|\Z)) *[^\S \n])")
+_CONTEXT_LINE = re.compile(r"\n(?: {4}| {0,3}(?:\t|```|~~~|<))")
+# Every character str.isspace() accepts but space, tab and newline (a class spelled out:
+# "[^\S \t\n]" takes twice as long to search).
+_ODD_SPACE = re.compile(
+    "[\x0b\x0c\r\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+)
 
 
 def _depends_on_context(text: str) -> bool:
     return (
         "]:" in text
-        or "\r" in text
         or "\0" in text
+        or _ODD_SPACE.search(text) is not None
         or _CONTEXT_LINE.search("\n" + text) is not None
     )
 
@@ -117,6 +122,9 @@ def links(text: str) -> list[Link]:
         return []
     if _depends_on_context(text):
         return _links_in(text)
+    plain = _plain_links(text)
+    if plain is not None:
+        return plain
     # Parse only the chunks that can hold a link (block parsing is most of the cost of a
     # catalog of 10,000 files); tests/catalog/test_markdown.py holds this equal to _links_in.
     found: list[Link] = []
@@ -144,14 +152,15 @@ def links(text: str) -> list[Link]:
 _PLAIN_LINK = re.compile(r"\[([^\[\]\\`*_<>&\n]*)\]\(([A-Za-z0-9._~/#?=+,;@$'*-]*)\)")
 # Other syntax a plain chunk must not hold: autolinks and HTML, code spans, escapes, entities,
 # images, and four spaces or a tab (after a list marker or '>' they open a code block).
-_NOT_PLAIN = re.compile(r"[<`\\&\r\0\t]|!\[| {4}")
+_NOT_PLAIN = re.compile(r"[<`\\&\r\0\t]")
 
 
 def _plain_links(chunk: str) -> list[Link] | None:
-    """The links of a chunk whose every bracket belongs to a plain link, found without the
-    parser (a catalog of 10,000 files spent most of its load there); None for any other chunk.
-    tests/catalog/test_markdown.py holds this equal to a parse."""
-    if _NOT_PLAIN.search(chunk):
+    """The links of a text or chunk (one that depends on no context) whose every bracket
+    belongs to a plain link, found without the parser (a catalog of 10,000 files spent most of
+    its load there); None for any other. tests/catalog/test_markdown.py holds this equal to a
+    parse."""
+    if "    " in chunk or "![" in chunk or _NOT_PLAIN.search(chunk):
         return None
     found: list[Link] = []
     for number, line in enumerate(chunk.split("\n"), start=1):

@@ -6,6 +6,7 @@ import bisect
 import posixpath
 import unicodedata
 from dataclasses import dataclass, field
+from functools import cached_property
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -53,7 +54,7 @@ class Scan:
     markdown: set[str] = field(default_factory=set)  # every .md path, parsed or not
     problems: list[Problem] = field(default_factory=list)
 
-    @property
+    @cached_property  # asked by every check once the walk has read every file
     def skill_directories(self) -> set[str]:
         """Directories that hold a parsed SKILL.md."""
         return {f.directory for f in self.files.values() if f.is_skill}

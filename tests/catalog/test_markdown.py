@@ -4,6 +4,7 @@ problem keeps its ``path:line``."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -187,6 +188,7 @@ PIECES = [
     ":",
     "\r",
     "\x0c",
+    "\xa0",
     "+ ",
     "1) ",
     "* ",
@@ -221,3 +223,9 @@ def test_first_heading_equals_a_whole_parse(lines: list[str]) -> None:
     otherwise: both must give what a whole parse gives."""
     text = "\n".join(lines) + "\n"
     assert _markdown.first_heading(text) == _first_heading_by_a_whole_parse(text)
+
+
+def test_the_odd_white_space_class_is_what_python_strips_beyond_space_tab_newline() -> None:
+    odd = {chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()} - {" ", "\t", "\n"}
+    matched = {chr(c) for c in range(sys.maxunicode + 1) if _markdown._ODD_SPACE.match(chr(c))}
+    assert matched == odd
