@@ -579,6 +579,14 @@ class Store:
             rows = conn.execute(_sql.LIVE_VERSIONS).fetchall()
         return {str(name): str(updated) for name, updated in rows}
 
+    def live_summaries(self) -> list[SkillSummary]:
+        """Every live skill's name and description, sorted by name, with no limit (what MCP
+        lists as prompts): reads no body. A skill whose name or description is not valid
+        UTF-8 is left out and logged once."""
+        with self._read() as conn:
+            rows = conn.execute(_sql.LIVE_SUMMARIES).fetchall()
+        return self._summaries(rows)
+
     def live_skills(self) -> list[Skill]:
         """Every live skill with its text, sorted by name (what MCP serves as resources).
         A skill whose text is not valid UTF-8 is left out and logged once."""
