@@ -19,7 +19,8 @@ from mcp_types import INVALID_PARAMS
 from ..catalog import Catalog, RecipePrompt, recipe_prompts
 from ..catalog._schema import USER_PROMPT_PREFIX as USER_PREFIX
 from ..errors import StoreError
-from ..store import Skill, Store
+from ..store import Skill, SkillSummary, Store
+from .tools import wire
 from .user_skills import uri_of
 
 Context = ServerRequestContext[Any, Any]
@@ -44,8 +45,15 @@ class Prompts:
     def __init__(self, catalog: Catalog, store: Store | None) -> None:
         self._recipes = {p.name: p for p in recipe_prompts(catalog)}
         self._store = store
+        # The listing in wire form (what the SDK makes of the models): the recipes' entries
+        # are built once, since the catalog never changes; each user skill's on each call.
+        self._listed = [wire(_recipe(p)) for p in self._recipes.values()]
+        self._envelope = wire(
+            types.ListPromptsResult(prompts=[], ttl_ms=TTL_MS, cache_scope="private")
+        )
+        self._request = wire(REQUEST)
 
-    async def list(self, ctx: Context, params: Any) -> types.ListPromptsResult:
+    async def list(self, ctx: Context, params: Any) -> dict[str, Any]:
         if getattr(params, "cursor", None) not in (None, ""):
             raise MCPError(
                 INVALID_PARAMS,
@@ -53,9 +61,8 @@ class Prompts:
                 "without 'cursor'",
                 {"cursor": params.cursor},
             )
-        prompts = [_recipe(p) for p in self._recipes.values()]
-        prompts += [_user_skill(s) for s in await self._live_skills()]
-        return types.ListPromptsResult(prompts=prompts, ttl_ms=TTL_MS, cache_scope="private")
+        prompts = self._listed + [self._user_skill(s) for s in await self._live_skills()]
+        return {**self._envelope, "prompts": prompts}
 
     async def get(
         self, ctx: Context, params: types.GetPromptRequestParams
@@ -73,16 +80,25 @@ class Prompts:
             )
         return _messages(skill.description, uri_of(skill.name), skill.document(), request)
 
-    async def _live_skills(self) -> list[Skill]:
+    async def _live_skills(self) -> list[SkillSummary]:
         """The live skills, or none while the store cannot be read: the recipes stay served."""
         if self._store is None:
             return []
         try:
-            live: list[Skill] = await anyio.to_thread.run_sync(self._store.live_skills)
+            live: list[SkillSummary] = await anyio.to_thread.run_sync(self._store.live_summaries)
         except StoreError as exc:
             log.warning("prompts/list leaves out your own skills: %s", exc)
             return []
         return live
+
+    def _user_skill(self, skill: SkillSummary) -> dict[str, Any]:
+        """A live user skill's entry in wire form (built as a dict: no model per skill)."""
+        return {
+            "name": USER_PREFIX + skill.name,
+            "title": f"My skill: {skill.name}",
+            "description": skill.description,
+            "arguments": [self._request],
+        }
 
     async def _live(self, name: str) -> Skill | None:
         if not name.startswith(USER_PREFIX) or self._store is None:
@@ -101,15 +117,6 @@ def _recipe(prompt: RecipePrompt) -> types.Prompt:
         name=prompt.name,
         title=prompt.title,
         description=prompt.description,
-        arguments=[REQUEST],
-    )
-
-
-def _user_skill(skill: Skill) -> types.Prompt:
-    return types.Prompt(
-        name=USER_PREFIX + skill.name,
-        title=f"My skill: {skill.name}",
-        description=skill.description,
         arguments=[REQUEST],
     )
 
