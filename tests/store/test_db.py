@@ -163,6 +163,28 @@ def test_live_summaries_are_every_live_skill_by_name_without_a_limit(db_path: Pa
         ]
 
 
+def test_live_summaries_follow_every_write_to_the_file(db_path: Path) -> None:
+    def names(store: Store) -> list[str]:
+        return [s.name for s in store.live_summaries()]
+
+    with Store.open(db_path) as store, Store.open(db_path) as other:
+        live(store, "alpha")
+        assert names(store) == ["alpha"]
+        names(store).clear()  # a caller's list is its own
+        assert names(store) == ["alpha"]
+        live(store, "beta")  # this connection
+        assert names(store) == ["alpha", "beta"]
+        human.archive(other, "alpha", via="cli", who="alice")  # another connection
+        assert names(store) == ["beta"]
+        with closing(sqlite3.connect(db_path)) as conn, conn:  # another tool
+            conn.execute("UPDATE skills SET description = 'Changed' WHERE name = 'beta'")
+        assert store.live_summaries() == [SkillSummary("beta", "Changed")]
+        agent.save(store, "beta", "Proposed", "# New\n", who="bot")  # a revision: not live yet
+        assert store.live_summaries() == [SkillSummary("beta", "Changed")]
+        human.accept_revision(store, "beta", via="cli", who="alice")
+        assert store.live_summaries() == [SkillSummary("beta", "Proposed")]
+
+
 def test_two_connections_see_each_others_writes(db_path: Path) -> None:
     with Store.open(db_path) as server, Store.open(db_path) as dashboard:
         before = server.data_version()
