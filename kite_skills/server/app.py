@@ -194,6 +194,7 @@ def build_server(
     server.extensions[SKILLS_EXTENSION] = dict(SKILLS_SETTINGS)
     server.middleware.append(_internal_errors)
     server.middleware.append(session_rules)
+    server.middleware.append(prompts.remembered)  # holds legacy_cache_fields' answer
     server.middleware.append(legacy_cache_fields)
     server.middleware.append(_legacy_initialize_extensions)  # innermost
     return server

@@ -8,6 +8,7 @@ are never prompts. Offered to every client in both eras; ``EXCLUDED_TOOLS`` does
 from __future__ import annotations
 
 import logging
+from contextvars import ContextVar
 from typing import Any
 
 import anyio.to_thread
@@ -38,6 +39,9 @@ NO_REQUEST = "Follow this procedure for my request. Ask me what I want before yo
 
 log = logging.getLogger("kite_skills.server")
 
+# The live skills a prompts/list is answered from, when Prompts.remembered has read them.
+_LIVE: ContextVar[list[SkillSummary] | None] = ContextVar("kite_skills_live", default=None)
+
 
 class Prompts:
     """``prompts/list`` and ``prompts/get`` over the catalog and the store's live skills."""
@@ -52,6 +56,8 @@ class Prompts:
             types.ListPromptsResult(prompts=[], ttl_ms=TTL_MS, cache_scope="private")
         )
         self._request = wire(REQUEST)
+        # The last listing as the client got it, and what it was made from (see remembered).
+        self._last: tuple[tuple[Any, ...], dict[str, Any]] | None = None
 
     async def list(self, ctx: Context, params: Any) -> dict[str, Any]:
         if getattr(params, "cursor", None) not in (None, ""):
@@ -61,8 +67,32 @@ class Prompts:
                 "without 'cursor'",
                 {"cursor": params.cursor},
             )
-        prompts = self._listed + [self._user_skill(s) for s in await self._live_skills()]
+        live = _LIVE.get()
+        if live is None:
+            live = await self._live_skills()
+        prompts = self._listed + [self._user_skill(s) for s in live]
         return {**self._envelope, "prompts": prompts}
+
+    async def remembered(self, ctx: Context, call_next: CallNext) -> HandlerResult:
+        """Middleware: a ``prompts/list`` asked as the last one was (same protocol version,
+        same params) while the live skills are the same gets the same answer again. The answer
+        is a function of those and of the catalog, which never changes; the SDK checking every
+        entry of it against the schema again was most of a listing's cost."""
+        if ctx.method != "prompts/list":
+            return await call_next(ctx)
+        live = await self._live_skills()
+        made_from = (ctx.protocol_version, ctx.params, live)
+        if self._last is not None and self._last[0] == made_from:
+            return dict(self._last[1])
+        token = _LIVE.set(live)  # the handler lists these, not a second reading
+        try:
+            result = await call_next(ctx)
+        finally:
+            _LIVE.reset(token)
+        if isinstance(result, dict):
+            self._last = (made_from, result)
+            return dict(result)
+        return result
 
     async def get(
         self, ctx: Context, params: types.GetPromptRequestParams
