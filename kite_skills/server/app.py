@@ -37,7 +37,7 @@ from .negotiation import SKILLS_EXTENSION, client_has_skills
 from .prompts import Prompts, legacy_cache_fields
 from .skills_extension import SkillsGetParams, SkillsListParams, skills_get, skills_list
 from .stdio import shown
-from .tools import ToolSpec, help_tool, tool_error
+from .tools import ToolResult, ToolSpec, help_tool, tool_error
 from .user_skills import UserSkills
 
 log = logging.getLogger("kite_skills.server")
@@ -75,7 +75,7 @@ def build_server(
             tools=[s.tool for n, s in sorted(enabled.items()) if not (hide_help and n == "help")]
         )
 
-    async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> ToolResult:
         spec = enabled.get(params.name)
         if spec is None:
             raise MCPError(
@@ -194,6 +194,7 @@ def build_server(
     server.extensions[SKILLS_EXTENSION] = dict(SKILLS_SETTINGS)
     server.middleware.append(_internal_errors)
     server.middleware.append(session_rules)
+    server.middleware.append(prompts.remembered)  # holds legacy_cache_fields' answer
     server.middleware.append(legacy_cache_fields)
     server.middleware.append(_legacy_initialize_extensions)  # innermost
     return server
@@ -218,7 +219,7 @@ def _peer(ctx: Context) -> LegacyPeer | None:
     return peer if isinstance(peer, LegacyPeer) else None
 
 
-async def _run_tool(spec: ToolSpec, ctx: Context, arguments: Any) -> types.CallToolResult:
+async def _run_tool(spec: ToolSpec, ctx: Context, arguments: Any) -> ToolResult:
     try:
         return await spec.run(ctx, dict(arguments or {}))
     except Exception:

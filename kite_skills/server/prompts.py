@@ -8,6 +8,7 @@ are never prompts. Offered to every client in both eras; ``EXCLUDED_TOOLS`` does
 from __future__ import annotations
 
 import logging
+from contextvars import ContextVar
 from typing import Any
 
 import anyio.to_thread
@@ -19,7 +20,8 @@ from mcp_types import INVALID_PARAMS
 from ..catalog import Catalog, RecipePrompt, recipe_prompts
 from ..catalog._schema import USER_PROMPT_PREFIX as USER_PREFIX
 from ..errors import StoreError
-from ..store import Skill, Store
+from ..store import Skill, SkillSummary, Store
+from .tools import wire
 from .user_skills import uri_of
 
 Context = ServerRequestContext[Any, Any]
@@ -37,6 +39,9 @@ NO_REQUEST = "Follow this procedure for my request. Ask me what I want before yo
 
 log = logging.getLogger("kite_skills.server")
 
+# The live skills a prompts/list is answered from, when Prompts.remembered has read them.
+_LIVE: ContextVar[list[SkillSummary] | None] = ContextVar("kite_skills_live", default=None)
+
 
 class Prompts:
     """``prompts/list`` and ``prompts/get`` over the catalog and the store's live skills."""
@@ -44,8 +49,17 @@ class Prompts:
     def __init__(self, catalog: Catalog, store: Store | None) -> None:
         self._recipes = {p.name: p for p in recipe_prompts(catalog)}
         self._store = store
+        # The listing in wire form (what the SDK makes of the models): the recipes' entries
+        # are built once, since the catalog never changes; each user skill's on each call.
+        self._listed = [wire(_recipe(p)) for p in self._recipes.values()]
+        self._envelope = wire(
+            types.ListPromptsResult(prompts=[], ttl_ms=TTL_MS, cache_scope="private")
+        )
+        self._request = wire(REQUEST)
+        # The last listing as the client got it, and what it was made from (see remembered).
+        self._last: tuple[tuple[Any, ...], dict[str, Any]] | None = None
 
-    async def list(self, ctx: Context, params: Any) -> types.ListPromptsResult:
+    async def list(self, ctx: Context, params: Any) -> dict[str, Any]:
         if getattr(params, "cursor", None) not in (None, ""):
             raise MCPError(
                 INVALID_PARAMS,
@@ -53,9 +67,32 @@ class Prompts:
                 "without 'cursor'",
                 {"cursor": params.cursor},
             )
-        prompts = [_recipe(p) for p in self._recipes.values()]
-        prompts += [_user_skill(s) for s in await self._live_skills()]
-        return types.ListPromptsResult(prompts=prompts, ttl_ms=TTL_MS, cache_scope="private")
+        live = _LIVE.get()
+        if live is None:
+            live = await self._live_skills()
+        prompts = self._listed + [self._user_skill(s) for s in live]
+        return {**self._envelope, "prompts": prompts}
+
+    async def remembered(self, ctx: Context, call_next: CallNext) -> HandlerResult:
+        """Middleware: a ``prompts/list`` asked as the last one was (same protocol version,
+        same params) while the live skills are the same gets the same answer again. The answer
+        is a function of those and of the catalog, which never changes; the SDK checking every
+        entry of it against the schema again was most of a listing's cost."""
+        if ctx.method != "prompts/list":
+            return await call_next(ctx)
+        live = await self._live_skills()
+        made_from = (ctx.protocol_version, ctx.params, live)
+        if self._last is not None and self._last[0] == made_from:
+            return dict(self._last[1])
+        token = _LIVE.set(live)  # the handler lists these, not a second reading
+        try:
+            result = await call_next(ctx)
+        finally:
+            _LIVE.reset(token)
+        if isinstance(result, dict):
+            self._last = (made_from, result)
+            return dict(result)
+        return result
 
     async def get(
         self, ctx: Context, params: types.GetPromptRequestParams
@@ -73,16 +110,25 @@ class Prompts:
             )
         return _messages(skill.description, uri_of(skill.name), skill.document(), request)
 
-    async def _live_skills(self) -> list[Skill]:
+    async def _live_skills(self) -> list[SkillSummary]:
         """The live skills, or none while the store cannot be read: the recipes stay served."""
         if self._store is None:
             return []
         try:
-            live: list[Skill] = await anyio.to_thread.run_sync(self._store.live_skills)
+            live: list[SkillSummary] = await anyio.to_thread.run_sync(self._store.live_summaries)
         except StoreError as exc:
             log.warning("prompts/list leaves out your own skills: %s", exc)
             return []
         return live
+
+    def _user_skill(self, skill: SkillSummary) -> dict[str, Any]:
+        """A live user skill's entry in wire form (built as a dict: no model per skill)."""
+        return {
+            "name": USER_PREFIX + skill.name,
+            "title": f"My skill: {skill.name}",
+            "description": skill.description,
+            "arguments": [self._request],
+        }
 
     async def _live(self, name: str) -> Skill | None:
         if not name.startswith(USER_PREFIX) or self._store is None:
@@ -101,15 +147,6 @@ def _recipe(prompt: RecipePrompt) -> types.Prompt:
         name=prompt.name,
         title=prompt.title,
         description=prompt.description,
-        arguments=[REQUEST],
-    )
-
-
-def _user_skill(skill: Skill) -> types.Prompt:
-    return types.Prompt(
-        name=USER_PREFIX + skill.name,
-        title=f"My skill: {skill.name}",
-        description=skill.description,
         arguments=[REQUEST],
     )
 

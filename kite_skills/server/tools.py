@@ -11,13 +11,17 @@ from typing import Any
 
 from mcp import types
 from mcp.server.context import ServerRequestContext
+from pydantic import BaseModel
 
 from ..catalog import Catalog
 from ..errors import HelpKeyError
 from .negotiation import client_has_skills
 
 Context = ServerRequestContext[Any, Any]
-Runner = Callable[[Context, dict[str, Any]], Awaitable[types.CallToolResult]]
+# A tool's result: the model, or its wire form (``model_dump(by_alias=True, mode="json",
+# exclude_none=True)``, what the SDK would make of the model) when that is built once.
+ToolResult = types.CallToolResult | dict[str, Any]
+Runner = Callable[[Context, dict[str, Any]], Awaitable[ToolResult]]
 
 
 @dataclass(frozen=True)
@@ -33,12 +37,73 @@ def text_result(text: str, structured: Mapping[str, Any] | None = None) -> types
     )
 
 
+def wire(model: BaseModel) -> dict[str, Any]:
+    """``model`` as the SDK puts a handler's result on the wire."""
+    return model.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
 def tool_error(text: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 
 # One validator per tool schema (the schemas live as long as the server).
 _VALIDATORS: dict[int, tuple[Mapping[str, Any], Any]] = {}
+# Per schema, a check that accepts only arguments the schema plainly allows (None: no such
+# check for this schema). jsonschema costs tens of µs a call; arguments it would accept go
+# through this instead, and anything else still gets jsonschema's own messages.
+_PLAIN: dict[int, tuple[Mapping[str, Any], Callable[[Any], bool] | None]] = {}
+_PLAIN_OBJECT_KEYWORDS = frozenset({"type", "properties", "required", "additionalProperties"})
+_PLAIN_VALUE_KEYWORDS = frozenset({"type", "description", "default", "minimum", "maximum"})
+
+
+def _plain_check(schema: Mapping[str, Any]) -> Callable[[Any], bool] | None:
+    """A check for a flat object schema whose properties are strings and integers (with
+    optional bounds); None for any schema with more to it. Never accepts what the schema
+    refuses: an integer must be an ``int`` (not a bool, nor a float jsonschema would allow)."""
+    properties = schema.get("properties", {})
+    if (
+        schema.get("type") != "object"
+        or not set(schema) <= _PLAIN_OBJECT_KEYWORDS
+        or schema.get("additionalProperties", False) is not False
+        or not isinstance(properties, dict)
+    ):
+        return None
+    checks: dict[str, Callable[[Any], bool]] = {}
+    for name, spec in properties.items():
+        if not isinstance(spec, dict) or not set(spec) <= _PLAIN_VALUE_KEYWORDS:
+            return None
+        if spec.get("type") == "string":
+            checks[name] = _is_str
+        elif spec.get("type") == "integer":
+            low, high = spec.get("minimum"), spec.get("maximum")
+            if not all(b is None or type(b) is int for b in (low, high)):
+                return None
+            checks[name] = _int_check(low, high)
+        else:
+            return None
+    required = tuple(schema.get("required", ()))
+
+    def plain(arguments: Any) -> bool:
+        return (
+            type(arguments) is dict
+            and all(name in arguments for name in required)
+            and all(name in checks and checks[name](v) for name, v in arguments.items())
+        )
+
+    return plain
+
+
+def _is_str(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _int_check(low: int | None, high: int | None) -> Callable[[Any], bool]:
+    def check(value: Any) -> bool:
+        return (
+            type(value) is int and (low is None or value >= low) and (high is None or value <= high)
+        )
+
+    return check
 
 
 def argument_problems(schema: Mapping[str, Any], arguments: Any) -> list[str]:
@@ -47,10 +112,17 @@ def argument_problems(schema: Mapping[str, Any], arguments: Any) -> list[str]:
     if cached is not None and cached[0] is schema:
         validator = cached[1]
     else:
-        import jsonschema  # ~0.1 s of imports: paid at the first tool call, not at start-up
+        # ~0.1 s of imports: paid at the first tool call, not at start-up. Made even when
+        # every call passes the quick check, so the zipapp's import footprint stays the same.
+        import jsonschema
 
         validator = jsonschema.Draft202012Validator(schema)
         _VALIDATORS[id(schema)] = (schema, validator)
+    plain = _PLAIN.get(id(schema))
+    if plain is None or plain[0] is not schema:
+        plain = _PLAIN[id(schema)] = (schema, _plain_check(schema))
+    if plain[1] is not None and plain[1](arguments):
+        return []
     problems = []
     for error in sorted(validator.iter_errors(arguments), key=lambda e: list(e.path)):
         where = "/".join(str(p) for p in error.path) or "arguments"
@@ -103,7 +175,12 @@ USE_SKILLS = (
 
 
 def help_tool(catalog: Catalog) -> ToolSpec:
-    async def run(ctx: Context, arguments: dict[str, Any]) -> types.CallToolResult:
+    # Each page's result in wire form, built at its first call: the catalog never changes,
+    # and rendering and validating a page on every call cost more than the SDK's dispatch.
+    # The SDK copies a returned dict before shaping it, so these are never changed.
+    results: dict[str, dict[str, Any]] = {}
+
+    async def run(ctx: Context, arguments: dict[str, Any]) -> ToolResult:
         if client_has_skills(ctx):
             return tool_error(USE_SKILLS)
         problems = argument_problems(HELP_INPUT, arguments)
@@ -113,7 +190,10 @@ def help_tool(catalog: Catalog) -> ToolSpec:
             page = catalog.help(arguments.get("key"))
         except HelpKeyError as exc:
             return tool_error(str(exc))
-        return text_result(page.to_markdown(), page.to_dict())
+        result = results.get(page.key)
+        if result is None:
+            result = results[page.key] = wire(text_result(page.to_markdown(), page.to_dict()))
+        return result
 
     tool = types.Tool(
         name="help",

@@ -15,6 +15,7 @@ LIST_LIVE: Final = (
     "SELECT name, description FROM skills WHERE status = 'live' ORDER BY name LIMIT ?"
 )
 LIVE_VERSIONS: Final = "SELECT name, updated_at FROM skills WHERE status = 'live' ORDER BY name"
+LIVE_SUMMARIES: Final = "SELECT name, description FROM skills WHERE status = 'live' ORDER BY name"
 # Search ranks with bm25, one query word (FTS phrase) at a time; a skill's score is the sum over
 # the words it contains, which is what bm25 over the OR of all the words gives. Weights: a hit
 # in the name counts most, then the description, then the body.

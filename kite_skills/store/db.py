@@ -233,6 +233,8 @@ class Store:
         self._version_base = 0  # grows when the file is replaced, so data_version changes
         self._reported: set[str] = set()  # unreadable skills (and "moved") already logged
         self._last_version = 0
+        # live_summaries() as last read, with the mark of the file it was read from.
+        self._summaries_read: tuple[tuple[int, int, int], list[SkillSummary]] | None = None
 
     # ---- opening -------------------------------------------------------------------------
 
@@ -578,6 +580,23 @@ class Store:
         with self._read() as conn:
             rows = conn.execute(_sql.LIVE_VERSIONS).fetchall()
         return {str(name): str(updated) for name, updated in rows}
+
+    def live_summaries(self) -> list[SkillSummary]:
+        """Every live skill's name and description, sorted by name, with no limit (what MCP
+        lists as prompts): reads no body. A skill whose name or description is not valid
+        UTF-8 is left out and logged once.
+
+        The answer is kept until the file changes: while no connection has committed to it
+        (``PRAGMA data_version``, for other connections), this one has changed no row
+        (``total_changes``) and the path still names the same file, a call costs one PRAGMA.
+        """
+        with self._read() as conn:
+            version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+            mark = (self._version_base, version, conn.total_changes)
+            if self._summaries_read is None or self._summaries_read[0] != mark:
+                rows = conn.execute(_sql.LIVE_SUMMARIES).fetchall()
+                self._summaries_read = (mark, self._summaries(rows))
+            return list(self._summaries_read[1])
 
     def live_skills(self) -> list[Skill]:
         """Every live skill with its text, sorted by name (what MCP serves as resources).

@@ -162,6 +162,30 @@ async def test_only_live_user_skills_are_prompts(loaded: Catalog, store: Store, 
             assert caught.value.code == -32602
 
 
+async def test_a_repeated_list_follows_every_change_of_the_live_skills(
+    loaded: Catalog, store: Store
+) -> None:
+    # Legacy: the 2026-07-28 SDK client keeps a listing for its ttlMs itself.
+    server = build_server(loaded, UserSkills(store))
+    async with Client(server, mode="legacy") as c:
+
+        async def mine() -> list[tuple[str, str | None]]:
+            listed = (await c.list_prompts()).prompts
+            return [(p.name, p.description) for p in listed if p.name.startswith("my-")]
+
+        assert await mine() == await mine() == []
+        human.import_skills(store, [("alpha", "First", "# A\n")], via="cli", who="pat")
+        assert await mine() == await mine() == [("my-alpha", "First")]
+        human.edit(store, "alpha", description="Changed", via="cli", who="pat")
+        assert await mine() == [("my-alpha", "Changed")]
+        with Store.open(store.path) as other:  # another connection, as the dashboard's
+            human.archive(other, "alpha", via="dashboard", who="pat")
+        assert await mine() == await mine() == []
+        with pytest.raises(MCPError):
+            await c.list_prompts(cursor="abc")
+        assert len((await c.list_prompts()).prompts) == len(recipe_prompts(loaded))
+
+
 # ---- the zipapp: SDK client, both eras ----------------------------------------------------
 
 

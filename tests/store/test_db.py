@@ -11,10 +11,17 @@ from pathlib import Path
 import pytest
 
 from kite_skills.errors import SchemaTooNew, StoreUnavailable
-from kite_skills.store import LATEST_VERSION, Store, agent, default_db_path, human
+from kite_skills.store import (
+    LATEST_VERSION,
+    SkillSummary,
+    Store,
+    agent,
+    default_db_path,
+    human,
+)
 from kite_skills.store import db as store_db
 
-from .helpers import counts, draft, live
+from .helpers import archived, counts, draft, live
 
 
 def _version(path: Path) -> list[int]:
@@ -137,6 +144,45 @@ def test_default_db_path() -> None:
     )
     assert default_db_path({"KITE_SKILLS_DB": "  ", "HOME": "/h"}).name == "skills.db"
     assert default_db_path({}).is_absolute()
+
+
+def test_live_summaries_are_every_live_skill_by_name_without_a_limit(db_path: Path) -> None:
+    many = [(f"fund-{i:03d}", f"Fund number {i}", f"# Fund {i}\n") for i in range(150, 0, -1)]
+    with Store.open(db_path) as store:
+        human.import_skills(store, many, via="cli", who="alice")
+        draft(store, "a-draft")
+        archived(store, "an-archived")
+        live(store, "zeta", description="Last by name")
+    with Store.open(db_path) as store:  # a real file, read afresh
+        found = store.live_summaries()
+        assert [s.name for s in found] == sorted([n for n, _, _ in many] + ["zeta"])
+        assert found[0] == SkillSummary("fund-001", "Fund number 1")
+        assert found[-1] == SkillSummary("zeta", "Last by name")
+        assert [(s.name, s.description) for s in found] == [
+            (s.name, s.description) for s in store.live_skills()
+        ]
+
+
+def test_live_summaries_follow_every_write_to_the_file(db_path: Path) -> None:
+    def names(store: Store) -> list[str]:
+        return [s.name for s in store.live_summaries()]
+
+    with Store.open(db_path) as store, Store.open(db_path) as other:
+        live(store, "alpha")
+        assert names(store) == ["alpha"]
+        names(store).clear()  # a caller's list is its own
+        assert names(store) == ["alpha"]
+        live(store, "beta")  # this connection
+        assert names(store) == ["alpha", "beta"]
+        human.archive(other, "alpha", via="cli", who="alice")  # another connection
+        assert names(store) == ["beta"]
+        with closing(sqlite3.connect(db_path)) as conn, conn:  # another tool
+            conn.execute("UPDATE skills SET description = 'Changed' WHERE name = 'beta'")
+        assert store.live_summaries() == [SkillSummary("beta", "Changed")]
+        agent.save(store, "beta", "Proposed", "# New\n", who="bot")  # a revision: not live yet
+        assert store.live_summaries() == [SkillSummary("beta", "Changed")]
+        human.accept_revision(store, "beta", via="cli", who="alice")
+        assert store.live_summaries() == [SkillSummary("beta", "Proposed")]
 
 
 def test_two_connections_see_each_others_writes(db_path: Path) -> None:
