@@ -20,7 +20,10 @@ async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
 
 
 async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
-    return types.CallToolResult(content=[])
+    # {"bytes": N} answers with N bytes of text: bench/run.py's evidence of what a reply's
+    # size alone costs. Without it (the no-op), the reply is empty.
+    size = int((params.arguments or {}).get("bytes", 0))
+    return types.CallToolResult(content=[types.TextContent(text="x" * size)] if size else [])
 
 
 async def main() -> None:

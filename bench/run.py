@@ -407,6 +407,7 @@ def requests(res: Results, pyz: Path, base: Path, py: str, runs: int, work: Path
         res.add("2. request cost", "prompts/list", "not measured: this server offers no prompts")
     noop = ("tools/call", {"name": "echo", "arguments": {}})
     batch = 10
+    replies: dict[str, int] = {}
     try:
         for label, method, make, is_catalog in mix:
             seq: list[float] = []
@@ -433,7 +434,10 @@ def requests(res: Results, pyz: Path, base: Path, py: str, runs: int, work: Path
             ratios = [a / b for a, b in zip(seq, seq_base, strict=True)]
             p50 = statistics.median(seq)
             p50_ratio = p50 / statistics.median(seq_base)
+            reply = len(json.dumps(ours.request(method, params())))
+            replies[label] = reply
             text = (
+                f"reply {reply / 1024:.1f} KiB; "
                 f"p50 {p50 * 1000:.2f} ms, p99 {pct(seq, 0.99) * 1000:.2f} ms; "
                 f"p50 {p50_ratio:.2f}× no-op (pairs {ratio_text(ratios)}); pipelined "
                 f"{statistics.median(pipe) * 1000:.2f} ms/req, "
@@ -447,6 +451,7 @@ def requests(res: Results, pyz: Path, base: Path, py: str, runs: int, work: Path
                 limit=1.2 if is_catalog else None,
                 target="p50 ≤ 1.20×" if is_catalog else "",
             )
+        _reply_size_evidence(res, baseline, noop, replies, runs)
         ours_rss, base_rss = ours.peak_rss_mb(), baseline.peak_rss_mb()
         res.add(
             "5. memory",
@@ -459,6 +464,32 @@ def requests(res: Results, pyz: Path, base: Path, py: str, runs: int, work: Path
     finally:
         ours.close()
         baseline.close()
+
+
+def _reply_size_evidence(
+    res: Results, baseline: Session, noop: tuple[str, dict[str, Any]], replies: dict[str, int],
+    runs: int,
+) -> None:  # fmt: skip
+    """What the size of a reply alone costs: the baseline's tool call answering with as many
+    bytes as our largest catalog reply, against its empty no-op."""
+    label, size = max(
+        ((k, v) for k, v in replies.items() if k != "skillSave (new draft)"), key=lambda kv: kv[1]
+    )
+    method, params = noop
+    sized = {**params, "arguments": {"bytes": size}}
+    big, empty = [], []
+    for _ in range(runs):
+        big.append(baseline.timed(method, sized))
+        empty.append(baseline.timed(method, params))
+    ratios = [a / b for a, b in zip(big, empty, strict=True)]
+    res.add(
+        "2. request cost",
+        f"evidence: the baseline's tool call answering {size / 1024:.1f} KiB (as large as the "
+        f"{label} reply) vs its no-op",
+        f"p50 {statistics.median(big) * 1000:.2f} ms vs {statistics.median(empty) * 1000:.2f} "
+        f"ms; {statistics.median(big) / statistics.median(empty):.2f}× (pairs "
+        f"{ratio_text(ratios)})",
+    )
 
 
 def _pipelined_saves(session: Session, make: Callable[..., Any], count: int) -> float:
