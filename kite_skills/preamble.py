@@ -199,6 +199,22 @@ def unpack(archive: zipfile.ZipFile, extraction: Path, tag: str) -> None:
         os.rename(staging, extraction)
 
 
+def lzma_problem(archive: str) -> str | None:
+    """The one-line message when this Python cannot unpack the archive's compiled binaries
+    (stored with LZMA, see tools/zipapps.py), else None."""
+    try:
+        import lzma  # noqa: F401
+    except ImportError:
+        return (
+            f"kite-skills: this Python ({sys.executable}) has no lzma module, which unpacking "
+            f"{archive} needs — start it with a CPython that has one (python.org's, your OS's "
+            "python3, Homebrew's and uv's all do; pyenv builds it once liblzma's headers are "
+            "installed, e.g. Debian's liblzma-dev), and put that interpreter's full path as "
+            "the command in your MCP client's config"
+        )
+    return None
+
+
 def _lock(path: Path, shared: bool) -> int | None:
     """A lock on ``path`` (created if missing), or None when it cannot be had now.
 
@@ -281,6 +297,8 @@ def main() -> None:
         extraction = root / f"{Path(archive).resolve().name}_{environment['build_id']}"
         unpacked = extraction / "site-packages" / UNPACKED.format(tag=tag)
         message = unwritable_problem(root, unpacked)
+        if not message and not unpacked.is_file():
+            message = lzma_problem(Path(archive).name)
         if message:
             print(message, file=sys.stderr)  # noqa: T201
             sys.exit(1)

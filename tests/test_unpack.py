@@ -163,3 +163,20 @@ def test_each_cpython_unpacks_a_binary_of_its_own_for_every_compiled_module(name
             assert any(n.startswith(module + ".") for n in own if interpreter_of(n) == tag), (
                 f"{name}: CPython {version} unpacks no binary of {module}"
             )
+
+
+def test_a_python_without_lzma_gets_one_line(tmp_path: Path) -> None:
+    """The compiled binaries are stored with LZMA: a CPython built without the lzma module
+    is told so before anything is unpacked."""
+    shadow = tmp_path / "no-lzma"
+    shadow.mkdir()
+    (shadow / "lzma.py").write_text("raise ImportError(\"No module named '_lzma'\")\n")
+    root = tmp_path / "shiv"
+    env = server_env(root, tmp_path / "s.db", PYTHONPATH=str(shadow))
+    result = run(sys.executable, zipapp(), ["--version"], env)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("kite-skills: this Python (") and "has no lzma module" in line, line
+    assert "liblzma-dev" in line and "MCP client's config" in line
+    assert not extraction_of(zipapp(), root).exists()
