@@ -156,6 +156,22 @@ def _write(archive: zipfile.ZipFile, info: zipfile.ZipInfo, dest: Path, partial:
         os.replace(written, dest)
 
 
+def _write_all(
+    archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], under: Path, partial: str
+) -> None:
+    """Write ``members`` below ``under`` on a few threads, largest first: zlib and lzma
+    inflate without holding the GIL, so the largest binary inflates on one core while the
+    many small files are written on another."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    ordered = sorted(members, key=lambda info: -info.file_size)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        for _ in pool.map(
+            lambda info: _write(archive, info, under / info.filename, partial), ordered
+        ):
+            pass  # each result is None; iterating raises the first failure here
+
+
 def unpack(archive: zipfile.ZipFile, extraction: Path, tag: str) -> None:
     """Unpack what CPython ``tag`` ("cp312") runs into ``extraction``, as shiv would.
 
@@ -185,16 +201,13 @@ def unpack(archive: zipfile.ZipFile, extraction: Path, tag: str) -> None:
             return  # another process finished while this one waited for the lock
         if site_packages.is_dir():
             partial = f".{os.getpid()}.partial"
-            for info in wanted:
-                dest = extraction / info.filename
-                if not dest.exists():
-                    _write(archive, info, dest, partial)
+            missing = [i for i in wanted if not (extraction / i.filename).exists()]
+            _write_all(archive, missing, extraction, partial)
             (site_packages / marker).touch()
             return
         staging = extraction.parent / f"{extraction.name}.tmp"
         shutil.rmtree(staging, ignore_errors=True)  # what an interrupted start left
-        for info in wanted:
-            _write(archive, info, staging / info.filename, "")
+        _write_all(archive, wanted, staging, "")
         (staging / "site-packages" / marker).touch()
         os.rename(staging, extraction)
 
