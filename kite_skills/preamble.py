@@ -4,8 +4,10 @@ the archive's root and calls it from ``__main__.py`` ahead of shiv's bootstrap).
 It answers, on one stderr line and exit 1 (stdout is the MCP wire), what this machine
 needs when the file cannot run here: the Python versions the file accepts, or, on another
 OS or architecture, which ``dist/`` file to use instead; and which directory must be
-writable when shiv cannot unpack. Then it keeps shiv's cache bounded: it holds a shared
-lock on the extraction it uses and removes other, idle extractions of this program.
+writable when shiv cannot unpack. On a first start it unpacks the archive itself, in shiv's
+layout and under shiv's lock, leaving out the compiled binaries built for the other CPythons
+(shiv's bootstrap then finds the work done). Then it keeps shiv's cache bounded: it holds a
+shared lock on the extraction it uses and removes other, idle extractions of this program.
 
 Standard library only: nothing from the bundle can be imported yet.
 """
@@ -39,6 +41,14 @@ OS_NAMES = {"linux": "Linux", "darwin": "macOS", "win32": "Windows"}
 KEEP_CACHE = "KITE_SKILLS_KEEP_CACHE"
 EXTRACTION = re.compile(r"(?P<name>.+)_(?P<build_id>[0-9a-f]{64})")
 IN_USE_SUFFIX = ".kite-skills-in-use"
+# A member only one CPython uses: an extension module tagged with its version
+# (x.cpython-312-darwin.so, x.cp312-win_amd64.pyd) or the Windows file's per-version tree.
+PER_INTERPRETER = re.compile(
+    r"site-packages/(?:_per_version/cp3(?P<tree>\d+)/.*"
+    r"|.*\.(?:cpython-|cp)3(?P<tag>\d+)-[^/]*\.(?:so|pyd))"
+)
+# In site-packages: every file this CPython ("cp312") uses is there.
+UNPACKED = ".kite-skills-unpacked-{tag}"
 
 
 def platform_for(os_name: str, machine: str) -> str | None:
@@ -104,10 +114,11 @@ def shiv_root(environment: dict[str, Any], environ: dict[str, str] | os._Environ
     return Path("~/.shiv").expanduser()
 
 
-def unwritable_problem(root: Path, extraction: Path) -> str | None:
-    """The one-line message when shiv would fail to unpack into ``root``, else None."""
-    if (extraction / "site-packages").is_dir():
-        return None  # already unpacked: shiv needs no write
+def unwritable_problem(root: Path, unpacked: Path) -> str | None:
+    """The one-line message when unpacking into ``root`` would fail, else None (also when
+    the marker ``unpacked`` says this interpreter's files are all there)."""
+    if unpacked.is_file():
+        return None  # already unpacked: nothing to write
     try:
         root.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=root):
@@ -119,6 +130,100 @@ def unwritable_problem(root: Path, extraction: Path) -> str | None:
             f"kite-skills: cannot unpack into {root} ({reason}) — that directory must be "
             f"writable: set SHIV_ROOT to a writable directory, e.g. SHIV_ROOT={example} "
             '(in an MCP client\'s config, under "env")'
+        )
+    return None
+
+
+def interpreter_of(member: str) -> str | None:
+    """The CPython a member of the archive is for ("cp312"), or None when all use it."""
+    match = PER_INTERPRETER.fullmatch(member)
+    if match is None:
+        return None
+    return f"cp3{match.group('tree') or match.group('tag')}"
+
+
+def _write(archive: zipfile.ZipFile, info: zipfile.ZipInfo, dest: Path, partial: str) -> None:
+    """Write one member to ``dest``; with a ``partial`` suffix, through a file of that name
+    renamed into place, so that no process ever sees half of it."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    written = dest.with_name(dest.name + partial)
+    with archive.open(info) as source, open(written, "wb") as target:
+        shutil.copyfileobj(source, target, 1 << 20)
+    mode = info.external_attr >> 16
+    if mode:
+        os.chmod(written, mode)  # as shiv does: the permissions the file was built with
+    if partial:
+        os.replace(written, dest)
+
+
+def _write_all(
+    archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], under: Path, partial: str
+) -> None:
+    """Write ``members`` below ``under`` on a few threads, largest first: zlib and lzma
+    inflate without holding the GIL, so the largest binary inflates on one core while the
+    many small files are written on another."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    ordered = sorted(members, key=lambda info: -info.file_size)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        for _ in pool.map(
+            lambda info: _write(archive, info, under / info.filename, partial), ordered
+        ):
+            pass  # each result is None; iterating raises the first failure here
+
+
+def unpack(archive: zipfile.ZipFile, extraction: Path, tag: str) -> None:
+    """Unpack what CPython ``tag`` ("cp312") runs into ``extraction``, as shiv would.
+
+    shiv's protocol: under its lock file ``.<name>_lock``, everything is written to
+    ``<name>.tmp`` and renamed to ``<name>`` at the end, so an interrupted start leaves no
+    tree that a later one uses; shiv's bootstrap unpacks only when ``<name>/site-packages``
+    is missing. The binaries built for the other CPythons are left out (a third of the
+    bytes). When another CPython unpacked this extraction first, this one's files are added
+    beside the others, each renamed into place; the marker ``UNPACKED`` says they are all
+    there, and is written last."""
+    from _bootstrap.filelock import FileLock  # shiv's own lock, the one its bootstrap takes
+
+    site_packages = extraction / "site-packages"
+    marker = UNPACKED.format(tag=tag)
+    if (site_packages / marker).exists():
+        return
+    wanted = [
+        info
+        for info in archive.infolist()
+        if info.filename.startswith("site-packages/")
+        and not info.is_dir()
+        and interpreter_of(info.filename) in (None, tag)
+    ]
+    extraction.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(extraction.parent / f".{extraction.name}_lock"):
+        if (site_packages / marker).exists():
+            return  # another process finished while this one waited for the lock
+        if site_packages.is_dir():
+            partial = f".{os.getpid()}.partial"
+            missing = [i for i in wanted if not (extraction / i.filename).exists()]
+            _write_all(archive, missing, extraction, partial)
+            (site_packages / marker).touch()
+            return
+        staging = extraction.parent / f"{extraction.name}.tmp"
+        shutil.rmtree(staging, ignore_errors=True)  # what an interrupted start left
+        _write_all(archive, wanted, staging, "")
+        (staging / "site-packages" / marker).touch()
+        os.rename(staging, extraction)
+
+
+def lzma_problem(archive: str) -> str | None:
+    """The one-line message when this Python cannot unpack the archive's compiled binaries
+    (stored with LZMA, see tools/zipapps.py), else None."""
+    try:
+        import lzma  # noqa: F401
+    except ImportError:
+        return (
+            f"kite-skills: this Python ({sys.executable}) has no lzma module, which unpacking "
+            f"{archive} needs — start it with a CPython that has one (python.org's, your OS's "
+            "python3, Homebrew's and uv's all do; pyenv builds it once liblzma's headers are "
+            "installed, e.g. Debian's liblzma-dev), and put that interpreter's full path as "
+            "the command in your MCP client's config"
         )
     return None
 
@@ -198,14 +303,21 @@ def main() -> None:
         if message:
             print(message, file=sys.stderr)  # noqa: T201
             sys.exit(1)
+    tag = f"cp{sys.version_info[0]}{sys.version_info[1]}"
     with zipfile.ZipFile(archive) as zf:
         environment = json.loads(zf.read("environment.json"))
-    root = shiv_root(environment, os.environ)
-    extraction = root / f"{Path(archive).resolve().name}_{environment['build_id']}"
-    message = unwritable_problem(root, extraction)
-    if message:
-        print(message, file=sys.stderr)  # noqa: T201
-        sys.exit(1)
+        root = shiv_root(environment, os.environ)
+        extraction = root / f"{Path(archive).resolve().name}_{environment['build_id']}"
+        unpacked = extraction / "site-packages" / UNPACKED.format(tag=tag)
+        message = unwritable_problem(root, unpacked)
+        if not message and not unpacked.is_file():
+            message = lzma_problem(Path(archive).name)
+        if message:
+            print(message, file=sys.stderr)  # noqa: T201
+            sys.exit(1)
+        force = os.environ.get("SHIV_FORCE_EXTRACT", environment.get("always_write_cache"))
+        if str(force).lower() not in ("yes", "true", "t", "1"):  # shiv's reading of it
+            unpack(zf, extraction, tag)
     held = hold_and_prune(root, extraction, prune=os.environ.get(KEEP_CACHE) != "1")
     if held is not None:
         _HELD.append(held)

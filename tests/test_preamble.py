@@ -13,6 +13,7 @@ import pytest
 from kite_skills.preamble import (
     IN_USE_SUFFIX,
     hold_and_prune,
+    interpreter_of,
     interpreter_problem,
     platform_for,
     shiv_root,
@@ -94,22 +95,41 @@ def test_unwritable_root_is_one_line(tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     root = blocker / "shiv"
-    message = unwritable_problem(root, root / "x.pyz_0")
+    message = unwritable_problem(root, root / "x.pyz_0" / "site-packages" / "done")
     assert message is not None and "\n" not in message
     assert message.startswith(f"kite-skills: cannot unpack into {root} (Not a directory) — ")
     assert "must be writable: set SHIV_ROOT to a writable directory" in message
-    assert unwritable_problem(tmp_path / "new", tmp_path / "new" / "x") is None
+    assert unwritable_problem(tmp_path / "new", tmp_path / "new" / "x" / "done") is None
     assert (tmp_path / "new").is_dir()
 
 
 def test_an_unpacked_extraction_needs_no_write(tmp_path: Path) -> None:
-    extraction = tmp_path / "x.pyz_0"
-    (extraction / "site-packages").mkdir(parents=True)
+    site_packages = tmp_path / "x.pyz_0" / "site-packages"
+    site_packages.mkdir(parents=True)
+    (site_packages / ".kite-skills-unpacked-cp312").write_text("")
     tmp_path.chmod(0o500)
     try:
-        assert unwritable_problem(tmp_path, extraction) is None
+        assert unwritable_problem(tmp_path, site_packages / ".kite-skills-unpacked-cp312") is None
     finally:
         tmp_path.chmod(0o700)
+
+
+@pytest.mark.parametrize(
+    ("member", "tag"),
+    [
+        ("site-packages/pydantic_core/_pydantic_core.cpython-312-x86_64-linux-gnu.so", "cp312"),
+        ("site-packages/rpds/rpds.cpython-314-darwin.so", "cp314"),
+        ("site-packages/_cffi_backend.cp311-win_amd64.pyd", "cp311"),
+        ("site-packages/_per_version/cp313/win32/win32api.pyd", "cp313"),
+        ("site-packages/_per_version/cp313/pywin32_system32/pywintypes313.dll", "cp313"),
+        ("site-packages/cryptography/hazmat/bindings/_rust.abi3.so", None),
+        ("site-packages/cryptography/hazmat/bindings/_rust.pyd", None),
+        ("site-packages/pydantic_core/__init__.py", None),
+        ("site-packages/pydantic_core-2.50.5.dist-info/sboms/x.cp312.json", None),
+    ],
+)
+def test_interpreter_of(member: str, tag: str | None) -> None:
+    assert interpreter_of(member) == tag
 
 
 def extraction(root: Path, name: str, *, ours: bool = True, marked: bool = True) -> Path:

@@ -24,7 +24,7 @@ import pytest
 from kite_skills.preamble import PLATFORMS
 from kite_skills.store.records import revision_id
 
-from .server.harness import LEGACY, zipapp
+from .server.harness import LEGACY, MODERN, zipapp
 
 PYTHONS = ["3.11", "3.12", "3.13", "3.14"]
 
@@ -112,8 +112,10 @@ def run(
     )
 
 
-def session_messages() -> list[dict[str, object]]:
-    """One legacy MCP session: every request the server mode answers."""
+def session_messages(era: str = "legacy") -> list[dict[str, object]]:
+    """One MCP session: every request the server mode answers. ``legacy`` starts with
+    ``initialize``; ``modern`` (2026-07-28) sends ``server/discover`` and carries the
+    protocol version and capabilities in each request's ``_meta``."""
     messages: list[dict[str, object]] = [
         {
             "id": 1,
@@ -146,14 +148,29 @@ def session_messages() -> list[dict[str, object]]:
         {"id": 9, "method": "tools/call", "params": {"name": "skills", "arguments": {}}},
         {"id": 10, "method": "no/such/method"},
     ]
+    if era == "modern":
+        meta = {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {
+                "extensions": {"io.modelcontextprotocol/skills": {}}
+            },
+            "io.modelcontextprotocol/clientInfo": {"name": "imports", "version": "1"},
+        }
+        # No initialize handshake, and no resources/subscribe (not a 2026-07-28 method).
+        kept = [m for m in messages[2:] if m["method"] != "resources/subscribe"]
+        messages = [{"id": 1, "method": "server/discover"}, *kept]
+        for m in messages:
+            params = m.get("params")
+            m["params"] = {**(params if isinstance(params, dict) else {}), "_meta": meta}
     return [{"jsonrpc": "2.0", **m} for m in messages]
 
 
 def session(
-    command: list[str], env: dict[str, str]
+    command: list[str], env: dict[str, str], era: str = "legacy"
 ) -> tuple[int, dict[object, dict[str, object]], str]:
-    """Run the server mode through one session, each request answered before the next is
-    sent; then end of input. Returns (exit code, replies by id, stderr)."""
+    """Run the server mode through one session of ``era`` (see session_messages), each
+    request answered before the next is sent; then end of input. Returns (exit code,
+    replies by id, stderr)."""
     process = subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
     )
@@ -165,7 +182,7 @@ def session(
     drain.start()  # the import log is long: never let the server block on a full pipe
     replies: dict[object, dict[str, object]] = {}
     try:
-        for message in session_messages():
+        for message in session_messages(era):
             process.stdin.write(json.dumps(message).encode() + b"\n")
             process.stdin.flush()
             while "id" in message and message["id"] not in replies:
@@ -264,6 +281,7 @@ MODES: list[tuple[str, list[str], str]] = [
     # An author's directory whose frontmatter needs the full YAML parser (a nested mapping).
     ("catalog-validate-dir", ["catalog", "validate", AUTHORS_CATALOG], ""),
     ("server", [], ""),  # driven by session()
+    ("server-modern", [], ""),  # driven by session(era="modern")
     ("skills-list", ["skills", "list"], ""),
     ("skills-show", ["skills", "show", "import-check"], ""),
     ("dashboard", [], ""),  # driven by dashboard()

@@ -14,6 +14,7 @@ line), shiv packs it reproducibly, and the preamble goes in front of shiv's boot
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import os
 import platform
@@ -60,6 +61,11 @@ _tree = os.path.join(
 if os.path.isdir(_tree):
     site.addsitedir(_tree)
 '''
+# Mach-O CPU types of each macOS file. A universal ("fat") binary in a wheel (cryptography
+# has only universal2 wheels for macOS) is cut down to the slice for the file's architecture:
+# the bytes that macOS loads from the universal file, each slice signed on its own.
+MACHO_CPU = {"macos-arm64": 0x0100000C, "macos-x86_64": 0x01000007}
+FAT_MAGIC = b"\xca\xfe\xba\xbe"
 MERGED_BY_LINE = re.compile(r"[^/]+\.dist-info/(RECORD|WHEEL)")
 # A compiled wheel's software bill of materials describes that one wheel's build: when the
 # versions' copies differ, each is kept under its interpreter's name (x.cp311.json).
@@ -84,6 +90,11 @@ def main():
 
     _bootstrap.bootstrap()
 """
+# Compiled binaries are stored with LZMA, a quarter smaller than deflate, which keeps each
+# file under 15 MB with four CPythons' binaries in it. Only the preamble and shiv's
+# bootstrap unpack them (with zipfile); zipimport, which reads the archive's own modules,
+# knows only deflate, so everything else stays deflated.
+LZMA_MEMBERS = re.compile(r"site-packages/.*\.(so|pyd|dll)")
 PIP = [sys.executable, "-m", "pip"]
 PIP_QUIET = ["--disable-pip-version-check", "--no-input", "--quiet"]
 
@@ -235,6 +246,42 @@ def merge(trees: list[Path], dest: Path) -> None:
         (dest / relative).write_text("".join(f"{line}\n" for line in lines))
 
 
+def thin_universal(site_packages: Path, target: str) -> None:
+    """Replace each universal Mach-O binary with its slice for ``target``'s CPU, and its
+    line in the wheel's RECORD with the slice's hash and size."""
+    cpu = MACHO_CPU[target]
+    for binary in sorted(site_packages.rglob("*.so")):
+        data = binary.read_bytes()
+        if data[:4] != FAT_MAGIC:
+            continue
+        count = int.from_bytes(data[4:8], "big")
+        slices = {}
+        for n in range(count):
+            fields = [
+                int.from_bytes(data[8 + 20 * n + 4 * i : 12 + 20 * n + 4 * i], "big")
+                for i in range(5)
+            ]
+            slices[fields[0]] = data[fields[2] : fields[2] + fields[3]]
+        if cpu not in slices:
+            sys.exit(
+                f"zipapps.py: {binary} has no slice for {target} (CPU types: {sorted(slices)})"
+            )
+        thin = slices[cpu]
+        binary.write_bytes(thin)
+        relative = binary.relative_to(site_packages).as_posix()
+        digest = base64.urlsafe_b64encode(hashlib.sha256(thin).digest()).rstrip(b"=").decode()
+        for record in site_packages.glob("*.dist-info/RECORD"):
+            lines = record.read_text().splitlines()
+            changed = [
+                f"{relative},sha256={digest},{len(thin)}"
+                if line.startswith(f"{relative},")
+                else line
+                for line in lines
+            ]
+            if changed != lines:
+                record.write_text("".join(f"{line}\n" for line in changed))
+
+
 def pack(site_packages: Path, out: Path, target: str) -> None:
     """shiv's reproducible, compressed archive, entered through the preamble."""
     from datetime import UTC, datetime
@@ -268,6 +315,7 @@ def pack(site_packages: Path, out: Path, target: str) -> None:
         env=env,
         compressed=True,
     )
+    recompress(out)
     first = FIRST.replace("{accepted}", f"{PYTHONS[0]}-{PYTHONS[-1]}")
     with zipfile.ZipFile(out, "a") as archive:
         for name, text in [
@@ -278,6 +326,27 @@ def pack(site_packages: Path, out: Path, target: str) -> None:
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             archive.writestr(info, text.encode())
+
+
+def recompress(pyz: Path) -> None:
+    """Rewrite shiv's archive in the same order, with LZMA for LZMA_MEMBERS."""
+    data = pyz.read_bytes()
+    prefix = data[: data.index(b"PK\x03\x04")]  # shiv's shebang line
+    rewritten = pyz.with_name(pyz.name + ".lzma")
+    with zipfile.ZipFile(pyz) as old, rewritten.open("wb") as fd:
+        fd.write(prefix)
+        with zipfile.ZipFile(fd, "w") as new:
+            for info in old.infolist():
+                copy = zipfile.ZipInfo(info.filename, date_time=info.date_time)
+                copy.external_attr = info.external_attr
+                copy.compress_type = (
+                    zipfile.ZIP_LZMA
+                    if LZMA_MEMBERS.fullmatch(info.filename)
+                    else zipfile.ZIP_DEFLATED
+                )
+                new.writestr(copy, old.read(info))
+    shutil.copymode(pyz, rewritten)
+    os.replace(rewritten, pyz)
 
 
 def build(wheelhouse: Path, wheel: Path, out_dir: Path, target: str) -> Path:
@@ -304,6 +373,8 @@ def build(wheelhouse: Path, wheel: Path, out_dir: Path, target: str) -> Path:
                     directory.rmdir()
         (site_packages / "_kite_skills_per_version.py").write_text(PER_VERSION_MODULE)
         (site_packages / PER_VERSION_PTH).write_text("import _kite_skills_per_version\n")
+    if target in MACHO_CPU:
+        thin_universal(site_packages, target)
     built = stage / f"kite-skills-{target}.pyz"
     pack(site_packages, built, target)
     # The finished file goes into dist/ last, so a running client never sees half of it.

@@ -1,0 +1,182 @@
+"""The zipapp unpacks itself on a first start (kite_skills/preamble.py): only what this
+CPython runs, in shiv's layout so that shiv's bootstrap finds the work done; safely when
+starts overlap or one was interrupted; completed in place when another CPython shares the
+cache. Real files, real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from kite_skills.preamble import PLATFORMS, UNPACKED, interpreter_of
+
+from .server.harness import server_env, zipapp
+from .zipapp_platforms import PYTHONS, platform_file, run, runnable
+
+pytestmark = pytest.mark.zipapp
+
+TAG = f"cp{sys.version_info[0]}{sys.version_info[1]}"
+BINARY = re.compile(r".*\.(so|pyd|dll)")
+
+
+def extraction_of(pyz: Path, root: Path) -> Path:
+    """Where shiv's bootstrap looks for this file's unpacked site-packages."""
+    with zipfile.ZipFile(pyz) as archive:
+        build_id = json.loads(archive.read("environment.json"))["build_id"]
+    return root / f"{pyz.resolve().name}_{build_id}"
+
+
+def help_orders(python: str, root: Path, tmp_path: Path, **extra: str) -> None:
+    result = run(
+        python, zipapp(), ["help", "/orders"], server_env(root, tmp_path / "s.db", **extra)
+    )
+    assert result.returncode == 0, result.stderr
+    assert "/orders/reconcile" in result.stdout
+
+
+def binaries(site_packages: Path) -> set[str]:
+    return {
+        p.relative_to(site_packages).as_posix()
+        for p in site_packages.rglob("*")
+        if BINARY.fullmatch(p.name)
+    }
+
+
+def test_a_first_start_unpacks_only_what_this_cpython_runs(tmp_path: Path) -> None:
+    root = tmp_path / "shiv"
+    help_orders(sys.executable, root, tmp_path)
+    extraction = extraction_of(zipapp(), root)
+    site_packages = extraction / "site-packages"
+    assert (site_packages / UNPACKED.format(tag=TAG)).is_file()
+    assert not extraction.with_name(extraction.name + ".tmp").exists()
+    found = binaries(site_packages)
+    assert f"pydantic_core/_pydantic_core.cpython-3{sys.version_info[1]}-" in " ".join(found)
+    assert {interpreter_of(f"site-packages/{b}") for b in found} <= {None, TAG}
+    with zipfile.ZipFile(zipapp()) as archive:
+        members = [i for i in archive.infolist() if i.filename.startswith("site-packages/")]
+        for info in members:
+            unpacked = extraction / info.filename
+            if interpreter_of(info.filename) in (None, TAG):
+                assert unpacked.read_bytes() == archive.read(info), info.filename
+            else:
+                assert not unpacked.exists(), f"{info.filename} is for another CPython"
+
+
+def test_every_cpython_here_runs_from_one_shared_extraction(tmp_path: Path) -> None:
+    root = tmp_path / "shiv"
+    pythons = runnable()
+    for python in pythons:
+        help_orders(python.path, root, tmp_path)
+    for python in pythons:  # and each again, once the others added their binaries
+        help_orders(python.path, root, tmp_path)
+    site_packages = extraction_of(zipapp(), root) / "site-packages"
+    tags = {f"cp{p.version.replace('.', '')}" for p in pythons}
+    assert {interpreter_of(f"site-packages/{b}") for b in binaries(site_packages)} == {None} | tags
+    for tag in tags:
+        assert (site_packages / UNPACKED.format(tag=tag)).is_file()
+    assert not list(site_packages.rglob("*.partial"))
+
+
+def test_a_file_missing_from_this_cpythons_set_is_put_back(tmp_path: Path) -> None:
+    """What a start that was adding this CPython's binaries leaves when it is killed: some
+    files, no marker. The next start adds the rest."""
+    root = tmp_path / "shiv"
+    help_orders(sys.executable, root, tmp_path)
+    site_packages = extraction_of(zipapp(), root) / "site-packages"
+    (binary,) = site_packages.glob(f"pydantic_core/_pydantic_core.cpython-3{sys.version_info[1]}-*")
+    binary.unlink()
+    (site_packages / UNPACKED.format(tag=TAG)).unlink()
+    help_orders(sys.executable, root, tmp_path)
+    assert binary.is_file() and (site_packages / UNPACKED.format(tag=TAG)).is_file()
+    assert not list(site_packages.rglob("*.partial"))
+
+
+def test_an_interrupted_first_start_leaves_nothing_a_later_start_uses(tmp_path: Path) -> None:
+    root = tmp_path / "shiv"
+    extraction = extraction_of(zipapp(), root)
+    staging = extraction.with_name(extraction.name + ".tmp") / "site-packages"
+    (staging / "kite_skills").mkdir(parents=True)
+    (staging / "kite_skills" / "__init__.py").write_text(
+        "raise SystemExit('a half tree was used')\n"
+    )
+    (staging / "left-behind.txt").write_text("")
+    help_orders(sys.executable, root, tmp_path)
+    assert not staging.parent.exists()
+    assert not (extraction / "site-packages" / "left-behind.txt").exists()
+
+
+def test_starts_that_overlap_unpack_once(tmp_path: Path) -> None:
+    root = tmp_path / "shiv"
+    env = server_env(root, tmp_path / "s.db")
+    starts = [
+        subprocess.Popen(
+            [sys.executable, str(zipapp()), "help", "/orders"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for _ in range(4)
+    ]
+    for start in starts:
+        out, err = start.communicate(timeout=300)
+        assert start.returncode == 0, err
+        assert "/orders/reconcile" in out
+    assert [p.name for p in root.iterdir() if not p.name.startswith(".")] == [
+        extraction_of(zipapp(), root).name
+    ]
+
+
+def test_shiv_force_extract_is_left_to_shiv(tmp_path: Path) -> None:
+    """SHIV_FORCE_EXTRACT=1 asks shiv to unpack again: shiv does, everything, as before."""
+    root = tmp_path / "shiv"
+    help_orders(sys.executable, root, tmp_path, SHIV_FORCE_EXTRACT="1")
+    site_packages = extraction_of(zipapp(), root) / "site-packages"
+    tags = {interpreter_of(f"site-packages/{b}") for b in binaries(site_packages)}
+    assert tags == {None} | {f"cp{v.replace('.', '')}" for v in PYTHONS}
+
+
+@pytest.mark.parametrize("name", sorted(PLATFORMS))
+def test_each_cpython_unpacks_a_binary_of_its_own_for_every_compiled_module(name: str) -> None:
+    """Statically, for every platform's file: what CPython 3.X unpacks holds no other
+    version's binary, and each extension module the file holds is there for it."""
+    with zipfile.ZipFile(platform_file(name)) as archive:
+        members = [n for n in archive.namelist() if n.startswith("site-packages/")]
+    tagged = [n for n in members if BINARY.fullmatch(n) and interpreter_of(n)]
+    for version in PYTHONS:
+        tag = f"cp{version.replace('.', '')}"
+        own = [n for n in members if interpreter_of(n) in (None, tag)]
+        for member in own:
+            assert not re.search(rf"(cpython-|cp|/cp)3(?!{tag[3:]})\d+[-/]", member), member
+        modules = {
+            re.sub(r"\.(cpython-|cp)3\d+-[^/]*$", "", n)
+            for n in tagged
+            if "/_per_version/" not in n
+        }
+        for module in modules:
+            assert any(n.startswith(module + ".") for n in own if interpreter_of(n) == tag), (
+                f"{name}: CPython {version} unpacks no binary of {module}"
+            )
+
+
+def test_a_python_without_lzma_gets_one_line(tmp_path: Path) -> None:
+    """The compiled binaries are stored with LZMA: a CPython built without the lzma module
+    is told so before anything is unpacked."""
+    shadow = tmp_path / "no-lzma"
+    shadow.mkdir()
+    (shadow / "lzma.py").write_text("raise ImportError(\"No module named '_lzma'\")\n")
+    root = tmp_path / "shiv"
+    env = server_env(root, tmp_path / "s.db", PYTHONPATH=str(shadow))
+    result = run(sys.executable, zipapp(), ["--version"], env)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("kite-skills: this Python (") and "has no lzma module" in line, line
+    assert "liblzma-dev" in line and "MCP client's config" in line
+    assert not extraction_of(zipapp(), root).exists()
