@@ -161,6 +161,7 @@ def import_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[str]]
                 sent = {m["id"] for m in session_messages(era) if "id" in m}
                 assert set(replies) == sent, (python.version, label, err[-3000:])
                 assert all("result" in r for i, r in replies.items() if i != 10), (label, replies)
+                assert replies[11]["result"]["isError"] is True, replies[11]  # type: ignore[index]
             elif label == "dashboard":
                 code, err = dashboard([python.path, str(zipapp())], env)
             else:

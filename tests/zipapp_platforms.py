@@ -147,6 +147,12 @@ def session_messages(era: str = "legacy") -> list[dict[str, object]]:
         {"id": 8, "method": "resources/subscribe", "params": {"uri": "skill://orders/SKILL.md"}},
         {"id": 9, "method": "tools/call", "params": {"name": "skills", "arguments": {}}},
         {"id": 10, "method": "no/such/method"},
+        # Arguments the schema refuses: answered with jsonschema's own messages.
+        {
+            "id": 11,
+            "method": "tools/call",
+            "params": {"name": "skills", "arguments": {"limit": "a"}},
+        },
     ]
     if era == "modern":
         meta = {
