@@ -96,8 +96,10 @@ def _home(env: Mapping[str, str], platform: str) -> Path:
     return Path(pwd.getpwuid(os.getuid()).pw_dir)
 
 
-def migrations() -> list[tuple[int, str]]:
-    """The bundled migrations as ``(version, sql)``, numbered 1..N without gaps."""
+@functools.cache
+def migrations() -> tuple[tuple[int, str], ...]:
+    """The bundled migrations as ``(version, sql)``, numbered 1..N without gaps. Read once: they
+    ship with the program, and every Store.open listed and read their folder again."""
     folder = resources.files("kite_skills.store").joinpath("migrations")
     found: list[tuple[int, str]] = []
     for entry in folder.iterdir():
@@ -107,7 +109,7 @@ def migrations() -> list[tuple[int, str]]:
     found.sort()
     if [v for v, _ in found] != list(range(1, len(found) + 1)):
         raise AssertionError(f"migrations are not numbered 1..N: {[v for v, _ in found]}")
-    return found
+    return tuple(found)
 
 
 LATEST_VERSION: Final = len(migrations())
