@@ -320,20 +320,7 @@ def test_a_server_start_parses_no_markdown(tmp_path: Path) -> None:
         "site-packages/skills_catalog/markdown-facts.json" in zipfile.ZipFile(zipapp()).namelist()
     )
     env = server_env(tmp_path / "shiv", tmp_path / "skills.db", PYTHONPROFILEIMPORTTIME="1")
-    lines = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-    ]
+    lines = session_messages()[:3]  # initialize, notifications/initialized, tools/list
     stdin = "".join(json.dumps(line) + "\n" for line in lines)
     for _ in range(2):  # the first run unpacks; the second is a warm start
         result = run(sys.executable, zipapp(), [], env, stdin=stdin)

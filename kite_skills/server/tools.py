@@ -122,6 +122,11 @@ def argument_problems(schema: Mapping[str, Any], arguments: Any) -> list[str]:
 
         validator = jsonschema.Draft202012Validator(schema)
         _VALIDATORS[id(schema)] = (schema, validator)
+    return validator_problems(validator, arguments)
+
+
+def validator_problems(validator: Any, arguments: Any) -> list[str]:
+    """A jsonschema validator's verdict on ``arguments``, one line a problem, by path."""
     problems = []
     for error in sorted(validator.iter_errors(arguments), key=lambda e: list(e.path)):
         where = "/".join(str(p) for p in error.path) or "arguments"

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kite_skills.server.tools import HELP_INPUT, argument_problems
+from kite_skills.server.tools import HELP_INPUT, argument_problems, validator_problems
 from kite_skills.server.user_skills import NAME_INPUT, SAVE_INPUT, SKILLS_INPUT
 
 SCHEMAS = {"help": HELP_INPUT, "skills": SKILLS_INPUT, "name": NAME_INPUT, "save": SAVE_INPUT}
@@ -23,13 +23,7 @@ KEYS = ["key", "q", "limit", "name", "description", "body", "other"]
 
 def _jsonschema_problems(schema: Mapping[str, Any], arguments: Any) -> list[str]:
     """What every call paid before: jsonschema on every argument set."""
-    validator = jsonschema.Draft202012Validator(schema)
-    problems = []
-    for error in sorted(validator.iter_errors(arguments), key=lambda e: list(e.path)):
-        where = "/".join(str(p) for p in error.path) or "arguments"
-        message = error.message if len(error.message) <= 200 else error.message[:200] + "…"
-        problems.append(f"{where}: {message}")
-    return problems
+    return validator_problems(jsonschema.Draft202012Validator(schema), arguments)
 
 
 EDGES: list[Any] = [
