@@ -28,7 +28,7 @@ _COMPILE = (
 
 def write_later() -> None:
     """Start compiling the loaded modules of the extracted zipapp in the background, once."""
-    if not sys.dont_write_bytecode or "_bootstrap" not in sys.modules:
+    if not sys.dont_write_bytecode or "_kite_skills_start" not in sys.modules:
         return  # bytecode is written as usual, or this is not running from the zipapp
     site = Path(__file__).resolve().parent.parent
     if site.name != "site-packages":

@@ -146,8 +146,8 @@ def _size(directory: Path) -> int:
 
 def _run_doctor(args: argparse.Namespace) -> int:
     print(f"interpreter:   {sys.executable} (CPython {platform.python_version()})")
-    preamble = sys.modules.get("_kite_skills_preamble")
-    target = getattr(preamble, "TARGET", None)
+    start = sys.modules.get("_kite_skills_start")  # the zipapp's (kite_skills/zipapp_start.py)
+    target = getattr(start, "TARGET", None)
     site_packages = Path(__file__).resolve().parents[1]
     if target:
         pythons = target["pythons"]

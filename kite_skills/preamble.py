@@ -1,5 +1,7 @@
-"""Runs first inside the zipapp, before shiv unpacks anything (build.sh puts this file at
-the archive's root and calls it from ``__main__.py`` ahead of shiv's bootstrap).
+"""Runs inside the zipapp before shiv unpacks anything: on a start that finds this CPython's
+files not yet unpacked (``_kite_skills_start``, kite_skills/zipapp_start.py, calls ``main``
+from the archive ahead of shiv's bootstrap), and on every other start from the unpacked copy
+(``refuse_unfit``, ``hold_and_prune``).
 
 It answers, on one stderr line and exit 1 (stdout is the MCP wire), what this machine
 needs when the file cannot run here: the Python versions the file accepts, or, on another
@@ -14,9 +16,7 @@ Standard library only: nothing from the bundle can be imported yet.
 
 from __future__ import annotations
 
-import json
 import os
-import platform
 import re
 import shutil
 import sys
@@ -24,10 +24,6 @@ import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any
-
-# build.sh replaces this line with the platform and interpreters the file was built for,
-# e.g. {"platform": "linux-x86_64", "pythons": ["3.11", "3.12", "3.13", "3.14"]}.
-TARGET: dict[str, Any] | None = None
 
 # Every file build.sh makes: name -> (sys.platform, the platform.machine() values it fits).
 PLATFORMS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -47,8 +43,6 @@ PER_INTERPRETER = re.compile(
     r"site-packages/(?:_per_version/cp3(?P<tree>\d+)/.*"
     r"|.*\.(?:cpython-|cp)3(?P<tag>\d+)-[^/]*\.(?:so|pyd))"
 )
-# In site-packages: every file this CPython ("cp312") uses is there.
-UNPACKED = ".kite-skills-unpacked-{tag}"
 
 
 def platform_for(os_name: str, machine: str) -> str | None:
@@ -98,20 +92,10 @@ def interpreter_problem(
     command = "py -3.13" if os_name == "win32" else "python3.13"
     return (
         f"kite-skills: {archive} runs on {accepted}, but it was started with "
-        f"{platform.python_implementation() if implementation != 'cpython' else 'Python'} {have} "
+        f"{_implementation_name() if implementation != 'cpython' else 'Python'} {have} "
         f"({sys.executable}) — start it with one of those, e.g. '{command} {archive}', and put "
         "that interpreter's full path as the command in your MCP client's config"
     )
-
-
-def shiv_root(environment: dict[str, Any], environ: dict[str, str] | os._Environ[str]) -> Path:
-    """Where shiv unpacks, computed as shiv's bootstrap does."""
-    root = environ.get("SHIV_ROOT") or environment.get("root")
-    if root:
-        if root.startswith("$"):
-            root = environ.get(root[1:], root[1:])
-        return Path(root).expanduser()
-    return Path("~/.shiv").expanduser()
 
 
 def unwritable_problem(root: Path, unpacked: Path) -> str | None:
@@ -172,7 +156,7 @@ def _write_all(
             pass  # each result is None; iterating raises the first failure here
 
 
-def unpack(archive: zipfile.ZipFile, extraction: Path, tag: str) -> None:
+def unpack(archive: zipfile.ZipFile, extraction: Path, tag: str, marker: str) -> None:
     """Unpack what CPython ``tag`` ("cp312") runs into ``extraction``, as shiv would.
 
     shiv's protocol: under its lock file ``.<name>_lock``, everything is written to
@@ -180,12 +164,11 @@ def unpack(archive: zipfile.ZipFile, extraction: Path, tag: str) -> None:
     tree that a later one uses; shiv's bootstrap unpacks only when ``<name>/site-packages``
     is missing. The binaries built for the other CPythons are left out (a third of the
     bytes). When another CPython unpacked this extraction first, this one's files are added
-    beside the others, each renamed into place; the marker ``UNPACKED`` says they are all
-    there, and is written last."""
+    beside the others, each renamed into place; the file ``marker`` in site-packages says
+    they are all there, and is written last."""
     from _bootstrap.filelock import FileLock  # shiv's own lock, the one its bootstrap takes
 
     site_packages = extraction / "site-packages"
-    marker = UNPACKED.format(tag=tag)
     if (site_packages / marker).exists():
         return
     wanted = [
@@ -287,37 +270,62 @@ def hold_and_prune(root: Path, extraction: Path, prune: bool) -> int | None:
     return held
 
 
-def main() -> None:
-    """Check the interpreter and the cache directory; exit 1 with one line if unfit."""
-    archive = sys.argv[0]
-    target = TARGET
-    if target is not None:
-        message = interpreter_problem(
-            target,
-            sys.implementation.name,
-            (sys.version_info[0], sys.version_info[1]),
-            sys.platform,
-            platform.machine(),
-            Path(archive).name,
-        )
-        if message:
-            print(message, file=sys.stderr)  # noqa: T201
-            sys.exit(1)
-    tag = f"cp{sys.version_info[0]}{sys.version_info[1]}"
-    with zipfile.ZipFile(archive) as zf:
-        environment = json.loads(zf.read("environment.json"))
-        root = shiv_root(environment, os.environ)
-        extraction = root / f"{Path(archive).resolve().name}_{environment['build_id']}"
-        unpacked = extraction / "site-packages" / UNPACKED.format(tag=tag)
-        message = unwritable_problem(root, unpacked)
-        if not message and not unpacked.is_file():
-            message = lzma_problem(Path(archive).name)
-        if message:
-            print(message, file=sys.stderr)  # noqa: T201
-            sys.exit(1)
-        force = os.environ.get("SHIV_FORCE_EXTRACT", environment.get("always_write_cache"))
-        if str(force).lower() not in ("yes", "true", "t", "1"):  # shiv's reading of it
-            unpack(zf, extraction, tag)
+def _implementation_name() -> str:
+    import platform
+
+    return platform.python_implementation()
+
+
+def machine() -> str:
+    """What ``platform.machine()`` answers, without importing ``platform`` where ``os.uname``
+    has it (every OS but Windows)."""
+    if hasattr(os, "uname"):
+        return os.uname().machine
+    import platform
+
+    return platform.machine()
+
+
+def refuse_unfit(target: dict[str, Any] | None, archive: str) -> None:
+    """Exit 1 with one stderr line when this interpreter or machine cannot run the file built
+    for ``target`` (None: not a built file, nothing to check)."""
+    if target is None:
+        return
+    message = interpreter_problem(
+        target,
+        sys.implementation.name,
+        (sys.version_info[0], sys.version_info[1]),
+        sys.platform,
+        machine(),
+        Path(archive).name,
+    )
+    if message:
+        print(message, file=sys.stderr)  # noqa: T201
+        sys.exit(1)
+
+
+def main(
+    target: dict[str, Any] | None,
+    archive: str,
+    environment: dict[str, Any],
+    root: Path,
+    extraction: Path,
+    unpacked: Path,
+) -> None:
+    """Check the interpreter and the cache directory (exit 1 with one line if unfit), unpack
+    what this CPython runs unless the marker file ``unpacked`` is there, then hold the
+    extraction and prune the others."""
+    refuse_unfit(target, archive)
+    message = unwritable_problem(root, unpacked)
+    if not message and not unpacked.is_file():
+        message = lzma_problem(Path(archive).name)
+    if message:
+        print(message, file=sys.stderr)  # noqa: T201
+        sys.exit(1)
+    force = os.environ.get("SHIV_FORCE_EXTRACT", environment.get("always_write_cache"))
+    if str(force).lower() not in ("yes", "true", "t", "1"):  # shiv's reading of it
+        with zipfile.ZipFile(archive) as zf:
+            unpack(zf, extraction, f"cp{sys.version_info[0]}{sys.version_info[1]}", unpacked.name)
     held = hold_and_prune(root, extraction, prune=os.environ.get(KEEP_CACHE) != "1")
     if held is not None:
         _HELD.append(held)

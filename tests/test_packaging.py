@@ -68,8 +68,9 @@ def third_party_imports() -> set[str]:
                 found |= {alias.name.split(".")[0] for alias in node.names}
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 found.add(node.module.split(".")[0])
-    # _bootstrap is shiv's bootstrap at the zipapp's root: the preamble takes its file lock.
-    inside = {"kite_skills", "skills_catalog", "_bootstrap"}
+    # At the zipapp's root: shiv's bootstrap (the preamble takes its file lock; the start runs
+    # it) and the preamble (the start runs the archive's copy before anything is unpacked).
+    inside = {"kite_skills", "skills_catalog", "_bootstrap", "_kite_skills_preamble"}
     return found - set(sys.stdlib_module_names) - inside
 
 

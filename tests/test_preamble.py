@@ -16,9 +16,9 @@ from kite_skills.preamble import (
     interpreter_of,
     interpreter_problem,
     platform_for,
-    shiv_root,
     unwritable_problem,
 )
+from kite_skills.zipapp_start import shiv_root
 
 LINUX = {"platform": "linux-x86_64", "pythons": ["3.11", "3.12", "3.13", "3.14"]}
 MAC = {"platform": "macos-arm64", "pythons": ["3.11", "3.12", "3.13", "3.14"]}

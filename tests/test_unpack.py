@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from kite_skills.preamble import PLATFORMS, UNPACKED, interpreter_of
+from kite_skills.preamble import PLATFORMS, interpreter_of
+from kite_skills.zipapp_start import UNPACKED
 
 from .server.harness import server_env, zipapp
 from .zipapp_platforms import PYTHONS, platform_file, run, runnable

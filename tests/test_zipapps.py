@@ -12,6 +12,7 @@ and the same pure-Python files as the host's, byte for byte.
 from __future__ import annotations
 
 import json
+import os
 import platform
 import re
 import subprocess
@@ -248,7 +249,7 @@ def comparable(archive: zipfile.ZipFile) -> dict[str, bytes]:
         n = info.filename
         if (
             n.endswith((".so", ".pyd", ".dll"))
-            or n in ("environment.json", "_kite_skills_preamble.py")
+            or n in ("environment.json", "_kite_skills_start.py")
             or re.search(r"\.dist-info/(RECORD|WHEEL|sboms/)", n)
             or "/_per_version/" in n
             or n.endswith(("/kite-skills-per-version.pth", "/_kite_skills_per_version.py"))
@@ -329,3 +330,29 @@ def test_a_server_start_parses_no_markdown(tmp_path: Path) -> None:
         modules = imported_modules(result.stderr)
         assert "kite_skills.catalog.loader" in modules
         assert not {m for m in modules if m.startswith(("markdown_it", "mdurl"))}
+
+
+def test_a_warm_start_runs_without_shivs_bootstrap_unless_a_shiv_setting_asks(
+    tmp_path: Path,
+) -> None:
+    """Once this CPython's files are unpacked, the start puts them on sys.path itself: neither
+    shiv's bootstrap nor the archive's copy of the preamble is compiled and run again (the
+    unpacked preamble still checks the machine and holds the cache). A SHIV_* setting other
+    than SHIV_ROOT is shiv's to read, so such a start still goes through shiv's bootstrap."""
+    env = server_env(tmp_path / "shiv", tmp_path / "skills.db", PYTHONPROFILEIMPORTTIME="1")
+    first = run(sys.executable, zipapp(), ["--version"], env)
+    warm = run(sys.executable, zipapp(), ["--version"], env)
+    for result in (first, warm):
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert result.stdout.startswith("kite-skills ")
+    assert {"_bootstrap", "_kite_skills_preamble"} <= imported_modules(first.stderr)
+    warm_modules = imported_modules(warm.stderr)
+    assert not {"_bootstrap", "_kite_skills_preamble"} & warm_modules
+    assert "kite_skills.preamble" in warm_modules  # the unpacked copy's checks ran
+    (lock,) = (tmp_path / "shiv").glob(".kite-skills.pyz_*.kite-skills-in-use")
+    assert lock.is_file()
+
+    env.pop("PYTHONPROFILEIMPORTTIME")
+    shiv_said = run(sys.executable, zipapp(), [], {**env, "SHIV_ENTRY_POINT": "os:getcwd"})
+    assert shiv_said.returncode == 1  # shiv's bootstrap exits with what the entry point returned
+    assert shiv_said.stderr.strip() == os.getcwd()

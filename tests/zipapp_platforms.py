@@ -92,9 +92,9 @@ def host_name() -> str:
 
 
 def built_target(pyz: Path) -> dict[str, object]:
-    """The TARGET build.sh wrote into the file's preamble."""
+    """The TARGET build.sh wrote into the file's start module."""
     with zipfile.ZipFile(pyz) as archive:
-        source = archive.read("_kite_skills_preamble.py").decode()
+        source = archive.read("_kite_skills_start.py").decode()
     line = next(ln for ln in source.splitlines() if ln.startswith("TARGET: "))
     return ast.literal_eval(line.split(" = ", 1)[1])
 

@@ -70,8 +70,8 @@ MERGED_BY_LINE = re.compile(r"[^/]+\.dist-info/(RECORD|WHEEL)")
 # A compiled wheel's software bill of materials describes that one wheel's build: when the
 # versions' copies differ, each is kept under its interpreter's name (x.cp311.json).
 PER_WHEEL = re.compile(r"[^/]+\.dist-info/sboms/.+")
-# The archive's first module: the preamble's syntax needs Python 3.7, so older ones are
-# answered here, in syntax every Python reads.
+# The archive's first module: the start's and the preamble's syntax needs Python 3.7, so
+# older ones are answered here, in syntax every Python reads.
 FIRST = """import sys
 
 
@@ -83,12 +83,9 @@ def main():
             % (sys.version_info[0], sys.version_info[1], sys.executable, sys.argv[0])
         )
         sys.exit(1)
-    import _kite_skills_preamble
+    import _kite_skills_start
 
-    _kite_skills_preamble.main()
-    import _bootstrap
-
-    _bootstrap.bootstrap()
+    _kite_skills_start.main()
 """
 # Compiled binaries are stored with LZMA, a quarter smaller than deflate, which keeps each
 # file under 15 MB with four CPythons' binaries in it. Only the preamble and shiv's
@@ -292,13 +289,11 @@ def pack(site_packages: Path, out: Path, target: str) -> None:
     from shiv.cli import find_entry_point
     from shiv.constants import BUILD_AT_TIMESTAMP_FORMAT, SOURCE_DATE_EPOCH_DEFAULT
 
-    preamble = (ROOT / "kite_skills" / "preamble.py").read_text()
+    start = (ROOT / "kite_skills" / "zipapp_start.py").read_text()
     value = repr({"platform": target, "pythons": PYTHONS})
-    preamble, count = re.subn(
-        r"(?m)^TARGET: .*$", f"TARGET: dict[str, Any] | None = {value}", preamble
-    )
+    start, count = re.subn(r"(?m)^TARGET: .*$", f"TARGET: dict[str, Any] | None = {value}", start)
     if count != 1:
-        sys.exit("zipapps.py: kite_skills/preamble.py has no 'TARGET: ...' line to fill in")
+        sys.exit("zipapps.py: kite_skills/zipapp_start.py has no 'TARGET: ...' line to fill in")
     built_at = datetime.fromtimestamp(SOURCE_DATE_EPOCH_DEFAULT, UTC)
     env = Environment(
         built_at=built_at.strftime(BUILD_AT_TIMESTAMP_FORMAT),
@@ -320,7 +315,8 @@ def pack(site_packages: Path, out: Path, target: str) -> None:
     with zipfile.ZipFile(out, "a") as archive:
         for name, text in [
             ("_kite_skills_first.py", first),
-            ("_kite_skills_preamble.py", preamble),
+            ("_kite_skills_start.py", start),
+            ("_kite_skills_preamble.py", (ROOT / "kite_skills" / "preamble.py").read_text()),
         ]:
             info = zipfile.ZipInfo(name, date_time=built_at.timetuple()[:6])
             info.compress_type = zipfile.ZIP_DEFLATED
