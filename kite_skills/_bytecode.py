@@ -36,10 +36,14 @@ def write_later() -> None:
     marker = site / _MARKER.format(tag=sys.implementation.cache_tag)
     if marker.exists():
         return
+    loaded = [getattr(module, "__file__", None) for module in list(sys.modules.values())]
+    # A warm start also loads the unpacked preamble (kite_skills/zipapp_start.py); a first
+    # start, which runs the archive's copy, does not.
+    loaded.append(str(site / "kite_skills" / "preamble.py"))
     sources = [
         path
-        for module in list(sys.modules.values())
-        if (path := getattr(module, "__file__", None))
+        for path in dict.fromkeys(loaded)
+        if path
         and path.endswith(".py")
         and path.startswith(str(site))
         and not Path(cache_from_source(path)).exists()

@@ -115,6 +115,9 @@ class Prompts:
         if self._store is None:
             return []
         try:
+            unchanged = self._store.unchanged_live_summaries()  # in place: it never waits
+            if unchanged is not None:
+                return unchanged
             live: list[SkillSummary] = await anyio.to_thread.run_sync(self._store.live_summaries)
         except StoreError as exc:
             log.warning("prompts/list leaves out your own skills: %s", exc)

@@ -600,6 +600,31 @@ class Store:
                 self._summaries_read = (mark, self._summaries(rows))
             return list(self._summaries_read[1])
 
+    def unchanged_live_summaries(self) -> list[SkillSummary] | None:
+        """What :meth:`live_summaries` last answered, when it would answer the same now, found
+        without waiting and without reading a row: one ``stat`` and one PRAGMA. None when
+        that cannot be told this way (another thread is using the store, the file was
+        replaced or is gone, nothing was listed yet, or something changed): then call
+        :meth:`live_summaries`. Made for an event loop, which must never wait on a write."""
+        if self._summaries_read is None or not self._lock.acquire(blocking=False):
+            return None
+        try:
+            if self._closed:
+                return None
+            if self._identity is not None:
+                found = self._stat()
+                if found is None or _identity(found) != self._identity:
+                    return None
+            try:
+                version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+            except _STORE_FAILURES:
+                return None
+            mark = (self._version_base, version, self._conn.total_changes)
+            read = self._summaries_read
+            return list(read[1]) if read is not None and read[0] == mark else None
+        finally:
+            self._lock.release()
+
     def live_skills(self) -> list[Skill]:
         """Every live skill with its text, sorted by name (what MCP serves as resources).
         A skill whose text is not valid UTF-8 is left out and logged once."""
