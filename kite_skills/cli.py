@@ -3,14 +3,17 @@ for people (browse the catalog, validate an author's directory, manage their ski
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import CatalogError, KiteError, UnknownHelpKey
 from .store import default_db_path
+
+if TYPE_CHECKING:
+    import argparse  # imported where a parser is built: a server start needs none
 
 
 def _run_help(args: argparse.Namespace) -> int:
@@ -49,7 +52,7 @@ def _run_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_server(args: argparse.Namespace) -> int:
+def _run_server(args: argparse.Namespace | None) -> int:
     from . import _bytecode
     from .server.app import serve_stdio  # the MCP stack loads only in server mode
 
@@ -66,6 +69,8 @@ def _run_dashboard(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
     from . import cli_setup, cli_skills
 
     parser = argparse.ArgumentParser(
@@ -132,12 +137,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    if not (sys.argv[1:] if argv is None else argv):
-        # How MCP clients launch it: no parser to build, no person's command to import.
-        args = argparse.Namespace(run=_run_server)
-    else:
-        args = build_parser().parse_args(argv)
     try:
+        if not (sys.argv[1:] if argv is None else argv):
+            # How MCP clients launch it: no parser to build, no person's command to import.
+            return _run_server(None)
+        args = build_parser().parse_args(argv)
         return int(args.run(args))
     except KiteError as exc:
         print(f"kite-skills: error: {exc}", file=sys.stderr)

@@ -330,6 +330,7 @@ def test_a_server_start_parses_no_markdown(tmp_path: Path) -> None:
         modules = imported_modules(result.stderr)
         assert "kite_skills.catalog.loader" in modules
         assert not {m for m in modules if m.startswith(("markdown_it", "mdurl"))}
+        assert "argparse" not in modules  # serving builds no command-line parser
 
 
 def test_a_warm_start_runs_without_shivs_bootstrap_unless_a_shiv_setting_asks(
