@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import KiteError
-from .store import LATEST_VERSION, default_db_path, describe
+from .store import LATEST_VERSION, default_db_path
+from .store.report import describe
 
 SERVER_NAME = "kite-skills"
 

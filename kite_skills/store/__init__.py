@@ -2,13 +2,13 @@
 
 A pure library (no MCP, no printing, no environment). Read with :class:`Store`; write through
 :mod:`kite_skills.store.agent` (what an MCP client may do) or :mod:`kite_skills.store.human`
-(what a person may do, from the dashboard or the CLI).
+(what a person may do, from the dashboard or the CLI). :mod:`kite_skills.store.report`
+describes a store file for ``kite-skills doctor`` without opening it as a store.
 """
 
 from .db import LATEST_VERSION, Store, default_db_path
 from .lifecycle import ARCHIVED, DRAFT, LIVE, STATES
 from .records import ActionResult, AuditEntry, Revision, SaveResult, Skill, SkillSummary
-from .report import StoreReport, describe
 
 __all__ = [
     "ARCHIVED",
@@ -23,7 +23,5 @@ __all__ = [
     "Skill",
     "SkillSummary",
     "Store",
-    "StoreReport",
     "default_db_path",
-    "describe",
 ]
