@@ -32,10 +32,10 @@ from ..store import Store
 from . import stdio
 from .changes import PEER, LegacyPeer
 from .directory import METHOD as DIRECTORY_READ
-from .directory import SKILLS_SETTINGS, DirectoryReadParams, directory_read
+from .directory import SKILLS_SETTINGS, directory_read
 from .negotiation import SKILLS_EXTENSION, client_has_skills
 from .prompts import Prompts, legacy_cache_fields
-from .skills_extension import SkillsGetParams, SkillsListParams, skills_get, skills_list
+from .skills_extension import CatalogParams, skills_get, skills_list
 from .stdio import shown
 from .tools import ToolResult, ToolSpec, help_tool, tool_error
 from .user_skills import UserSkills
@@ -188,9 +188,9 @@ def build_server(
         on_list_prompts=prompts.list,
         on_get_prompt=prompts.get,
     )
-    server.add_request_handler("skills/list", SkillsListParams, skills_list(catalog))
-    server.add_request_handler("skills/get", SkillsGetParams, skills_get(catalog))
-    server.add_request_handler(DIRECTORY_READ, DirectoryReadParams, directory_read(catalog))
+    server.add_request_handler("skills/list", CatalogParams, skills_list(catalog))
+    server.add_request_handler("skills/get", CatalogParams, skills_get(catalog))
+    server.add_request_handler(DIRECTORY_READ, CatalogParams, directory_read(catalog))
     server.extensions[SKILLS_EXTENSION] = dict(SKILLS_SETTINGS)
     server.middleware.append(_internal_errors)
     server.middleware.append(session_rules)

@@ -8,26 +8,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp import types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from ..catalog import Catalog
 from ..errors import DirectoryReadError
-from .skills_extension import CACHE_FIELDS
+from .skills_extension import CACHE_FIELDS, CatalogParams
 
 METHOD = "resources/directory/read"
 SKILLS_SETTINGS: dict[str, Any] = {"directoryRead": True}
 
 
-class DirectoryReadParams(types.RequestParams):
-    uri: Any = None  # checked by the catalog so that each refusal names its problem
-    cursor: Any = None
-
-
 def directory_read(catalog: Catalog):
-    async def handle(ctx: ServerRequestContext[Any, Any], params: DirectoryReadParams) -> dict:
+    async def handle(ctx: ServerRequestContext[Any, Any], params: CatalogParams) -> dict:
         try:
             page = catalog.directory(params.uri, params.cursor)
         except DirectoryReadError as exc:

@@ -16,16 +16,18 @@ from .stdio import shown
 CACHE_FIELDS = {"resultType": "complete", "ttlMs": 300_000, "cacheScope": "public"}
 
 
-class SkillsListParams(types.RequestParams):
+class CatalogParams(types.RequestParams):
+    """The params of ``skills/list``, ``skills/get`` and ``resources/directory/read`` (one
+    model for the three: each handler reads what it takes, and params it does not take are
+    ignored, as the SDK's own models ignore them). Any type passes here; each handler checks
+    the values itself, so that every refusal names its problem."""
+
+    uri: Any = None
     cursor: Any = None
 
 
-class SkillsGetParams(types.RequestParams):
-    uri: Any = None  # checked by hand so that each error names its problem
-
-
 def skills_list(catalog: Catalog):
-    async def handle(ctx: ServerRequestContext[Any, Any], params: SkillsListParams) -> dict:
+    async def handle(ctx: ServerRequestContext[Any, Any], params: CatalogParams) -> dict:
         if params.cursor not in (None, ""):
             raise MCPError(
                 INVALID_PARAMS,
@@ -39,7 +41,7 @@ def skills_list(catalog: Catalog):
 
 
 def skills_get(catalog: Catalog):
-    async def handle(ctx: ServerRequestContext[Any, Any], params: SkillsGetParams) -> dict:
+    async def handle(ctx: ServerRequestContext[Any, Any], params: CatalogParams) -> dict:
         uri = params.uri
         if uri is None:
             raise MCPError(
