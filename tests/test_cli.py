@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import subprocess
+import sys
 from importlib import resources
 from pathlib import Path
 
@@ -88,3 +91,28 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--version"])
     assert info.value.code == 0
     assert capsys.readouterr().out.strip() == f"kite-skills {__version__}"
+
+
+def test_the_server_collects_garbage_again_once_the_mcp_stack_has_loaded(tmp_path: Path) -> None:
+    """The cyclic collector is off while the server loads (a tenth of a start); the objects
+    loaded then are frozen out of its scans, and it must be on again for what requests
+    create, or a long-running server would never free a reference cycle."""
+    probe = (
+        "import gc, sys\n"
+        "from kite_skills.cli import main\n"
+        "sys.argv = ['kite-skills']\n"
+        "code = main()\n"
+        "print(code, gc.isenabled(), gc.get_freeze_count())\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        stdin=subprocess.DEVNULL,  # stdin at its end: the server stops once it has started
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "KITE_SKILLS_DB": str(tmp_path / "s.db")},
+    )
+    assert result.returncode == 0, result.stderr
+    code, enabled, frozen = result.stdout.split()
+    assert (code, enabled) == ("0", "True")
+    assert int(frozen) > 50_000  # the MCP stack's objects, out of every later scan
