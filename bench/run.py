@@ -124,6 +124,12 @@ INIT = {
 }
 
 
+def settle() -> None:
+    """Write what the subjects unpacked to disk now. Left to the kernel, the 30 MB a first run
+    writes is flushed some 30 s later, in the middle of whatever is being timed then."""
+    os.sync()
+
+
 def first_response(command: list[str], env: dict[str, str], era: str) -> float:
     """Seconds from spawn to the tools/list reply (legacy: after initialize; modern: after
     server/discover)."""
@@ -354,6 +360,7 @@ def startup(res: Results, pyz: Path, base: Path, pythons: list[tuple[str, str]],
                 for name, command, subject_env in subjects:
                     samples[name].append(first_response(command, subject_env, era))
                 shutil.rmtree(work / f"cold-{label}-{era}-{n}", ignore_errors=True)
+                settle()
             path = "initialize + tools/list" if era == "legacy" else "server/discover + tools/list"
             med = {k: statistics.median(v) for k, v in samples.items()}
             for top, bottom, measure, limit in (
@@ -393,6 +400,7 @@ def requests(res: Results, pyz: Path, base: Path, py: str, runs: int, work: Path
     env = {**os.environ, "SHIV_ROOT": str(work / "warm-requests"), "KITE_SKILLS_DB": str(db)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     _first_run_memory(res, pyz, base, py, env)  # which also leaves both unpacked: warm
+    settle()
     ours = Session([py, str(pyz)], env)
     baseline = Session([py, str(base)], env)
     saved = iter(range(10**6))
@@ -693,6 +701,7 @@ def store_scale(res: Results, sizes: list[int], runs: int, pyz: Path, py: str,
         with Store.open(db) as store:
             human.import_skills(store, synthetic(n), via="cli", who="bench")
         say(f"  built {n:,} live skills in {time.perf_counter() - started:.1f} s")
+        settle()
         with Store.open(db) as store:
             for label, q in QUERY_CLASSES:
                 store.search(q)
@@ -966,19 +975,24 @@ def main(argv: list[str] | None = None) -> int:
         say("== baseline zipapp (bench/minimal_server.py over the same site-packages)")
         base = build_baseline(pyz, work)
         if "1" in only:
+            settle()
             say("== 1. time to first response")
             startup(res, pyz, base, pythons[:1] if tiny else pythons, 2 if tiny else 10, work)
         if only & {"2", "5"}:
+            settle()
             say("== 2. request cost (and 5. memory)")
             requests(res, pyz, base, main_py, 4 if tiny else 200, work)
         if "3" in only:
+            settle()
             say("== 3. catalog scale")
             catalog_scale(res, [10, 100] if tiny else [10, 100, 1000, 10000], work)
         if "4" in only:
+            settle()
             say("== 4. store scale")
             sizes = [100, 300] if tiny else [1000, 10000, 100000]
             store_scale(res, sizes, 5 if tiny else 100, pyz, main_py, work, 2 if tiny else 20)
         if "6" in only:
+            settle()
             say("== 6. artefacts")
             artefacts(res, pyz, main_py, work)
     info = machine()
