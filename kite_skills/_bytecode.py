@@ -6,8 +6,10 @@ skip compiling. With PYTHONDONTWRITEBYTECODE=1 in the environment (some MCP clie
 sandboxes set it) no ``.pyc`` is ever written and *every* start compiles the whole MCP SDK
 again, which measured ~1.5× the normal start (bench/run.py, section 1). The variable is meant
 to keep bytecode out of source trees; the shiv cache is a cache the zipapp made itself. So once
-per extraction a detached, low-priority process writes the ``.pyc`` of the modules this
-process loaded there, and later starts read them (the variable stops writing, not reading).
+per extraction, when the server stops (by then every module a session loads is loaded, the
+event loop's among them), a detached, low-priority process writes the ``.pyc`` of the modules
+this process loaded there, and later starts read them (the variable stops writing, not
+reading).
 """
 
 from __future__ import annotations

@@ -66,9 +66,11 @@ def _run_server(args: argparse.Namespace | None) -> int:
     finally:
         gc.freeze()
         gc.enable()
-    _bytecode.write_later()
     db = getattr(args, "db", None)
-    return serve_stdio(Path(db) if db else default_db_path(os.environ))
+    try:
+        return serve_stdio(Path(db) if db else default_db_path(os.environ))
+    finally:
+        _bytecode.write_later()  # once served, every module a session loads is loaded
 
 
 def _run_dashboard(args: argparse.Namespace) -> int:
