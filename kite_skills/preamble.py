@@ -326,9 +326,4 @@ def main(
     if str(force).lower() not in ("yes", "true", "t", "1"):  # shiv's reading of it
         with zipfile.ZipFile(archive) as zf:
             unpack(zf, extraction, f"cp{sys.version_info[0]}{sys.version_info[1]}", unpacked.name)
-    held = hold_and_prune(root, extraction, prune=os.environ.get(KEEP_CACHE) != "1")
-    if held is not None:
-        _HELD.append(held)
-
-
-_HELD: list[int] = []  # the in-use lock, open until the process ends
+    hold_and_prune(root, extraction, prune=os.environ.get(KEEP_CACHE) != "1")

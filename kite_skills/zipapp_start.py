@@ -46,13 +46,9 @@ def extraction_of(archive: str, environment: Mapping[str, Any], root: Path) -> P
     return root / f"{Path(archive).resolve().name}_{environment['build_id']}"
 
 
-def warm_site_packages(extraction: Path, environ: Mapping[str, str], tag: str) -> Path | None:
-    """The extraction's site-packages when every file CPython ``tag`` runs is there and no
-    SHIV_* setting other than SHIV_ROOT asks shiv's bootstrap for something; else None."""
-    if any(name.startswith("SHIV_") and name != "SHIV_ROOT" for name in environ):
-        return None
-    site_packages = extraction / "site-packages"
-    return site_packages if (site_packages / UNPACKED.format(tag=tag)).is_file() else None
+def asks_shiv(environ: Mapping[str, str]) -> bool:
+    """Whether a SHIV_* setting other than SHIV_ROOT asks shiv's bootstrap for something."""
+    return any(name.startswith("SHIV_") and name != "SHIV_ROOT" for name in environ)
 
 
 def add_site_packages(site_packages: Path) -> None:
@@ -73,12 +69,11 @@ def main() -> None:
     environment = json.loads(zipimport.zipimporter(archive).get_data("environment.json"))
     root = shiv_root(environment, os.environ)
     extraction = extraction_of(archive, environment, root)
-    tag = f"cp{sys.version_info[0]}{sys.version_info[1]}"
-    site_packages = warm_site_packages(extraction, os.environ, tag)
-    if site_packages is None:
+    site_packages = extraction / "site-packages"
+    unpacked = site_packages / UNPACKED.format(tag=f"cp{sys.version_info[0]}{sys.version_info[1]}")
+    if asks_shiv(os.environ) or not unpacked.is_file():
         import _kite_skills_preamble  # type: ignore[import-not-found]  # the archive's copy
 
-        unpacked = extraction / "site-packages" / UNPACKED.format(tag=tag)
         _kite_skills_preamble.main(TARGET, archive, environment, root, extraction, unpacked)
         import _bootstrap  # type: ignore[import-not-found]  # shiv's, at the archive's root
 

@@ -593,8 +593,7 @@ class Store:
         (``total_changes``) and the path still names the same file, a call costs one PRAGMA.
         """
         with self._read() as conn:
-            version = int(conn.execute("PRAGMA data_version").fetchone()[0])
-            mark = (self._version_base, version, conn.total_changes)
+            mark = self._summaries_mark(conn)
             if self._summaries_read is None or self._summaries_read[0] != mark:
                 rows = conn.execute(_sql.LIVE_SUMMARIES).fetchall()
                 self._summaries_read = (mark, self._summaries(rows))
@@ -609,21 +608,22 @@ class Store:
         if self._summaries_read is None or not self._lock.acquire(blocking=False):
             return None
         try:
-            if self._closed:
+            if self._closed or not self._same_file():
                 return None
-            if self._identity is not None:
-                found = self._stat()
-                if found is None or _identity(found) != self._identity:
-                    return None
             try:
-                version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+                mark = self._summaries_mark(self._conn)
             except _STORE_FAILURES:
                 return None
-            mark = (self._version_base, version, self._conn.total_changes)
             read = self._summaries_read
             return list(read[1]) if read is not None and read[0] == mark else None
         finally:
             self._lock.release()
+
+    def _summaries_mark(self, conn: sqlite3.Connection) -> tuple[int, int, int]:
+        """What the live skills' listing is kept against: the file (``_version_base``),
+        other connections' commits (``PRAGMA data_version``) and this one's changes."""
+        version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+        return (self._version_base, version, conn.total_changes)
 
     def live_skills(self) -> list[Skill]:
         """Every live skill with its text, sorted by name (what MCP serves as resources).
