@@ -38,6 +38,25 @@ def pytest_report_header() -> str:
     return f"hypothesis profile: {_CHOSEN} (derandomize={settings.default.derandomize})"
 
 
+BUILT_FIXTURES = frozenset({"pyz", "raw"})  # each runs dist/kite-skills.pyz
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that asks for the built zipapp must carry ``@pytest.mark.zipapp``, so that
+    ``pytest -m "not zipapp"`` (the build-free inner loop) never needs a build."""
+    unmarked = [
+        item.nodeid
+        for item in items
+        if BUILT_FIXTURES & set(getattr(item, "fixturenames", ()))
+        and item.get_closest_marker("zipapp") is None
+    ]
+    if unmarked:
+        raise pytest.UsageError(
+            "these tests use the built zipapp (fixture pyz or raw) but lack "
+            "@pytest.mark.zipapp — mark them: " + ", ".join(unmarked)
+        )
+
+
 @pytest.fixture
 def shared() -> Iterator[Path]:
     """A temporary folder the unprivileged user of ``tests/store/helpers.unprivileged`` can

@@ -8,6 +8,10 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.zipapp  # ./build.sh bench runs the built zipapp
+
 ROOT = Path(__file__).resolve().parents[1]
 SECTIONS = {
     "1. time to first response",

@@ -18,6 +18,8 @@ import pytest
 
 from kite_skills.preamble import PLATFORMS
 
+pytestmark = pytest.mark.zipapp  # ./build.sh --wheelhouse and the built dist/kite-skills.pyz
+
 ROOT = Path(__file__).resolve().parents[1]
 SLOW = os.environ.get("KITE_SKILLS_SLOW") == "1"
 

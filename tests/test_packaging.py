@@ -18,6 +18,8 @@ from kite_skills import __version__
 
 from .zipapp_platforms import runnable
 
+pytestmark = pytest.mark.zipapp  # the built wheel (dist/) and wheelhouse (.build/wheels)
+
 ROOT = Path(__file__).resolve().parents[1]
 WHEEL = ROOT / "dist" / f"kite_skills-{__version__}-py3-none-any.whl"
 

@@ -116,3 +116,46 @@ def test_load_raises_one_error_with_the_whole_list(tmp_path: Path) -> None:
 def test_missing_directory(tmp_path: Path) -> None:
     problems = catalog.check(tmp_path / "nope")
     assert [p.code for p in problems] == ["no-catalog"]
+
+
+@pytest.mark.parametrize(("length", "refused"), [(64, False), (65, True)])
+def test_a_skill_name_may_have_64_characters_not_65(
+    tmp_path: Path, length: int, refused: bool
+) -> None:
+    name = "a" * (length - 33) + "-" + "b" * 32
+    assert len(name) == length
+    files = dict(FILES)
+    files[f"{name}/SKILL.md"] = f"---\nname: {name}\ndescription: Long.\n---\n# Long\n".encode()
+    root = write_catalog(tmp_path / "c", files)
+    problems = [str(p) for p in catalog.check(root)]
+    expected = [f"{root}/{name}/SKILL.md:2: 'name' exceeds 64 characters ({length})"]
+    assert problems == (expected if refused else [])
+
+
+@pytest.mark.parametrize(
+    ("broken", "own_code"),
+    [
+        ("# Caf\u00e9\n".encode("latin-1"), "not-utf8"),
+        (b"---\ndescription: [unclosed\n---\n# Prepare\n", "frontmatter"),
+    ],
+)
+def test_a_link_to_a_page_that_failed_to_parse_is_reported_where_it_is(
+    tmp_path: Path, broken: bytes, own_code: str
+) -> None:
+    """orders/SKILL.md and orders/examples/market.md link to prepare.md; when prepare.md
+    cannot be read, each linking page says so too, not only prepare.md itself."""
+    files = dict(FILES)
+    files["orders/prepare.md"] = broken
+    root = write_catalog(tmp_path / "c", files)
+    problems = catalog.check(root)
+    assert codes(root, problems) == [
+        ("orders/SKILL.md", "link"),
+        ("orders/examples/market.md", "link"),
+        ("orders/prepare.md", own_code),
+    ]
+    assert str(problems[0]) == (
+        f"{root}/orders/SKILL.md:10: link 'prepare.md' is broken — no such catalog file"
+    )
+    assert str(problems[1]) == (
+        f"{root}/orders/examples/market.md:3: link '../prepare.md' is broken — no such catalog file"
+    )

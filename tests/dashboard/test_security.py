@@ -11,10 +11,13 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
 from starlette.testclient import TestClient
 
+from kite_skills.dashboard.app import build_app
 from kite_skills.dashboard.security import CSP, Door
 from kite_skills.store import Store
 
@@ -66,6 +69,49 @@ def test_a_wrong_host_is_refused(client: TestClient, host: str) -> None:
     page = client.get("/skills", headers={"host": host})
     assert 400 <= page.status_code < 500 and page.status_code != 404
     assert "compare-funds" not in page.text
+
+
+async def _without_host(app: Any, path: str, headers: list[tuple[bytes, bytes]]) -> tuple[int, str]:
+    """One GET straight into the ASGI app with exactly ``headers`` (TestClient and httpx
+    always add a Host header, so they cannot send a request without one)."""
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.0",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": headers,
+        "client": ("127.0.0.1", 40000),
+        "server": ("127.0.0.1", 8123),
+    }
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return sent[0]["status"], body.decode()
+
+
+@pytest.mark.parametrize("path", ["/skills", "/static/style.css"])
+def test_a_request_with_no_host_header_is_refused(store: Store, door: Door, path: str) -> None:
+    """No Host at all (an HTTP/1.0 request may omit it) is no right host either, even with a
+    valid session cookie, and even for the one page served without a cookie."""
+    app = build_app(store, door)
+    cookie = (b"cookie", f"{door.cookie_name}={door.new_session()}".encode())
+    status, text = anyio.run(_without_host, app, path, [cookie])
+    assert status == 421, text
+    assert "Wrong host" in text and "compare-funds" not in text
+    right = (b"host", b"127.0.0.1:8123")
+    assert anyio.run(_without_host, app, path, [right, cookie])[0] == 200  # the same, with Host
 
 
 def test_localhost_is_a_right_host(client: TestClient) -> None:
@@ -219,6 +265,11 @@ def test_the_socket_listens_on_127_0_0_1_only(tmp_path: Path, stop: signal.Signa
         with opener.open(url, timeout=10) as page:  # the token, then the redirect
             assert page.status == 200 and page.url.endswith("/skills")
             assert "Waiting for you" in page.read().decode()
+        # HTTP/1.0 lets a request leave out Host; the real server passes it on without one
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as bare:
+            bare.sendall(b"GET /static/style.css HTTP/1.0\r\n\r\n")
+            reply = b"".join(iter(lambda: bare.recv(65536), b""))
+        assert reply.split(b"\r\n")[0] == b"HTTP/1.1 421 Misdirected Request", reply[:300]
         for address in _other_addresses():
             with pytest.raises(OSError):
                 socket.create_connection((address, port), timeout=2).close()

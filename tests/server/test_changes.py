@@ -155,6 +155,33 @@ async def test_one_notification_per_change_whatever_the_subscribe_count(store: S
         assert notes.count(("notifications/resources/updated", uri)) == 1, notes
 
 
+@pytest.mark.parametrize(
+    ("tool", "before", "listed_after"),
+    [("skillUnpublish", "live", False), ("skillPublish", "archived", True)],
+)
+async def test_the_writing_tools_announce_their_own_change_to_their_own_session(
+    store: Store, tool: str, before: str, listed_after: bool
+) -> None:
+    """The poller never sees this process's own writes (one connection: its data_version
+    does not move), so each writing tool checks for changes itself before it answers."""
+    _import(store, "watched")
+    if before == "archived":
+        agent.unpublish(store, "watched", who="t")
+    uri = "user-skill://watched"
+    notes: list[Any] = []
+    async with await _legacy_client(UserSkills(store), notes) as client:
+        await client.subscribe_resource(uri)
+        result = await client.call_tool(tool, {"name": "watched"})
+        assert not result.is_error, result
+        assert notes == [
+            ("notifications/resources/list_changed", None),
+            ("notifications/prompts/list_changed", None),
+            ("notifications/resources/updated", uri),
+        ], notes
+        listed = {str(r.uri) for r in (await client.list_resources()).resources}
+        assert (uri in listed) is listed_after
+
+
 async def test_unsubscribe_stops_updates_but_not_list_changes(store: Store) -> None:
     _import(store, "watched")
     uri = "user-skill://watched"

@@ -189,6 +189,7 @@ async def test_a_repeated_list_follows_every_change_of_the_live_skills(
 # ---- the zipapp: SDK client, both eras ----------------------------------------------------
 
 
+@pytest.mark.zipapp
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_zipapp_offers_prompts(pyz: Path, shiv_root: Path, db: Path, mode: str) -> None:
     async with sdk_client(pyz, shiv_root, db, mode=mode) as client:
@@ -203,6 +204,7 @@ async def test_zipapp_offers_prompts(pyz: Path, shiv_root: Path, db: Path, mode:
         assert text(result.messages[1]) == REQUEST
 
 
+@pytest.mark.zipapp
 async def test_cli_publish_reaches_a_legacy_prompt_list(
     pyz: Path, shiv_root: Path, db: Path
 ) -> None:
@@ -225,6 +227,7 @@ async def test_cli_publish_reaches_a_legacy_prompt_list(
         assert "my-compare-funds" not in names
 
 
+@pytest.mark.zipapp
 async def test_cli_publish_reaches_a_modern_prompt_listener(
     pyz: Path, shiv_root: Path, db: Path
 ) -> None:
@@ -251,6 +254,7 @@ async def test_cli_publish_reaches_a_modern_prompt_listener(
 # ---- the raw wire: cache fields and errors, both eras -------------------------------------
 
 
+@pytest.mark.zipapp
 def test_raw_prompts_list_carries_cache_fields(raw: RawPeer) -> None:
     init = raw.initialize({})["result"]
     assert init["capabilities"]["prompts"] == {"listChanged": True}
@@ -263,6 +267,7 @@ def test_raw_prompts_list_carries_cache_fields(raw: RawPeer) -> None:
     assert bad_cursor["code"] == -32602
 
 
+@pytest.mark.zipapp
 def test_raw_modern_prompts_list_carries_cache_fields(raw: RawPeer) -> None:
     result: dict[str, Any] = raw.modern("prompts/list")["result"]
     assert (result["ttlMs"], result["cacheScope"], result["resultType"]) == (

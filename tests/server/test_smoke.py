@@ -8,7 +8,7 @@ import pytest
 
 from .harness import RawPeer, custom_request, sdk_client
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.zipapp]
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

@@ -3,6 +3,8 @@ agent's save says when it replaced an unreviewed proposal."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from kite_skills.errors import StaleRevision, StoreError
@@ -19,7 +21,7 @@ def _snapshot(store: Store) -> tuple[object, object]:
 
 def test_revision_ids_are_short_stable_and_cover_both_parts() -> None:
     rev = revision_id("d", "b")
-    assert len(rev) == 12 and int(rev, 16) >= 0
+    assert re.fullmatch("[0-9a-f]{12}", rev), rev  # 12 lowercase hex digits, nothing else
     assert rev == revision_id("d", "b")
     assert rev != revision_id("d", "b ")
     assert rev != revision_id("d ", "b")

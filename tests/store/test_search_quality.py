@@ -184,3 +184,46 @@ def test_live_versions_names_each_live_skill_with_its_update_time(store: Store) 
     with closing(sqlite3.connect(store.path)) as conn:
         plan = conn.execute("EXPLAIN QUERY PLAN " + _sql.LIVE_VERSIONS).fetchall()
     assert "COVERING INDEX skills_status_name_updated" in plan[0][3]
+
+
+def test_more_than_a_batch_of_equal_scores_is_settled_by_name(store: Store) -> None:
+    """120 skills score exactly alike; the 100 that come back are the first 100 by name,
+    not the newest 100 (the candidates are scored newest first, so the two differ)."""
+    names = [f"skill-{i:03d}" for i in range(120)]
+    human.import_skills(
+        store,
+        [(n, f"Procedure {n}", f"# {n}\nShared word zebra.\n") for n in names],
+        via="cli",
+        who="t",
+    )
+    with closing(sqlite3.connect(store.path)) as conn:
+        scores = conn.execute(
+            f"SELECT bm25(skills_fts, {_sql.BM25_WEIGHTS}) FROM skills_fts"
+            " WHERE skills_fts MATCH 'zebra'"
+        ).fetchall()
+    assert len(scores) == 120 and len(set(scores)) == 1  # a true 120-way tie
+    assert [s.name for s in store.search("zebra", limit=100)] == names[:100]
+    assert [s.name for s in store.search("zebra", limit=7)] == names[:7]
+
+
+def test_the_bounded_search_reads_one_batch_when_the_rest_scores_worse(store: Store) -> None:
+    """250 candidates: 100 with the word in their name, 150 only in their body. The best
+    100 fill the first batch of names looked up, and every candidate after them scores
+    worse than the limit-th one kept, so no other batch is read (counted on a real
+    connection's statement trace)."""
+    named = [(f"zebra-{i:03d}", f"Procedure {i}", "Steps.\n") for i in range(100)]
+    bodied = [(f"other-{i:03d}", f"Procedure {i}", "Mentions a zebra.\n") for i in range(150)]
+    unrelated = [(f"plain-{i:03d}", f"Procedure {i}", "Steps.\n") for i in range(300)]
+    human.import_skills(store, bodied + named + unrelated, via="cli", who="t")
+    lookups = _sql.LIVE_AMONG.split("?")[0]
+    statements: list[str] = []
+    with closing(sqlite3.connect(store.path)) as conn:
+        conn.set_trace_callback(statements.append)
+        found = _search.ranked(conn, _sql.fts_phrases("zebra"), 5)
+        candidates = conn.execute(
+            "SELECT count(*) FROM skills_fts WHERE skills_fts MATCH '\"zebra\"'"
+        ).fetchone()[0]
+    assert candidates == 250 > _search._BATCH
+    assert [name for name, _ in found] == [f"zebra-{i:03d}" for i in range(5)]
+    batches = [s for s in statements if s.startswith(lookups)]
+    assert len(batches) == 1, f"{len(batches)} batches read"

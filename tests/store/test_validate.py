@@ -56,37 +56,51 @@ def test_valid_edge_names(store: Store) -> None:
     assert len(store.list_all()) == 4
 
 
+EMPTY = (
+    "the description of 'my-skill' is empty: write one line (up to 1024 characters) saying "
+    "when to use the skill"
+)
+
+
+def _line_break(code: str, at: int) -> str:
+    return (
+        f"the description of 'my-skill' has a line break, {code}, at character {at}: write it "
+        "as one line (up to 1024 characters) and put details in the body"
+    )
+
+
 @pytest.mark.parametrize(
     ("description", "message"),
     [
-        (
-            "",
-            "the description of 'my-skill' is empty: write one line (up to 1024 characters) "
-            "saying when to use the skill",
-        ),
-        ("   ", "the description of 'my-skill' is empty"),
-        (
-            "line one\nline two",
-            "the description of 'my-skill' has a line break, U+000A LF, at character 9: "
-            "write it as one line (up to 1024 characters) and put details in the body",
-        ),
-        ("a\rb", "has a line break"),
-        ("a\u2028b", "has a line break"),
+        ("", EMPTY),
+        ("   ", EMPTY),
+        ("line one\nline two", _line_break("U+000A LF", 9)),
+        ("a\rb", _line_break("U+000D CR", 2)),
+        ("a\u2028b", _line_break("U+2028 LINE SEPARATOR", 2)),
         (
             "d" * 1025,
             "the description of 'my-skill' is 1025 characters; the limit is 1024: "
             "shorten it and put details in the body",
         ),
-        ("nul\x00byte", "contains a control character, U+0000 NUL, at character 4"),
-        ("\ud800", "not valid Unicode text"),
+        (
+            "nul\x00byte",
+            "the description of 'my-skill' contains a control character, U+0000 NUL, at "
+            "character 4: remove it — a description is one line of visible text (tabs allowed; "
+            "no control, bidirectional-override or zero-width characters), so a person "
+            "reviewing it sees exactly what is stored",
+        ),
+        (
+            "\ud800",
+            "the description of 'my-skill' is not valid Unicode text (it contains a lone "
+            "surrogate); send it as UTF-8",
+        ),
     ],
 )
 def test_invalid_descriptions(store: Store, db_path: Path, description: str, message: str) -> None:
     before = counts(db_path)
     with pytest.raises(InvalidSkill) as info:
         agent.save(store, "my-skill", description, BODY, who="bot")
-    assert str(info.value).startswith(message) or message in str(info.value)
-    assert str(info.value).startswith("the description of 'my-skill' ")
+    assert str(info.value) == message
     assert counts(db_path) == before
 
 
