@@ -138,6 +138,7 @@ def test_a_skill_name_may_have_64_characters_not_65(
         ("# Caf\u00e9\n".encode("latin-1"), "not-utf8"),
         (b"---\ndescription: [unclosed\n---\n# Prepare\n", "frontmatter"),
     ],
+    ids=["not-utf8", "bad-frontmatter"],
 )
 def test_a_link_to_a_page_that_failed_to_parse_is_reported_where_it_is(
     tmp_path: Path, broken: bytes, own_code: str
