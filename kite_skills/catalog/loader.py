@@ -338,11 +338,12 @@ def _check_links(file: CatalogFile, result: Scan) -> None:
         if target is None:
             result.problem(file.path, line, "link", f"link '{link.target}' leaves the catalog")
         elif target not in result.files:
-            hint = (
-                "only Markdown pages can be linked"
-                if not target.endswith(".md")
-                else "no such catalog file"
-            )
+            if target in result.markdown:  # there, but it failed to parse
+                hint = f"{target} could not be read; fix the problem reported for it"
+            elif not target.endswith(".md"):
+                hint = "only Markdown pages can be linked"
+            else:
+                hint = "no such catalog file"
             result.problem(file.path, line, "link", f"link '{link.target}' is broken — {hint}")
 
 

@@ -154,9 +154,10 @@ def test_a_link_to_a_page_that_failed_to_parse_is_reported_where_it_is(
         ("orders/examples/market.md", "link"),
         ("orders/prepare.md", own_code),
     ]
-    assert str(problems[0]) == (
-        f"{root}/orders/SKILL.md:10: link 'prepare.md' is broken — no such catalog file"
+    unreadable = "orders/prepare.md could not be read; fix the problem reported for it"
+    assert (
+        str(problems[0]) == f"{root}/orders/SKILL.md:10: link 'prepare.md' is broken — {unreadable}"
     )
     assert str(problems[1]) == (
-        f"{root}/orders/examples/market.md:3: link '../prepare.md' is broken — no such catalog file"
+        f"{root}/orders/examples/market.md:3: link '../prepare.md' is broken — {unreadable}"
     )
