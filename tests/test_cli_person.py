@@ -23,7 +23,7 @@ def db(tmp_path: Path) -> Path:
     with Store.open(path) as store:
         agent.save(store, "g1", "Holdings", BENIGN, who="bot 1")
         agent.save(store, "live-one", "Live", "# live\n", who="bot 1")
-        human.publish(store, "live-one", via="cli", who="pat")
+        human.publish(store, "live-one", rev=store.get("live-one").revision, via="cli", who="pat")
     return path
 
 

@@ -28,10 +28,10 @@ def test_skills_page_lists_waiting_first_with_who_then_live_and_archived(
     client: TestClient, store: Store
 ) -> None:
     agent.save(store, "zeta", "Old live", "# z\n", who="bot")
-    human.publish(store, "zeta", via="cli", who="pat")
+    human.publish(store, "zeta", rev=store.get("zeta").revision, via="cli", who="pat")
     agent.save(store, "zeta", "New text", "# z2\n", who="cursor 1.0")
     agent.save(store, "gone", "Archived one", "# g\n", who="bot")
-    human.publish(store, "gone", via="cli", who="pat")
+    human.publish(store, "gone", rev=store.get("gone").revision, via="cli", who="pat")
     human.archive(store, "gone", via="cli", who="pat")
     page = client.get("/skills").text
     waiting = page.index('id="waiting"')
@@ -75,7 +75,9 @@ def test_publish_refused_when_the_text_changed_since_the_page_was_shown(
 def test_a_revision_shows_as_a_diff_and_accept_checks_its_id(
     client: TestClient, store: Store, db: Path
 ) -> None:
-    human.publish(store, "compare-funds", via="cli", who="pat")
+    human.publish(
+        store, "compare-funds", rev=store.get("compare-funds").revision, via="cli", who="pat"
+    )
     agent.save(store, "compare-funds", "When comparing funds", "# Compare\n\n1. B\n", who="bot 2")
     page = client.get("/skills/compare-funds").text
     assert '<tr class="del"><td class="mark">−</td><td><pre>1. A</pre></td></tr>' in page
@@ -96,7 +98,9 @@ def test_a_revision_shows_as_a_diff_and_accept_checks_its_id(
 
 
 def test_reject_keeps_the_live_text(client: TestClient, store: Store) -> None:
-    human.publish(store, "compare-funds", via="cli", who="pat")
+    human.publish(
+        store, "compare-funds", rev=store.get("compare-funds").revision, via="cli", who="pat"
+    )
     agent.save(store, "compare-funds", "X", "# other\n", who="bot")
     page = client.get("/skills/compare-funds").text
     assert (
@@ -110,7 +114,9 @@ def test_reject_keeps_the_live_text(client: TestClient, store: Store) -> None:
 def test_only_the_actions_that_apply_are_offered(client: TestClient, store: Store) -> None:
     draft = client.get("/skills/compare-funds").text
     assert 'id="publish"' in draft and 'id="archive"' not in draft and 'id="accept"' not in draft
-    human.publish(store, "compare-funds", via="cli", who="pat")
+    human.publish(
+        store, "compare-funds", rev=store.get("compare-funds").revision, via="cli", who="pat"
+    )
     live = client.get("/skills/compare-funds").text
     assert 'id="publish"' not in live and 'id="archive"' in live and 'id="move-to-draft"' in live
     human.archive(store, "compare-funds", via="cli", who="pat")

@@ -73,10 +73,20 @@ def test_line_feeds_and_tabs_are_fine_and_crlf_becomes_lf(store: Store) -> None:
     assert store.get("my-skill").body == "# T\n\n\t- step\n"
 
 
-def test_a_body_may_hold_right_to_left_text(store: Store) -> None:
-    body = "# خطوات\n\u202bنص\u202c and \u200d joiners\n"
+def test_a_body_may_hold_right_to_left_text_and_joiners_inside_words(store: Store) -> None:
+    # Persian needs ZERO WIDTH NON-JOINER inside a word, Devanagari ZWJ/ZWNJ in conjuncts:
+    # there they change how visible letters join, so they are not hidden.
+    body = "# خطوات\nنص and می\u200cخواهم, क्\u200dष\n"
     agent.save(store, "my-skill", "desc", body, who="bot")
     assert store.get("my-skill").body == body
+
+
+def test_a_body_refuses_bidi_overrides_and_embeddings(store: Store, db_path: Path) -> None:
+    """Issue 23: bodies refused only controls; a bidi override reorders what a person sees."""
+    for ch in ("\u202b", "\u202e", "\u2067", "\u200f"):
+        with pytest.raises(InvalidSkill, match=f"U\\+{ord(ch):04X}"):
+            agent.save(store, "my-skill", "desc", f"# x\nnote {ch}99.50\n", who="bot")
+    assert counts(db_path) == (0, 0)
 
 
 @pytest.mark.parametrize(
@@ -127,7 +137,14 @@ def test_the_rules_also_bind_a_proposal_and_a_persons_writes(store: Store, db_pa
     with pytest.raises(InvalidSkill, match=r"U\+001B ESC"):
         agent.save(store, "my-skill", "desc", "evil\x1b[2K", who="bot")  # would be a proposal
     with pytest.raises(InvalidSkill, match=r"U\+202E"):
-        human.edit(store, "my-skill", description="x\u202ey", via="cli", who="alice")
+        human.edit(
+            store,
+            "my-skill",
+            rev=store.get("my-skill").revision,
+            description="x\u202ey",
+            via="cli",
+            who="alice",
+        )
     with pytest.raises(InvalidSkill, match=r"U\+0007 BEL"):
         human.import_skills(store, [("other", "d", "ring\x07")], via="cli", who="alice")
     assert counts(db_path) == before

@@ -17,9 +17,9 @@ def _snapshot(store: Store) -> tuple[object, object]:
     return store.list_all(), store.audit(limit=1000)
 
 
-def test_revision_ids_are_short_stable_and_cover_both_parts() -> None:
+def test_revision_ids_carry_128_bits_are_stable_and_cover_both_parts() -> None:
     rev = revision_id("d", "b")
-    assert len(rev) == 12 and int(rev, 16) >= 0
+    assert len(rev) == 32 and set(rev) <= set("0123456789abcdef")  # 128 bits, lowercase hex
     assert rev == revision_id("d", "b")
     assert rev != revision_id("d", "b ")
     assert rev != revision_id("d ", "b")
@@ -64,7 +64,7 @@ def test_accept_refuses_a_proposal_changed_since_review(store: Store) -> None:
 
 def test_accept_refuses_when_the_proposal_is_gone(store: Store) -> None:
     agent.save(store, "g1", "Holdings", BENIGN, who="bot")
-    human.publish(store, "g1", via="cli", who="pat")
+    human.publish(store, "g1", rev=store.get("g1").revision, via="cli", who="pat")
     agent.save(store, "g1", "Holdings", EVIL, who="bot")
     proposal = store.get("g1").proposed
     assert proposal is not None
@@ -81,7 +81,7 @@ def test_the_reviewed_revision_goes_through(store: Store) -> None:
 
 def test_a_save_over_an_unreviewed_proposal_says_what_it_replaced(store: Store) -> None:
     agent.save(store, "g1", "Holdings", BENIGN, who="bot")
-    human.publish(store, "g1", via="cli", who="pat")
+    human.publish(store, "g1", rev=store.get("g1").revision, via="cli", who="pat")
     first = agent.save(store, "g1", "One", "# one\n", who="a 1")
     assert first.replaced is None
     proposed_at = store.get("g1").proposed.proposed_at  # type: ignore[union-attr]
