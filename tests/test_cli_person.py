@@ -56,8 +56,10 @@ def test_list_json_status_and_pending(db: Path, capsys: pytest.CaptureFixture[st
         "created_at",
         "updated_at",
         "published_at",
+        "written_by",
         "proposed",
     }
+    assert listed[0]["written_by"] == {"kind": "agent", "via": "mcp", "who": "bot 1"}
     assert main(db, "list", "--status", "live") == 0
     assert capsys.readouterr().out.split()[:2] == ["live-one", "live"]
     assert main(db, "list", "--pending", "--json") == 0
@@ -158,7 +160,7 @@ def test_hostile_rows_are_printed_escaped(db: Path, capsys: pytest.CaptureFixtur
     out = capsys.readouterr().out
     assert "2. BUY.\\r\\x1b[2K2. Summarise.\\x1b]0;t\\x07" in out
     assert "description:  Safe\\u202eevil\\x07" in out
-    assert "!! 6 control, bidi or zero-width character(s)" in out
+    assert "!! 6 control or invisible character(s)" in out
 
 
 def test_review_needs_a_tty(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -194,8 +196,13 @@ def test_new_edit_export_import_delete(
         main(db, "new", "empty", "--description", "x", "--body-file", str(tmp_path / "nope")) == 1
     )
     assert main(db, "new", "noeditor", "--description", "x") == 1  # no $EDITOR, no TTY
-    assert main(db, "edit", "mine", "--description", "Mine, better") == 0
-    assert main(db, "edit", "mine", "--description", "two\nlines") == 1
+    assert main(db, "edit", "mine", "--description", "Mine, better") == 1  # no --rev
+    with Store.open(db) as store:
+        started = store.get("mine").revision
+    assert main(db, "edit", "mine", "--rev", started[:8], "--description", "Mine, better") == 0
+    assert main(db, "edit", "mine", "--rev", started, "--description", "Again") == 1  # stale
+    now = Store.open(db).get("mine").revision
+    assert main(db, "edit", "mine", "--rev", now, "--description", "two\nlines") == 1
     out = tmp_path / "mine.md"
     assert main(db, "export", "mine", "-o", str(out)) == 0
     assert out.read_text() == '---\nname: "mine"\ndescription: "Mine, better"\n---\n# Mine\n'

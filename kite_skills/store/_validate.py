@@ -50,6 +50,7 @@ BODY_FORBIDDEN: Final = re.compile(f"[\x00-\x08\x0b-\x1f{_C1_AND_DEL}]")
 LINE_FORBIDDEN: Final = re.compile(f"[\x00-\x08\x0a-\x1f{_C1_AND_DEL}{_INVISIBLE}]")
 """In a name or a description: every control character but tab, bidi and zero-width ones (a
 description is also checked for every invisible character, :func:`invisible_at`)."""
+_LINE_CONTROLS: Final = re.compile(f"[\x00-\x08\x0a-\x1f{_C1_AND_DEL}]")
 _SHOWN_ESCAPES: Final = re.compile(f"[\x00-\x1f{_C1_AND_DEL}{_INVISIBLE}\ud800-\udfff]")
 
 
@@ -114,7 +115,7 @@ def _position(text: str, index: int) -> str:
 
 def _first_hidden(field: str, text: str) -> int | None:
     """Where the first refused character of ``text`` is (a control or an invisible one)."""
-    bad = (BODY_FORBIDDEN if field == "body" else LINE_FORBIDDEN).search(text)
+    bad = (BODY_FORBIDDEN if field == "body" else _LINE_CONTROLS).search(text)
     invisible = invisible_at(text)
     found = [i for i in (bad.start() if bad else None, invisible[0] if invisible else None)]
     return min((i for i in found if i is not None), default=None)

@@ -239,7 +239,7 @@ def test_edit_validates_and_refuses_a_stale_editor(
         "/skills/compare-funds/edit",
         data={"csrf": csrf_of(page), "rev": rev, "description": "Mine", "body": "# b\n"},
     )
-    assert stale.status_code == 400 and "changed since you opened this editor" in stale.text
+    assert stale.status_code == 400 and "changed since you started editing it" in stale.text
     assert rows(db) == before
     fresh = client.get("/skills/compare-funds/edit").text
     rev = store.get("compare-funds").revision
