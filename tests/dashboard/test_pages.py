@@ -281,3 +281,70 @@ def test_a_form_without_the_revision_id_is_refused(
     refused = client.post("/skills/compare-funds/publish", data={"csrf": csrf_of(page)})
     assert refused.status_code == 409 and "no revision id given for" in refused.text
     assert rows(db) == before
+
+
+# ---- issue 23: the forms carry the full revision; who wrote what -----------------------------
+
+
+def test_the_forms_carry_the_full_128_bit_revision_and_a_prefix_is_refused(
+    client: TestClient, store: Store, db: Path
+) -> None:
+    page = client.get("/skills/compare-funds").text
+    full = store.get("compare-funds").revision
+    assert rev_of(page) == full and len(full) == 32
+    assert rev_of(client.get("/skills/compare-funds/edit").text, "edit") == full
+    before = rows(db)
+    for short in (full[:12], full[:1], ""):
+        refused = client.post(
+            "/skills/compare-funds/publish", data={"csrf": csrf_of(page), "rev": short}
+        )
+        assert refused.status_code == 409, short
+    assert rows(db) == before
+    human.publish(store, "compare-funds", rev=full, via="cli", who="pat")
+    agent.save(store, "compare-funds", "When comparing", "# v2\n", who="bot")
+    page = client.get("/skills/compare-funds").text
+    proposed = store.get("compare-funds").proposed
+    assert proposed is not None and rev_of(page, "accept") == proposed.revision
+    refused = client.post(
+        "/skills/compare-funds/accept",
+        data={"csrf": csrf_of(page), "rev": proposed.revision[:12]},
+    )
+    assert refused.status_code == 409 and "is not a full revision id" in refused.text
+    assert store.get("compare-funds").proposed == proposed
+
+
+def test_an_agent_calling_itself_the_dashboard_is_shown_as_an_agent(
+    client: TestClient, store: Store
+) -> None:
+    """Item 5: a client named 'root (dashboard)' never gets a row like a person's own."""
+    agent.save(store, "theirs", "Theirs", "# t\n", who="root (dashboard)")
+    page = client.get("/skills/new").text
+    made = client.post(
+        "/skills/new",
+        data={"csrf": csrf_of(page), "name": "mine", "description": "Mine", "body": "# m\n"},
+    )
+    assert made.status_code == 303
+    index = client.get("/skills").text
+    agent_row = index[index.index("/skills/theirs") :].split("</tr>")[0]
+    person_row = index[index.index("/skills/mine") :].split("</tr>")[0]
+    assert "agent: &#34;root (dashboard)&#34; via MCP" in agent_row
+    assert "person: " in person_row and " via dashboard" in person_row
+    assert "agent:" not in person_row
+    skill_page = client.get("/skills/theirs").text
+    assert 'id="written-by">agent: &#34;root (dashboard)&#34; via MCP<' in skill_page
+
+
+def test_an_agents_save_over_a_draft_made_with_new_is_a_proposal_on_the_page(
+    client: TestClient, store: Store
+) -> None:
+    page = client.get("/skills/new").text
+    client.post(
+        "/skills/new",
+        data={"csrf": csrf_of(page), "name": "mine", "description": "Mine", "body": "# mine\n"},
+    )
+    agent.save(store, "mine", "Theirs", "# theirs\n", who="bot 1")
+    shown = client.get("/skills/mine").text
+    assert 'id="proposal"' in shown
+    assert 'id="proposed-by">agent: &#34;bot 1&#34; via MCP<' in shown
+    assert store.get("mine").body == "# mine\n"
+    assert 'id="written-by">person: ' in shown
