@@ -250,6 +250,7 @@ def _entry_json(e: AuditEntry) -> dict[str, Any]:
         "via": e.via,
         "who": e.who,
         "detail": e.detail,
+        "revision": e.revision,
     }
 
 

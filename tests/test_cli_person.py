@@ -257,8 +257,12 @@ def test_log_filters_and_json(db: Path, capsys: pytest.CaptureFixture[str]) -> N
         "via",
         "who",
         "detail",
+        "revision",
     }
-    assert entries[0]["action"] == "publish"
+    assert entries[0]["action"] == "publish" and entries[0]["revision"] is None
+    assert main(db, "log", "--skill", "g1", "--json") == 0
+    with Store.open(db) as store:  # the audit row names the text the save wrote
+        assert out_json(capsys)[0]["revision"] == store.get("g1").revision  # type: ignore[index]
     assert main(db, "log", "--skill", "g1") == 0
     assert len(capsys.readouterr().out.splitlines()) == 1
     with pytest.raises(SystemExit) as usage:
