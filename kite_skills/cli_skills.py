@@ -408,6 +408,8 @@ def _edit(args: argparse.Namespace) -> int:
             body = _read_file(args.body_file) if args.body_file else None
         else:  # $EDITOR: the revision it opened is the one this edit starts from
             rev = current.revision
+            if args.rev is not None:  # and it must be the one the person named
+                rev = human.resolve_revision(store, args.name, args.rev, proposed=False)
             body = _editor(current.body)
         result = human.edit(
             store, args.name, rev=rev, description=description, body=body, via=VIA, who=_who()
@@ -591,8 +593,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument(
         "--rev",
         metavar="ID",
-        help="with --description/--body-file: the revision you started from ('skills show' "
-        "prints it); with $EDITOR, the revision the editor opened is used",
+        help="the revision you started from ('skills show' prints it); needed with "
+        "--description/--body-file; with $EDITOR, the revision the editor opens",
     )
     p.add_argument("--description", help="a new description")
     p.add_argument("--body-file", metavar="FILE", help="a new body, in Markdown")
