@@ -758,7 +758,8 @@ def _list_changed(res: Results, store: Any, n: int, pyz: Path, py: str, db: Path
             for k, name in enumerate(names):
                 time.sleep(random.uniform(0.05, 0.6))  # land anywhere in the poll interval
                 if k % 2 == 0:
-                    human.publish(store, name, via="cli", who="bench")
+                    rev = store.get(name).revision
+                    human.publish(store, name, rev=rev, via="cli", who="bench")
                     writer = "CLI"
                 else:
                     dashboard.publish(name)

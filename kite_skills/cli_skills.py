@@ -24,7 +24,15 @@ from typing import Any
 
 from kite_skills.display import count_hidden, for_terminal
 from kite_skills.errors import KiteError, StoreUnavailable
-from kite_skills.store import ActionResult, AuditEntry, Skill, Store, default_db_path, human
+from kite_skills.store import (
+    ActionResult,
+    AuditEntry,
+    Author,
+    Skill,
+    Store,
+    default_db_path,
+    human,
+)
 
 VIA = "cli"
 VIAS = ("mcp", "dashboard", "cli")
@@ -82,8 +90,8 @@ def _hidden_note(*texts: tuple[str, bool]) -> list[str]:
     if not hidden:
         return []
     return [
-        f"!! {hidden} control, bidi or zero-width character(s) in this text are shown "
-        "escaped (\\x.., \\u....): agents will read them as they are"
+        f"!! {hidden} control or invisible character(s) (bidi, zero-width, tag…) in this "
+        "text are shown escaped (\\x.., \\u...., \\U........): agents will read them as they are"
     ]
 
 
@@ -95,6 +103,7 @@ def _show(skill: Skill) -> str:
         f"name:         {_t(skill.name)}",
         f"status:       {skill.status}",
         f"revision:     {skill.revision}",
+        f"written by:   {_t(skill.written_by.label())}",
         f"description:  {_t(skill.description)}",
         f"created:      {skill.created_at}",
         f"updated:      {skill.updated_at}",
@@ -107,7 +116,7 @@ def _show(skill: Skill) -> str:
         p = skill.proposed
         lines += [
             "",
-            f"--- proposed revision {p.revision} by {_t(p.proposed_by)} at {p.proposed_at}"
+            f"--- proposed revision {p.revision} by {_t(p.author.label())} at {p.proposed_at}"
             f" (see it with 'kite-skills skills diff {skill.name}'; accept or reject it with "
             f"'kite-skills skills accept|reject {skill.name}')",
             f"description:  {_t(p.description)}",
@@ -137,7 +146,7 @@ def _diff(skill: Skill) -> str:
             old,
             new,
             fromfile=f"{skill.name} revision {skill.revision} ({skill.status})",
-            tofile=f"{skill.name} revision {p.revision} (proposed by {_t(p.proposed_by)})",
+            tofile=f"{skill.name} revision {p.revision} (proposed by {_t(p.author.label())})",
             lineterm="",
         )
     )
@@ -162,6 +171,7 @@ def _skill_json(skill: Skill, *, body: bool) -> dict[str, Any]:
         "created_at": skill.created_at,
         "updated_at": skill.updated_at,
         "published_at": skill.published_at,
+        "written_by": _author_json(skill.written_by),
     }
     if body:
         out["body"] = skill.body
@@ -174,10 +184,16 @@ def _skill_json(skill: Skill, *, body: bool) -> dict[str, Any]:
             "description": p.description,
             **({"body": p.body} if body else {}),
             "proposed_by": p.proposed_by,
+            "proposer": _author_json(p.author),
             "proposed_at": p.proposed_at,
         }
     )
     return out
+
+
+def _author_json(author: Author) -> dict[str, Any]:
+    kind = "agent" if author.is_agent else "person" if author.via else "unknown"
+    return {"kind": kind, "via": author.via or None, "who": author.who or None}
 
 
 def _print_json(value: object) -> None:
@@ -234,6 +250,7 @@ def _entry_json(e: AuditEntry) -> dict[str, Any]:
         "via": e.via,
         "who": e.who,
         "detail": e.detail,
+        "revision": e.revision,
     }
 
 
@@ -280,7 +297,9 @@ def _reviewed(
 ) -> int:
     with _open(args) as store:
         rev = args.rev
-        if rev is None:
+        if rev is not None:  # a prefix is expanded to the full id, or refused
+            rev = human.resolve_revision(store, args.name, rev, proposed=verb == "accept")
+        else:
             if not interactive():
                 raise Refused(
                     f"{verb} needs the revision you reviewed: run 'kite-skills skills {shows} "
@@ -378,14 +397,22 @@ def _edit(args: argparse.Namespace) -> int:
     with _open(args) as store:
         current = store.get(args.name)
         description = args.description
-        if args.body_file:
-            body: str | None = _read_file(args.body_file)
-        elif description is None:
+        if args.body_file or description is not None:
+            if args.rev is None:
+                raise Refused(
+                    f"edit needs the revision you started from: pass --rev ID (it is now "
+                    f"{current.revision}, as 'kite-skills skills show {args.name}' prints); "
+                    "nothing changed"
+                )
+            rev = human.resolve_revision(store, args.name, args.rev, proposed=False)
+            body = _read_file(args.body_file) if args.body_file else None
+        else:  # $EDITOR: the revision it opened is the one this edit starts from
+            rev = current.revision
+            if args.rev is not None:  # and it must be the one the person named
+                rev = human.resolve_revision(store, args.name, args.rev, proposed=False)
             body = _editor(current.body)
-        else:
-            body = None
         result = human.edit(
-            store, args.name, description=description, body=body, via=VIA, who=_who()
+            store, args.name, rev=rev, description=description, body=body, via=VIA, who=_who()
         )
     print(result.message)
     return 0
@@ -512,19 +539,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = command(
         "publish",
         "put a draft into service (draft -> live), naming the revision you reviewed",
-        "publish compare-funds --rev 3f2a9c01b7de",
+        "publish compare-funds --rev 3f2a9c01b7de44a06b1c2d3e4f5a6b7c",
         _publish,
     )
     p.add_argument("name", metavar="NAME")
-    p.add_argument("--rev", metavar="ID", help="the revision id 'skills show' printed")
+    p.add_argument(
+        "--rev",
+        metavar="ID",
+        help="the revision id 'skills show' printed (32 hex digits; a prefix of 8 or more "
+        "is expanded when no other text of the skill starts with it)",
+    )
     p = command(
         "accept",
         "accept a proposed revision, naming the revision you reviewed",
-        "accept compare-funds --rev 3f2a9c01b7de",
+        "accept compare-funds --rev 9b1e0c7d2a4f6e8b0c1d2e3f4a5b6c7d",
         _accept,
     )
     p.add_argument("name", metavar="NAME")
-    p.add_argument("--rev", metavar="ID", help="the revision id 'skills diff' printed")
+    p.add_argument(
+        "--rev",
+        metavar="ID",
+        help="the revision id 'skills diff' printed (32 hex digits, or a prefix of 8 or more)",
+    )
     for name, action, help_text in _ACTIONS:
         p = command(name, help_text, f"{name} compare-funds", _human(action))
         p.add_argument("name", metavar="NAME")
@@ -548,11 +584,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--body-file", metavar="FILE", help="the procedure, in Markdown")
     p = command(
         "edit",
-        "change a skill's description and/or body ($EDITOR when no option is given)",
-        "edit compare-funds --body-file funds.md",
+        "change a skill's description and/or body ($EDITOR when no option is given); "
+        "refused if the text changed since you started",
+        "edit compare-funds --rev 3f2a9c01 --body-file funds.md",
         _edit,
     )
     p.add_argument("name", metavar="NAME")
+    p.add_argument(
+        "--rev",
+        metavar="ID",
+        help="the revision you started from ('skills show' prints it); needed with "
+        "--description/--body-file; with $EDITOR, the revision the editor opens",
+    )
     p.add_argument("--description", help="a new description")
     p.add_argument("--body-file", metavar="FILE", help="a new body, in Markdown")
     p = command(

@@ -95,7 +95,11 @@ def test_publish_then_show_and_log(db: Path, capsys: pytest.CaptureFixture[str])
     assert run("skills", "--db", str(db), "show", "compare-funds") == 0
     out = capsys.readouterr().out
     assert "status:       live" in out and "# Compare" in out
-    assert "--- proposed revision " in out and " by bot 2 at " in out and "# Better" in out
+    assert (
+        "--- proposed revision " in out
+        and ' by agent: "bot 2" via MCP at ' in out
+        and "# Better" in out
+    )
     assert run("skills", "--db", str(db), "log", "--name", "compare-funds", "--limit", "2") == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 2

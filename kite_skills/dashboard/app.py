@@ -138,14 +138,14 @@ class Dashboard:
             raise HTTPException(404, str(exc)) from exc
 
     def proposer(self, skill: Skill) -> tuple[str, str]:
-        """Who wrote the waiting text, from the audit log: ``(via:who, at)``."""
+        """Who wrote the waiting text, and when: ``(label, at)``. An agent's self-chosen
+        name is shown as data (``agent: "root (dashboard)" via MCP``), never as a person."""
         if skill.proposed is not None:
-            return skill.proposed.proposed_by, skill.proposed.proposed_at
+            return skill.proposed.author.label(), skill.proposed.proposed_at
         for entry in self.store.audit(limit=20, name=skill.name):
             if entry.action in WAITING_ACTIONS:
-                who = entry.who if entry.via == "mcp" else f"{entry.who} ({entry.via})"
-                return who, entry.at
-        return "", skill.updated_at
+                return entry.author.label(), entry.at
+        return skill.written_by.label(), skill.updated_at
 
     # ---- pages --------------------------------------------------------------------------
 
@@ -249,34 +249,37 @@ class Dashboard:
         values.update(description=form.get("description", ""), body=form.get("body", ""))
         problems = human.field_problems(skill.name, values["description"], values["body"])
         problems.pop("name", None)
-        if not problems and form.get("rev") != skill.revision:
-            problems["form"] = (
-                f"'{skill.name}' changed since you opened this editor (it is now revision "
-                f"{skill.revision}); nothing was saved — open its page to see the new text"
-            )
-        if problems:
-            return self.page(
-                request,
-                "form.html",
-                status=400,
-                values=values,
-                problems=problems,
-                editing=skill,
-                rev=form.get("rev", ""),
-            )
-        if (values["description"], values["body"]) == (skill.description, skill.body):
+        if not problems and (values["description"], values["body"]) == (
+            skill.description,
+            skill.body,
+        ):
             return self.done(
                 request, f"'{skill.name}' is unchanged; nothing was saved", skill_url(skill.name)
             )
-        result = human.edit(
-            self.store,
-            skill.name,
-            description=values["description"],
-            body=values["body"],
-            via=VIA,
-            who=_who(),
+        if not problems:
+            try:  # the library compares the revision the editor opened, in its transaction
+                result = human.edit(
+                    self.store,
+                    skill.name,
+                    rev=form.get("rev", ""),
+                    description=values["description"],
+                    body=values["body"],
+                    via=VIA,
+                    who=_who(),
+                )
+            except StaleRevision as exc:
+                problems["form"] = str(exc)
+            else:
+                return self.done(request, result.message, skill_url(skill.name))
+        return self.page(
+            request,
+            "form.html",
+            status=400,
+            values=values,
+            problems=problems,
+            editing=skill,
+            rev=form.get("rev", ""),
         )
-        return self.done(request, result.message, skill_url(skill.name))
 
     async def log(self, request: Request) -> Response:
         skill = request.query_params.get("skill") or None

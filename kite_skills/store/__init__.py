@@ -8,7 +8,7 @@ describes a store file for ``kite-skills doctor`` without opening it as a store.
 
 from .db import LATEST_VERSION, Store, default_db_path
 from .lifecycle import ARCHIVED, DRAFT, LIVE, STATES
-from .records import ActionResult, AuditEntry, Revision, SaveResult, Skill, SkillSummary
+from .records import ActionResult, AuditEntry, Author, Revision, SaveResult, Skill, SkillSummary
 
 __all__ = [
     "ARCHIVED",
@@ -18,6 +18,7 @@ __all__ = [
     "STATES",
     "ActionResult",
     "AuditEntry",
+    "Author",
     "Revision",
     "SaveResult",
     "Skill",

@@ -26,11 +26,14 @@ from .lifecycle import (
     Rule,
     find_rule,
 )
-from .records import ActionResult
+from .records import ActionResult, revision_id
 
 log = logging.getLogger(__name__)
 
-_CURRENT = "SELECT status, published_at, proposed_at, proposed_by FROM skills WHERE name = ?"
+_CURRENT = (
+    "SELECT status, published_at, proposed_at, proposed_by, written_via,"
+    " proposed_description, proposed_body FROM skills WHERE name = ?"
+)
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,8 @@ def apply_in(
     row = conn.execute(_CURRENT, (name,)).fetchone()
     state = row[0] if row is not None else ABSENT
     published = row is not None and row[1] is not None
-    rule = find_rule(action, actor, state, published)
+    agent_text = row is not None and row[4] == VIA_MCP
+    rule = find_rule(action, actor, state, published, agent_text)
     if rule is None:
         if state == ABSENT:
             raise UnknownSkill(name)
@@ -106,15 +110,40 @@ def apply_in(
     if rule.needs_proposal and (row is None or row[2] is None):
         raise IllegalTransition(name, NO_PROPOSAL.format(name=name))
     now = store.now()
-    detail = _change(conn, rule, name, now, who, text, row)
+    detail = _change(conn, rule, name, now, via, who, text, row)
     from_status = None if state == ABSENT else state
     to_status = None if rule.to_state == DELETED else rule.to_state
+    revision = _written_revision(rule, text, row)
     conn.execute(
         _sql.INSERT_AUDIT,
-        (now, name, rule.audit_action, from_status, to_status, via, who, visible(detail)),
+        (
+            now,
+            name,
+            rule.audit_action,
+            from_status,
+            to_status,
+            via,
+            who,
+            visible(detail),
+            revision,
+        ),
     )
     log.debug("%s %s via %s by %s", rule.audit_action, name, via, who)
     return ActionResult(name, rule.audit_action, from_status, to_status, True, message)
+
+
+_Row = tuple[str, str | None, str | None, str | None, str | None, object, object]
+
+
+def _written_revision(rule: Rule, text: Text | None, row: _Row | None) -> str | None:
+    """The revision id of the text the rule writes (or accepts), for the audit row."""
+    if rule.effect in (Effect.CREATE, Effect.SET_TEXT, Effect.PROPOSE) and text is not None:
+        return revision_id(text.description, text.body)
+    if rule.effect is Effect.ACCEPT and row is not None:
+        description, body = valid_text(row[5]), valid_text(row[6])
+        if description is not None and body is not None:
+            return revision_id(description, body)
+    return None
 
 
 def _change(
@@ -122,9 +151,10 @@ def _change(
     rule: Rule,
     name: str,
     now: str,
+    via: str,
     who: str,
     text: Text | None,
-    row: tuple[str, str | None, str | None, str | None] | None,
+    row: _Row | None,
 ) -> str:
     """Write the rule's effect; return the audit detail."""
     effect = rule.effect
@@ -135,7 +165,7 @@ def _change(
         if effect is Effect.CREATE:
             conn.execute(
                 "INSERT INTO skills (name, description, body, status, created_at, updated_at,"
-                " published_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                " published_at, written_via, written_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     name,
                     text.description,
@@ -144,13 +174,16 @@ def _change(
                     now,
                     now,
                     now if rule.sets_published_at else None,
+                    via,
+                    who,
                 ),
             )
             return sizes
         if effect is Effect.SET_TEXT:
             conn.execute(
-                "UPDATE skills SET description = ?, body = ?, updated_at = ? WHERE name = ?",
-                (text.description, text.body, now, name),
+                "UPDATE skills SET description = ?, body = ?, updated_at = ?, written_via = ?,"
+                " written_by = ? WHERE name = ?",
+                (text.description, text.body, now, via, who, name),
             )
             return sizes
         conn.execute(
@@ -165,6 +198,7 @@ def _change(
     if effect is Effect.ACCEPT:
         conn.execute(
             "UPDATE skills SET description = proposed_description, body = proposed_body,"
+            " written_via = 'mcp', written_by = proposed_by,"
             " proposed_description = NULL, proposed_body = NULL, proposed_at = NULL,"
             " proposed_by = NULL, updated_at = ? WHERE name = ?",
             (now, name),

@@ -6,7 +6,7 @@ from typing import Final
 
 SKILL_COLUMNS: Final = (
     "name, description, body, status, created_at, updated_at, published_at, "
-    "proposed_description, proposed_body, proposed_at, proposed_by"
+    "proposed_description, proposed_body, proposed_at, proposed_by, written_via, written_by"
 )
 
 SELECT_SKILL: Final = f"SELECT {SKILL_COLUMNS} FROM skills WHERE name = ?"
@@ -37,12 +37,16 @@ LIVE_AMONG: Final = (
     "SELECT s.id, s.name, s.description FROM json_each(?) AS c"
     " CROSS JOIN skills AS s ON s.id = c.value WHERE s.status = 'live'"
 )
-AUDIT_COLUMNS: Final = "id, at, skill, action, from_status, to_status, via, who, detail"
+AUDIT_COLUMNS: Final = "id, at, skill, action, from_status, to_status, via, who, detail, revision"
 AUDIT_ALL: Final = f"SELECT {AUDIT_COLUMNS} FROM audit_log ORDER BY id DESC LIMIT ?"
 AUDIT_FOR: Final = f"SELECT {AUDIT_COLUMNS} FROM audit_log WHERE skill = ? ORDER BY id DESC LIMIT ?"
 INSERT_AUDIT: Final = (
-    "INSERT INTO audit_log (at, skill, action, from_status, to_status, via, who, detail)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO audit_log (at, skill, action, from_status, to_status, via, who, detail,"
+    " revision) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+# Every revision id a skill's audit rows name (the texts it has held since issue 23).
+AUDIT_REVISIONS: Final = (
+    "SELECT DISTINCT revision FROM audit_log WHERE skill = ? AND revision IS NOT NULL"
 )
 
 

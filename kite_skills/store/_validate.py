@@ -6,9 +6,11 @@ touches it. Messages name the rule and say what to do.
 Text a person will review must look on screen exactly as it is stored, so every text written
 to the store (by an agent or a person) is refused when it holds a character that a terminal or
 a browser would act on or hide: C0 and C1 control characters and DEL anywhere (a body may hold
-line breaks and tabs, a description only tabs); bidirectional overrides and isolates and
-zero-width characters in names and descriptions. A body may hold those (right-to-left
-languages need them); whoever shows a body to a person makes them visible.
+line breaks and tabs, a description only tabs), and every invisible character anywhere
+(:mod:`kite_skills.invisible`: Unicode format characters, category Cf, such as bidi marks and
+overrides, zero-width and tag characters; and default-ignorable code points such as variation
+selectors and Hangul fillers), except the joiners and selectors inside an emoji. Whoever shows
+text written before these rules makes such characters visible (:mod:`kite_skills.display`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import unicodedata
 from typing import Final
 
 from kite_skills.errors import InvalidQuery, InvalidSkill
+from kite_skills.invisible import invisible_at
 
 MAX_NAME_CHARS: Final = 64
 MAX_DESCRIPTION_CHARS: Final = 1024
@@ -45,7 +48,9 @@ _INVISIBLE: Final = "\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069"
 BODY_FORBIDDEN: Final = re.compile(f"[\x00-\x08\x0b-\x1f{_C1_AND_DEL}]")
 """In a body: every control character except line feed and tab."""
 LINE_FORBIDDEN: Final = re.compile(f"[\x00-\x08\x0a-\x1f{_C1_AND_DEL}{_INVISIBLE}]")
-"""In a name or a description: every control character but tab, bidi and zero-width ones."""
+"""In a name or a description: every control character but tab, bidi and zero-width ones (a
+description is also checked for every invisible character, :func:`invisible_at`)."""
+_LINE_CONTROLS: Final = re.compile(f"[\x00-\x08\x0a-\x1f{_C1_AND_DEL}]")
 _SHOWN_ESCAPES: Final = re.compile(f"[\x00-\x1f{_C1_AND_DEL}{_INVISIBLE}\ud800-\udfff]")
 
 
@@ -59,21 +64,32 @@ def char_name(ch: str) -> str:
     elif 0x80 <= code <= 0x9F:
         label = _C1_NAMES[code - 0x80]
     else:
-        label = unicodedata.name(ch, "")
-    return f"U+{code:04X} {label}".rstrip()
+        label = unicodedata.name(ch, "") or "(unassigned)"
+    return f"U+{code:04X} {label}"
 
 
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+def _escape_char(ch: str) -> str:
+    code = ord(ch)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def _escaped(value: str) -> str:
+    text = _SHOWN_ESCAPES.sub(lambda m: _escape_char(m.group()), value)
+    hidden = invisible_at(text)
+    if not hidden:
+        return text
+    marks = set(hidden)
+    return "".join(_escape_char(ch) if i in marks else ch for i, ch in enumerate(text))
 
 
 def shown(value: str, limit: int = 60) -> str:
-    """``value`` quoted for a message, cut short (with its length) when long; control, bidi
-    and zero-width characters appear as ``\\x1b`` / ``\\u202e``, never raw."""
+    """``value`` quoted for a message, cut short (with its length) when long; control and
+    invisible characters appear as ``\\x1b`` / ``\\u202e``, never raw."""
     if len(value) <= limit:
-        return "'" + _SHOWN_ESCAPES.sub(_escape, value) + "'"
-    return "'" + _SHOWN_ESCAPES.sub(_escape, value[:limit]) + f"…' ({len(value)} characters)"
+        return "'" + _escaped(value) + "'"
+    return "'" + _escaped(value[:limit]) + f"…' ({len(value)} characters)"
 
 
 def check_name(name: object) -> str:
@@ -97,24 +113,37 @@ def _position(text: str, index: int) -> str:
     return f"line {line}, column {column}"
 
 
+def _first_hidden(field: str, text: str) -> int | None:
+    """Where the first refused character of ``text`` is (a control or an invisible one)."""
+    bad = (BODY_FORBIDDEN if field == "body" else _LINE_CONTROLS).search(text)
+    invisible = invisible_at(text)
+    found = [i for i in (bad.start() if bad else None, invisible[0] if invisible else None)]
+    return min((i for i in found if i is not None), default=None)
+
+
 def _refuse_characters(name: str, field: str, text: str, offset: int = 0) -> None:
     """Refuse characters a terminal or browser would act on or hide (see the module doc).
     ``offset``: where ``text`` starts in what the caller sent (a description is stripped)."""
+    index = _first_hidden(field, text)
+    if index is None:
+        return
+    ch = text[index]
+    control = ord(ch) < 0xA0
     if field == "body":
-        bad = BODY_FORBIDDEN.search(text)
-        where = _position(text, bad.start()) if bad else ""
-        allowed = "only line breaks (\\n) and tabs may appear in a body"
+        where = _position(text, index)
+        allowed = (
+            "only line breaks (\\n) and tabs may appear in a body"
+            if control
+            else "a body holds visible text only (no bidi marks or overrides, no zero-width, "
+            "tag or filler characters, no variation selectors outside an emoji)"
+        )
     else:
-        bad = LINE_FORBIDDEN.search(text)
-        where = f"character {offset + bad.start() + 1}" if bad else ""
+        where = f"character {offset + index + 1}"
         allowed = (
             f"a {field} is one line of visible text (tabs allowed; no control, "
-            "bidirectional-override or zero-width characters)"
+            "bidirectional-override, zero-width, tag or other invisible characters)"
         )
-    if bad is None:
-        return
-    ch = bad.group()
-    kind = "a control character" if ord(ch) < 0xA0 else "an invisible character"
+    kind = "a control character" if control else "an invisible character"
     hint = " (write line breaks as \\n alone)" if ch == "\r" and field == "body" else ""
     raise InvalidSkill(
         f"the {field} of '{name}' contains {kind}, {char_name(ch)}, at {where}: remove it"

@@ -1,8 +1,9 @@
 """What an agent (an MCP client) may do to the store — the only writer the MCP server imports.
 
 Saving never changes a skill's status: a new name becomes a draft, an agent's own draft (never
-published) takes the new text, and a save over any skill a person has published — live,
-archived, or moved back to draft — is a revision that waits beside its text for a person.
+published, and its text written by an agent) takes the new text, and a save over any other
+skill — one a person has published (live, archived, or moved back to draft) or a draft whose
+text a person wrote — is a revision that waits beside its text for a person.
 Unpublishing takes a live skill out of service; republishing puts back an archived skill a
 person published before. Nothing here sets ``published_at`` or moves a draft to live: those
 rows of :data:`.lifecycle.RULES` belong to ``Actor.HUMAN``, which this module never passes.
@@ -34,9 +35,9 @@ _OUTCOMES: Final[dict[str, SaveOutcome]] = {
 
 
 def save(store: Store, name: str, description: str, body: str, *, who: str) -> SaveResult:
-    """Save a draft: a new name becomes a new draft; a draft no person has ever published gets
-    the new text; a skill a person has published (live, archived, or moved back to draft)
-    gets a proposed revision beside its text, which is unchanged.
+    """Save a draft: a new name becomes a new draft; a draft no person has ever published and
+    whose text an agent wrote gets the new text; any other skill (published by a person, or
+    a draft a person wrote) gets a proposed revision beside its text, which is unchanged.
 
     A proposed revision that no person has reviewed yet is replaced, and the result says so
     (``replaced`` holds its text), so the agent never overwrites one silently.

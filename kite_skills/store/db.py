@@ -41,7 +41,7 @@ from ._validate import (
     check_query,
 )
 from .lifecycle import ARCHIVED, DRAFT, LIVE
-from .records import AuditEntry, Revision, Skill, SkillSummary
+from .records import AuditEntry, Author, Revision, Skill, SkillSummary
 
 log = logging.getLogger(__name__)
 
@@ -197,6 +197,8 @@ _SKILL_FIELDS: Final = (
     "proposed body",
     "proposed_at",
     "proposed_by",
+    "written_via",
+    "written_by",
 )
 
 
@@ -211,14 +213,15 @@ def _skill(row: tuple) -> Skill:  # type: ignore[type-arg]
     if bad:
         raise _unreadable(row[0], bad)
     (name, description, body, status, created, updated, published, p_desc, p_body, p_at, p_by) = (
-        checked
+        checked[:11]
     )
     proposed = (
         Revision(description=p_desc, body=p_body, proposed_at=p_at, proposed_by=p_by or "")
         if p_body is not None
         else None
     )
-    return Skill(name, description, body, status, created, updated, published, proposed)
+    author = Author(checked[11] or "", checked[12] or "")
+    return Skill(name, description, body, status, created, updated, published, proposed, author)
 
 
 class Store:
@@ -665,6 +668,18 @@ class Store:
                 rows = conn.execute(_sql.AUDIT_FOR, (check_name(name), limit)).fetchall()
         return [_audit_entry(row) for row in rows]
 
+    def revisions_held(self, name: str) -> set[str]:
+        """Every revision id ``name`` has held or been proposed as, as far as the audit log
+        knows (rows written since issue 23), plus its current and proposed texts."""
+        skill = self.get(name)
+        with self._read() as conn:
+            rows = conn.execute(_sql.AUDIT_REVISIONS, (name,)).fetchall()
+        held = {str(row[0]) for row in rows}
+        held.add(skill.revision)
+        if skill.proposed is not None:
+            held.add(skill.proposed.revision)
+        return held
+
     def integrity_check(self) -> list[str]:
         """``PRAGMA integrity_check`` plus the FTS index check; ``[]`` when all is well."""
         with self._read() as conn:
@@ -678,7 +693,7 @@ class Store:
 
 def _audit_entry(row: tuple[Any, ...]) -> AuditEntry:
     """An audit row; text that is not valid UTF-8 (written by another tool) shown as ``\\xNN``."""
-    at, skill, action, from_status, to_status, via, who, detail = (visible(v) for v in row[1:])
+    at, skill, action, from_status, to_status, via, who, detail = (visible(v) for v in row[1:9])
     return AuditEntry(
         int(row[0]),
         at,
@@ -689,6 +704,7 @@ def _audit_entry(row: tuple[Any, ...]) -> AuditEntry:
         via,
         who,
         detail,
+        visible(row[9]) if row[9] is not None else None,
     )
 
 

@@ -4,16 +4,17 @@ import this module (a test enforces it)."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterable
 
 from kite_skills.errors import InvalidSkill, StaleRevision, StoreError
 
 from . import _engine
-from ._validate import check_body, check_description, check_name
+from ._validate import check_body, check_description, check_name, shown
 from .db import Store
 from .lifecycle import Action, Actor
-from .records import ActionResult, revision_id
+from .records import MIN_REVISION_PREFIX, REVISION_ID_CHARS, ActionResult, revision_id
 
 __all__ = [
     "accept_revision",
@@ -26,9 +27,11 @@ __all__ = [
     "move_to_draft",
     "publish",
     "reject_revision",
+    "resolve_revision",
     "restore",
 ]
 
+_HEX = re.compile("[0-9a-f]+")
 _TEXTS = "SELECT description, body, proposed_description, proposed_body FROM skills WHERE name = ?"
 
 
@@ -36,10 +39,36 @@ def _human(store: Store, action: Action, name: str, via: str, who: str) -> Actio
     return _engine.apply(store, Actor.HUMAN, action, name, via=via, who=who)
 
 
+def _full_id(name: str, rev: str, current: str, command: str) -> str:
+    """``rev`` as a full revision id (lowercase), or ``StaleRevision`` when it is not one: the
+    check compares every one of the 128 bits the person was shown, never a prefix."""
+    given = rev.strip().lower()
+    if not given:
+        raise StaleRevision(
+            name,
+            rev,
+            current,
+            f"no revision id given for '{name}': name the revision you reviewed (it is now "
+            f"{current}, as 'kite-skills skills {command} {name}' shows); nothing changed",
+        )
+    if len(given) != REVISION_ID_CHARS or not _HEX.fullmatch(given):
+        raise StaleRevision(
+            name,
+            rev,
+            current,
+            f"{shown(given, 40)} is not a full revision id of '{name}': give all "
+            f"{REVISION_ID_CHARS} hex digits that 'kite-skills skills {command} {name}' "
+            "shows (the CLI expands a prefix of 8 or more digits when it is unambiguous); "
+            "nothing changed",
+        )
+    return given
+
+
 def _check_reviewed(
     conn: sqlite3.Connection, name: str, rev: str, *, proposed: bool, command: str
 ) -> None:
-    """Refuse (``StaleRevision``) unless the text the person is acting on is revision ``rev``."""
+    """Refuse (``StaleRevision``) unless the text the person is acting on is revision ``rev``
+    (the full id: every digit is compared)."""
     row = conn.execute(_TEXTS, (check_name(name),)).fetchone()
     if row is None:
         return  # apply_in raises UnknownSkill
@@ -55,15 +84,7 @@ def _check_reviewed(
             )
         return
     current = revision_id(description, body)
-    if not rev.strip():
-        raise StaleRevision(
-            name,
-            rev,
-            current,
-            f"no revision id given for '{name}': name the revision you reviewed (it is now "
-            f"{current}, as 'kite-skills skills {command} {name}' shows); nothing changed",
-        )
-    if current != rev.strip().lower():
+    if _full_id(name, rev, current, command) != current:
         what = "proposed revision" if proposed else "text"
         raise StaleRevision(
             name,
@@ -76,31 +97,71 @@ def _check_reviewed(
         )
 
 
-def publish(store: Store, name: str, *, rev: str | None = None, via: str, who: str) -> ActionResult:
+def publish(store: Store, name: str, *, rev: str, via: str, who: str) -> ActionResult:
     """Draft -> live; records the first publication in ``published_at``.
 
-    ``rev``: the revision id of the text the person reviewed (``Skill.revision``); when the
-    text is no longer that revision, ``StaleRevision`` and nothing changes. The CLI and the
-    dashboard always pass it; ``None`` skips the check (for callers that show no text).
+    ``rev``: the full revision id of the text the person reviewed (``Skill.revision``); when
+    the text is no longer that revision, or ``rev`` is not a full id, ``StaleRevision`` and
+    nothing changes. Checked inside the write transaction.
     """
     with store._write() as conn:
-        if rev is not None:
-            _check_reviewed(conn, name, rev, proposed=False, command="show")
+        _check_reviewed(conn, name, rev, proposed=False, command="show")
         return _engine.apply_in(conn, store, Actor.HUMAN, Action.PUBLISH, name, via=via, who=who)
 
 
-def accept_revision(
-    store: Store, name: str, *, rev: str | None = None, via: str, who: str
-) -> ActionResult:
+def accept_revision(store: Store, name: str, *, rev: str, via: str, who: str) -> ActionResult:
     """The proposed revision replaces the skill's text; the status is unchanged.
 
-    ``rev``: the revision id of the proposed text the person reviewed (``Revision.revision``);
-    a different or missing proposal raises ``StaleRevision`` and nothing changes.
+    ``rev``: the full revision id of the proposed text the person reviewed
+    (``Revision.revision``); a different or missing proposal, or a ``rev`` that is not a full
+    id, raises ``StaleRevision`` and nothing changes.
     """
     with store._write() as conn:
-        if rev is not None:
-            _check_reviewed(conn, name, rev, proposed=True, command="diff")
+        _check_reviewed(conn, name, rev, proposed=True, command="diff")
         return _engine.apply_in(conn, store, Actor.HUMAN, Action.ACCEPT, name, via=via, who=who)
+
+
+def resolve_revision(store: Store, name: str, given: str, *, proposed: bool) -> str:
+    """The full revision id a person means by ``given`` (for the CLI, where people type):
+    a full id as it is; a prefix of at least 8 hex digits expanded to the current text's
+    (``proposed``: the proposed revision's) full id, only when no other text ``name`` has
+    held or been proposed as starts with it (an agent that made two texts share a prefix
+    makes that prefix refused). The publish or accept that follows still compares the full
+    id inside its transaction. Raises ``StaleRevision`` (nothing changes)."""
+    skill = store.get(name)
+    target = skill.proposed.revision if proposed and skill.proposed else skill.revision
+    command = "diff" if proposed else "show"
+    typed = given.strip().lower()
+    if len(typed) >= REVISION_ID_CHARS or not _HEX.fullmatch(typed or "-"):
+        return typed
+    if len(typed) < MIN_REVISION_PREFIX:
+        raise StaleRevision(
+            name,
+            given,
+            target,
+            f"revision '{typed}' is too short: type at least {MIN_REVISION_PREFIX} of the "
+            f"{REVISION_ID_CHARS} hex digits that 'kite-skills skills {command} {name}' shows; "
+            "nothing changed",
+        )
+    matches = sorted(r for r in store.revisions_held(name) if r.startswith(typed))
+    if len(matches) > 1:
+        raise StaleRevision(
+            name,
+            given,
+            target,
+            f"revision '{typed}' is ambiguous: {len(matches)} texts '{name}' has held start "
+            f"with it ({', '.join(matches)}); give the full id that 'kite-skills skills "
+            f"{command} {name}' shows; nothing changed",
+        )
+    if not matches:
+        raise StaleRevision(
+            name,
+            given,
+            target,
+            f"no revision of '{name}' starts with '{typed}' (it is now {target}); review it "
+            f"with 'kite-skills skills {command} {name}'; nothing changed",
+        )
+    return matches[0]
 
 
 def reject_revision(store: Store, name: str, *, via: str, who: str) -> ActionResult:
@@ -132,12 +193,17 @@ def edit(
     store: Store,
     name: str,
     *,
+    rev: str,
     description: str | None = None,
     body: str | None = None,
     via: str,
     who: str,
 ) -> ActionResult:
-    """Change the text directly (either part, or both); the status is unchanged."""
+    """Change the text directly (either part, or both); the status is unchanged.
+
+    ``rev``: the full revision id of the text the person started from (what the editor
+    opened); when the text changed since, ``StaleRevision`` and nothing changes (checked
+    inside the write transaction, so an agent's save in between is never overwritten)."""
     check_name(name)
     new_description = None if description is None else check_description(name, description)
     new_body = None if body is None else check_body(name, body)
@@ -145,6 +211,17 @@ def edit(
         raise InvalidSkill(f"nothing to change in '{name}': give a new description, body or both")
     with store._write() as conn:
         current = _engine.current_text(conn, name)
+        started = revision_id(current.description, current.body)
+        if _full_id(name, rev, started, "show") != started:
+            raise StaleRevision(
+                name,
+                rev,
+                started,
+                f"the text of '{name}' changed since you started editing it (you started "
+                f"from revision {rev}, it is now {started}); nothing was saved — see the new "
+                f"text with 'kite-skills skills show {name}' (or its dashboard page) and edit "
+                "that",
+            )
         text = _engine.Text(
             current.description if new_description is None else new_description,
             current.body if new_body is None else new_body,

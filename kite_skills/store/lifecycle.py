@@ -10,8 +10,9 @@ Two actors exist. ``AGENT`` rules are what an MCP client may do through
 :mod:`kite_skills.store.agent`; ``HUMAN`` rules are what a person does through
 :mod:`kite_skills.store.human` (dashboard or CLI). Only human rules may set ``published_at`` or
 move a skill into ``live`` from ``draft``, and an agent replaces the text only of a draft no
-person ever published (any other save is a proposed revision) — :func:`_check_table` enforces
-both at import time.
+person ever published *and* whose current text an agent wrote (any other save, including one
+over a person's own new draft, is a proposed revision) — :func:`_check_table` enforces both at
+import time.
 """
 
 from __future__ import annotations
@@ -89,6 +90,9 @@ class Rule:
     """Audit ``action`` written when allowed (defaults to the action's value)."""
     published: bool | None = None
     """Match only skills whose ``published_at`` is set (True) / NULL (False); None = either."""
+    agent_text: bool | None = None
+    """Match only skills whose current text an agent wrote (True) / a person wrote or nobody
+    knows who (False); None = either."""
     needs_proposal: bool = False
     sets_published_at: bool = False
 
@@ -134,7 +138,21 @@ RULES: Final[tuple[Rule, ...]] = (
         to_state=DRAFT,
         effect=Effect.SET_TEXT,
         audit="save_draft",
-        published=False,  # only a draft no person ever published: an agent's own draft
+        published=False,  # only a draft no person ever published
+        agent_text=True,  # and whose text an agent wrote: an agent's own draft
+    ),
+    Rule(
+        Action.SAVE,
+        A,
+        DRAFT,
+        ALLOW,
+        "saved a proposed revision of '{name}' beside its text, which is unchanged: a person "
+        "wrote this draft, so only a person changes its text; " + _ACCEPT_HINT,
+        to_state=DRAFT,
+        effect=Effect.PROPOSE,
+        audit="propose",
+        published=False,
+        agent_text=False,
     ),
     Rule(
         Action.SAVE,
@@ -370,15 +388,19 @@ RULES: Final[tuple[Rule, ...]] = (
 )
 
 
-def find_rule(action: Action, actor: Actor, state: str, published: bool) -> Rule | None:
+def find_rule(
+    action: Action, actor: Actor, state: str, published: bool, agent_text: bool = False
+) -> Rule | None:
     """The rule for ``action`` by ``actor`` from ``state``; None when the table has none
-    (for ``ABSENT`` that means the skill is unknown)."""
+    (for ``ABSENT`` that means the skill is unknown). ``agent_text``: an agent wrote the
+    skill's current text."""
     for rule in RULES:
         if (
             rule.action is action
             and rule.actor is actor
             and rule.from_state == state
             and (rule.published is None or rule.published == published)
+            and (rule.agent_text is None or rule.agent_text == agent_text)
         ):
             return rule
     return None
@@ -387,7 +409,7 @@ def find_rule(action: Action, actor: Actor, state: str, published: bool) -> Rule
 def _check_table() -> None:
     """The draft boundary, checked on import: no agent rule sets ``published_at`` or makes a
     skill live except by putting back an archived skill a person published before, and no
-    agent rule replaces the text of a skill a person ever published."""
+    agent rule replaces the text of a skill a person ever published or a text a person wrote."""
     for rule in RULES:
         if rule.actor is Actor.AGENT and rule.outcome is Outcome.ALLOW:
             if rule.sets_published_at:
@@ -400,6 +422,8 @@ def _check_table() -> None:
                 raise AssertionError(f"agent rule {rule} makes a skill live")
             if rule.effect is Effect.SET_TEXT and rule.published is not False:
                 raise AssertionError(f"agent rule {rule} overwrites text a person published")
+            if rule.effect is Effect.SET_TEXT and rule.agent_text is not True:
+                raise AssertionError(f"agent rule {rule} overwrites text a person wrote")
         if rule.outcome is Outcome.ALLOW and rule.to_state is None:
             raise AssertionError(f"allowed rule {rule} has no target state")
 

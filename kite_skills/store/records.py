@@ -9,18 +9,48 @@ from typing import Literal
 
 SaveOutcome = Literal["created", "updated_draft", "proposed"]
 
-REVISION_ID_CHARS = 12
+REVISION_ID_CHARS = 32
+"""A revision id is 32 hex digits (128 bits) of SHA-256: finding two texts with the same id
+is out of reach, where 12 digits (48 bits, before issue 23) took an agent 92 s on one core."""
+MIN_REVISION_PREFIX = 8
+"""The fewest hex digits the CLI accepts for a revision (it expands them to the full id)."""
 
 
 def revision_id(description: str, body: str) -> str:
-    """A short id naming one text (description and body): the first 12 hex digits of a
-    SHA-256 over both. A person's publish or accept names the revision they reviewed, so a
-    text changed after they looked is refused rather than put into service."""
+    """The id naming one text (description and body): the first 32 hex digits (128 bits) of a
+    SHA-256 over both. A person's publish or accept names the revision they reviewed, and the
+    store compares the whole id, so a text changed after they looked is refused rather than
+    put into service."""
     digest = hashlib.sha256()
     for part in (description, body):
         data = part.encode("utf-8", "surrogatepass")
         digest.update(len(data).to_bytes(8, "big") + data)
     return digest.hexdigest()[:REVISION_ID_CHARS]
+
+
+@dataclass(frozen=True)
+class Author:
+    """Who wrote a text: an agent (``via="mcp"``; ``who`` is the name its MCP client gave,
+    which it chose itself) or a person (``via`` ``"cli"`` or ``"dashboard"``; ``who`` is the
+    account that ran the dashboard or the CLI). ``via=""``: written before kite-skills
+    recorded authors, and not found in the audit log."""
+
+    via: str
+    who: str
+
+    @property
+    def is_agent(self) -> bool:
+        return self.via == "mcp"
+
+    def label(self) -> str:
+        """How a person is shown who wrote it. An agent's self-chosen name is quoted as data
+        (``agent: "root (dashboard)" via MCP``), so it never reads like a person's row
+        (``person: root via dashboard``)."""
+        if self.is_agent:
+            return f"agent: {json.dumps(self.who, ensure_ascii=False)} via MCP"
+        if self.via:
+            return f"person: {self.who} via {self.via}"
+        return "unknown (written before kite-skills recorded who wrote each text)"
 
 
 @dataclass(frozen=True)
@@ -45,6 +75,11 @@ class Revision:
         """The revision id of the proposed text (see :func:`revision_id`)."""
         return revision_id(self.description, self.body)
 
+    @property
+    def author(self) -> Author:
+        """Who proposed it: always an agent (only an MCP save proposes a revision)."""
+        return Author("mcp", self.proposed_by)
+
 
 @dataclass(frozen=True)
 class Skill:
@@ -57,6 +92,9 @@ class Skill:
     published_at: str | None
     """First activation by a person; None until then. Nothing an agent can call sets it."""
     proposed: Revision | None = None
+    written_by: Author = Author("", "")
+    """Who wrote the current text (an agent's save, a person's new/edit/import, or the agent
+    whose proposal a person accepted)."""
 
     @property
     def revision(self) -> str:
@@ -84,6 +122,13 @@ class AuditEntry:
     via: str  # "mcp" | "dashboard" | "cli"
     who: str
     detail: str
+    revision: str | None = None
+    """The revision id of the text this action wrote (or accepted); None for actions that
+    write no text and for rows written before issue 23."""
+
+    @property
+    def author(self) -> Author:
+        return Author(self.via, self.who)
 
 
 @dataclass(frozen=True)

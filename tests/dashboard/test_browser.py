@@ -218,7 +218,9 @@ async def _live(db: Path) -> None:
             BODY,
             who="claude-code 2.1.0",
         )
-        human.publish(store, "compare-funds", via="cli", who="pat")
+        human.publish(
+            store, "compare-funds", rev=store.get("compare-funds").revision, via="cli", who="pat"
+        )
 
 
 async def test_a_revision_is_shown_as_a_diff_then_accepted_and_the_agent_reads_it(

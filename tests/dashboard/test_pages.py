@@ -28,10 +28,10 @@ def test_skills_page_lists_waiting_first_with_who_then_live_and_archived(
     client: TestClient, store: Store
 ) -> None:
     agent.save(store, "zeta", "Old live", "# z\n", who="bot")
-    human.publish(store, "zeta", via="cli", who="pat")
+    human.publish(store, "zeta", rev=store.get("zeta").revision, via="cli", who="pat")
     agent.save(store, "zeta", "New text", "# z2\n", who="cursor 1.0")
     agent.save(store, "gone", "Archived one", "# g\n", who="bot")
-    human.publish(store, "gone", via="cli", who="pat")
+    human.publish(store, "gone", rev=store.get("gone").revision, via="cli", who="pat")
     human.archive(store, "gone", via="cli", who="pat")
     page = client.get("/skills").text
     waiting = page.index('id="waiting"')
@@ -75,7 +75,9 @@ def test_publish_refused_when_the_text_changed_since_the_page_was_shown(
 def test_a_revision_shows_as_a_diff_and_accept_checks_its_id(
     client: TestClient, store: Store, db: Path
 ) -> None:
-    human.publish(store, "compare-funds", via="cli", who="pat")
+    human.publish(
+        store, "compare-funds", rev=store.get("compare-funds").revision, via="cli", who="pat"
+    )
     agent.save(store, "compare-funds", "When comparing funds", "# Compare\n\n1. B\n", who="bot 2")
     page = client.get("/skills/compare-funds").text
     assert '<tr class="del"><td class="mark">−</td><td><pre>1. A</pre></td></tr>' in page
@@ -96,7 +98,9 @@ def test_a_revision_shows_as_a_diff_and_accept_checks_its_id(
 
 
 def test_reject_keeps_the_live_text(client: TestClient, store: Store) -> None:
-    human.publish(store, "compare-funds", via="cli", who="pat")
+    human.publish(
+        store, "compare-funds", rev=store.get("compare-funds").revision, via="cli", who="pat"
+    )
     agent.save(store, "compare-funds", "X", "# other\n", who="bot")
     page = client.get("/skills/compare-funds").text
     assert (
@@ -110,7 +114,9 @@ def test_reject_keeps_the_live_text(client: TestClient, store: Store) -> None:
 def test_only_the_actions_that_apply_are_offered(client: TestClient, store: Store) -> None:
     draft = client.get("/skills/compare-funds").text
     assert 'id="publish"' in draft and 'id="archive"' not in draft and 'id="accept"' not in draft
-    human.publish(store, "compare-funds", via="cli", who="pat")
+    human.publish(
+        store, "compare-funds", rev=store.get("compare-funds").revision, via="cli", who="pat"
+    )
     live = client.get("/skills/compare-funds").text
     assert 'id="publish"' not in live and 'id="archive"' in live and 'id="move-to-draft"' in live
     human.archive(store, "compare-funds", via="cli", who="pat")
@@ -233,7 +239,7 @@ def test_edit_validates_and_refuses_a_stale_editor(
         "/skills/compare-funds/edit",
         data={"csrf": csrf_of(page), "rev": rev, "description": "Mine", "body": "# b\n"},
     )
-    assert stale.status_code == 400 and "changed since you opened this editor" in stale.text
+    assert stale.status_code == 400 and "changed since you started editing it" in stale.text
     assert rows(db) == before
     fresh = client.get("/skills/compare-funds/edit").text
     rev = store.get("compare-funds").revision
@@ -275,3 +281,70 @@ def test_a_form_without_the_revision_id_is_refused(
     refused = client.post("/skills/compare-funds/publish", data={"csrf": csrf_of(page)})
     assert refused.status_code == 409 and "no revision id given for" in refused.text
     assert rows(db) == before
+
+
+# ---- issue 23: the forms carry the full revision; who wrote what -----------------------------
+
+
+def test_the_forms_carry_the_full_128_bit_revision_and_a_prefix_is_refused(
+    client: TestClient, store: Store, db: Path
+) -> None:
+    page = client.get("/skills/compare-funds").text
+    full = store.get("compare-funds").revision
+    assert rev_of(page) == full and len(full) == 32
+    assert rev_of(client.get("/skills/compare-funds/edit").text, "edit") == full
+    before = rows(db)
+    for short in (full[:12], full[:1], ""):
+        refused = client.post(
+            "/skills/compare-funds/publish", data={"csrf": csrf_of(page), "rev": short}
+        )
+        assert refused.status_code == 409, short
+    assert rows(db) == before
+    human.publish(store, "compare-funds", rev=full, via="cli", who="pat")
+    agent.save(store, "compare-funds", "When comparing", "# v2\n", who="bot")
+    page = client.get("/skills/compare-funds").text
+    proposed = store.get("compare-funds").proposed
+    assert proposed is not None and rev_of(page, "accept") == proposed.revision
+    refused = client.post(
+        "/skills/compare-funds/accept",
+        data={"csrf": csrf_of(page), "rev": proposed.revision[:12]},
+    )
+    assert refused.status_code == 409 and "is not a full revision id" in refused.text
+    assert store.get("compare-funds").proposed == proposed
+
+
+def test_an_agent_calling_itself_the_dashboard_is_shown_as_an_agent(
+    client: TestClient, store: Store
+) -> None:
+    """Item 5: a client named 'root (dashboard)' never gets a row like a person's own."""
+    agent.save(store, "theirs", "Theirs", "# t\n", who="root (dashboard)")
+    page = client.get("/skills/new").text
+    made = client.post(
+        "/skills/new",
+        data={"csrf": csrf_of(page), "name": "mine", "description": "Mine", "body": "# m\n"},
+    )
+    assert made.status_code == 303
+    index = client.get("/skills").text
+    agent_row = index[index.index("/skills/theirs") :].split("</tr>")[0]
+    person_row = index[index.index("/skills/mine") :].split("</tr>")[0]
+    assert "agent: &#34;root (dashboard)&#34; via MCP" in agent_row
+    assert "person: " in person_row and " via dashboard" in person_row
+    assert "agent:" not in person_row
+    skill_page = client.get("/skills/theirs").text
+    assert 'id="written-by">agent: &#34;root (dashboard)&#34; via MCP<' in skill_page
+
+
+def test_an_agents_save_over_a_draft_made_with_new_is_a_proposal_on_the_page(
+    client: TestClient, store: Store
+) -> None:
+    page = client.get("/skills/new").text
+    client.post(
+        "/skills/new",
+        data={"csrf": csrf_of(page), "name": "mine", "description": "Mine", "body": "# mine\n"},
+    )
+    agent.save(store, "mine", "Theirs", "# theirs\n", who="bot 1")
+    shown = client.get("/skills/mine").text
+    assert 'id="proposal"' in shown
+    assert 'id="proposed-by">agent: &#34;bot 1&#34; via MCP<' in shown
+    assert store.get("mine").body == "# mine\n"
+    assert 'id="written-by">person: ' in shown

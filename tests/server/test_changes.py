@@ -236,6 +236,8 @@ async def test_a_further_list_is_announced_by_one_registration(store: Store, oth
     counted = Recorder(feed)
     await feed.check()
     agent.save(store, "new-one", "About new-one", "# changed\n", who="t")
-    human.accept_revision(store, "new-one", via="cli", who="p")
+    human.accept_revision(
+        store, "new-one", rev=store.get("new-one").proposed.revision, via="cli", who="p"
+    )
     await feed.check()
     assert counted.events == [ResourceUpdated(uri="user-skill://new-one")], counted.events

@@ -176,7 +176,14 @@ async def test_a_repeated_list_follows_every_change_of_the_live_skills(
         assert await mine() == await mine() == []
         human.import_skills(store, [("alpha", "First", "# A\n")], via="cli", who="pat")
         assert await mine() == await mine() == [("my-alpha", "First")]
-        human.edit(store, "alpha", description="Changed", via="cli", who="pat")
+        human.edit(
+            store,
+            "alpha",
+            rev=store.get("alpha").revision,
+            description="Changed",
+            via="cli",
+            who="pat",
+        )
         assert await mine() == [("my-alpha", "Changed")]
         with Store.open(store.path) as other:  # another connection, as the dashboard's
             human.archive(other, "alpha", via="dashboard", who="pat")

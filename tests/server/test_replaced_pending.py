@@ -21,7 +21,7 @@ pytestmark = pytest.mark.anyio
 def store(tmp_path: Path) -> Iterator[Store]:
     with Store.open(tmp_path / "s.db") as s:
         agent.save(s, "funds", "Funds", "# v1\n", who="bot")
-        human.publish(s, "funds", via="cli", who="pat")
+        human.publish(s, "funds", rev=s.get("funds").revision, via="cli", who="pat")
         yield s
 
 

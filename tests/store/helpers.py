@@ -22,7 +22,7 @@ def draft(
 
 def live(store: Store, name: str, **kw: str) -> None:
     draft(store, name, **kw)
-    human.publish(store, name, via="cli", who="alice")
+    human.publish(store, name, rev=store.get(name).revision, via="cli", who="alice")
 
 
 def archived(store: Store, name: str, **kw: str) -> None:

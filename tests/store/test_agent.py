@@ -278,7 +278,9 @@ def test_save_over_a_skill_moved_back_to_draft_proposes_and_keeps_the_persons_te
         "description 9 chars, body 16 bytes",
     )
     # The person still decides: rejecting leaves their text, publishing serves their text.
-    human.publish(store, "compare-funds", via="cli", who="alice")
+    human.publish(
+        store, "compare-funds", rev=store.get("compare-funds").revision, via="cli", who="alice"
+    )
     assert store.read_live("compare-funds").body == BODY
 
 

@@ -181,7 +181,9 @@ def test_live_summaries_follow_every_write_to_the_file(db_path: Path) -> None:
         assert store.live_summaries() == [SkillSummary("beta", "Changed")]
         agent.save(store, "beta", "Proposed", "# New\n", who="bot")  # a revision: not live yet
         assert store.live_summaries() == [SkillSummary("beta", "Changed")]
-        human.accept_revision(store, "beta", via="cli", who="alice")
+        human.accept_revision(
+            store, "beta", rev=store.get("beta").proposed.revision, via="cli", who="alice"
+        )
         assert store.live_summaries() == [SkillSummary("beta", "Proposed")]
 
 
@@ -231,7 +233,13 @@ def test_two_connections_see_each_others_writes(db_path: Path) -> None:
         assert server.data_version() == before  # reading alone changes nothing
         draft(server, "compare-funds")
         assert server.data_version() == before  # its own writes do not count
-        human.publish(dashboard, "compare-funds", via="dashboard", who="alice")
+        human.publish(
+            dashboard,
+            "compare-funds",
+            rev=dashboard.get("compare-funds").revision,
+            via="dashboard",
+            who="alice",
+        )
         after = server.data_version()
         assert after != before
         assert [s.name for s in server.list_live()] == ["compare-funds"]

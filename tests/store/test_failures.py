@@ -280,7 +280,9 @@ def test_writes_still_work_around_bad_rows(bad_rows: Store) -> None:
     agent.save(bad_rows, "bad-live", "Proposal", "# New\n", who="bot")
     human.delete(bad_rows, "bad-blob", via="cli", who="alice")
     with pytest.raises(UnreadableSkill, match="give both a new description and a new body"):
-        human.edit(bad_rows, "bad-live", description="Only this", via="cli", who="alice")
+        human.edit(
+            bad_rows, "bad-live", rev="0" * 32, description="Only this", via="cli", who="alice"
+        )
     assert bad_rows.integrity_check() == []
 
 

@@ -7,12 +7,26 @@ from pathlib import Path
 
 import pytest
 
-from kite_skills.errors import IllegalTransition, InvalidSkill, UnknownSkill
+from kite_skills.errors import IllegalTransition, InvalidSkill, StaleRevision, UnknownSkill
 from kite_skills.store import Store, agent, human
 
 from .helpers import BODY, archived, audit_rows, counts, draft, live
 
 SETUP = {"draft": draft, "live": live, "archived": archived}
+
+
+def _act(action, store: Store, name: str, **kw: str):  # type: ignore[no-untyped-def]
+    """Call ``action``, naming the reviewed revision when it needs one (publish, accept)."""
+    if action in (human.publish, human.accept_revision):
+        try:
+            skill = store.get(name)
+        except UnknownSkill:
+            kw["rev"] = "0" * 32
+        else:
+            text = skill.proposed if action is human.accept_revision else skill
+            kw["rev"] = text.revision if text is not None else "0" * 32
+    return action(store, name, **kw)
+
 
 # (action, from state) -> (to state, message) for every allowed status move
 ALLOWED = {
@@ -63,7 +77,7 @@ def test_every_status_action_and_state_is_covered() -> None:
 def test_allowed(store: Store, action, state: str) -> None:  # type: ignore[no-untyped-def]
     SETUP[state](store, "compare-funds")
     to_state, message = ALLOWED[(action, state)]
-    result = action(store, "compare-funds", via="dashboard", who="alice")
+    result = _act(action, store, "compare-funds", via="dashboard", who="alice")
     assert (result.from_status, result.to_status, result.changed, result.message) == (
         state,
         to_state,
@@ -86,7 +100,7 @@ def test_allowed(store: Store, action, state: str) -> None:  # type: ignore[no-u
 def test_noop(store: Store, db_path: Path, action, state: str) -> None:  # type: ignore[no-untyped-def]
     SETUP[state](store, "compare-funds")
     before = counts(db_path)
-    result = action(store, "compare-funds", via="cli", who="alice")
+    result = _act(action, store, "compare-funds", via="cli", who="alice")
     assert (result.changed, result.message) == (False, NOOPS[(action, state)])
     assert counts(db_path) == before
     assert store.get("compare-funds").status == state
@@ -99,7 +113,7 @@ def test_refused(store: Store, db_path: Path, action, state: str) -> None:  # ty
     SETUP[state](store, "compare-funds")
     before = counts(db_path)
     with pytest.raises(IllegalTransition) as info:
-        action(store, "compare-funds", via="cli", who="alice")
+        _act(action, store, "compare-funds", via="cli", who="alice")
     assert str(info.value) == REFUSED[(action, state)]
     assert counts(db_path) == before
 
@@ -108,12 +122,16 @@ def test_publish_sets_published_at_once(db_path: Path) -> None:
     times = iter(datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=i) for i in range(100))
     with Store.open(db_path, clock=lambda: next(times)) as store:
         draft(store, "compare-funds")
-        human.publish(store, "compare-funds", via="cli", who="alice")
+        human.publish(
+            store, "compare-funds", rev=store.get("compare-funds").revision, via="cli", who="alice"
+        )
         first = store.get("compare-funds").published_at
         assert first is not None and first.endswith("Z")
         human.move_to_draft(store, "compare-funds", via="cli", who="alice")
         assert store.get("compare-funds").published_at == first
-        human.publish(store, "compare-funds", via="cli", who="alice")
+        human.publish(
+            store, "compare-funds", rev=store.get("compare-funds").revision, via="cli", who="alice"
+        )
         human.archive(store, "compare-funds", via="cli", who="alice")
         human.restore(store, "compare-funds", via="cli", who="alice")
         skill = store.get("compare-funds")
@@ -133,7 +151,13 @@ def test_accept_revision(store: Store, state: str) -> None:
     else:
         agent.save(store, "compare-funds", "New", "# new", who="bot 1")
     proposed_at = store.get("compare-funds").proposed.proposed_at  # type: ignore[union-attr]
-    result = human.accept_revision(store, "compare-funds", via="cli", who="alice")
+    result = human.accept_revision(
+        store,
+        "compare-funds",
+        rev=store.get("compare-funds").proposed.revision,
+        via="cli",
+        who="alice",
+    )
     assert result.message == (
         f"accepted the proposed revision of 'compare-funds'; it is now the text ({state})"
     )
@@ -159,7 +183,13 @@ def test_accepted_revision_of_a_live_skill_is_served_and_searchable(store: Store
     live(store, "compare-funds")
     agent.save(store, "compare-funds", "Compare funds", "mention zebra here", who="bot")
     assert store.search("zebra") == []
-    human.accept_revision(store, "compare-funds", via="cli", who="alice")
+    human.accept_revision(
+        store,
+        "compare-funds",
+        rev=store.get("compare-funds").proposed.revision,
+        via="cli",
+        who="alice",
+    )
     assert [s.name for s in store.search("zebra")] == ["compare-funds"]
     assert store.read_live("compare-funds").body == "mention zebra here"
 
@@ -190,19 +220,30 @@ def test_accept_or_reject_without_a_proposal_is_refused(
 ) -> None:  # type: ignore[no-untyped-def]
     live(store, "compare-funds")
     before = counts(db_path)
-    with pytest.raises(IllegalTransition) as info:
-        action(store, "compare-funds", via="cli", who="alice")
-    assert str(info.value) == (
-        "'compare-funds' has no proposed revision; an agent proposes one by saving over a live "
-        "or archived skill"
-    )
+    if action is human.accept_revision:  # the reviewed revision is checked first
+        with pytest.raises(StaleRevision, match="it has no proposed revision any more"):
+            _act(action, store, "compare-funds", via="cli", who="alice")
+    else:
+        with pytest.raises(IllegalTransition) as info:
+            _act(action, store, "compare-funds", via="cli", who="alice")
+        assert str(info.value) == (
+            "'compare-funds' has no proposed revision; an agent proposes one by saving over a "
+            "live or archived skill"
+        )
     assert counts(db_path) == before
 
 
 @pytest.mark.parametrize("state", ["draft", "live", "archived"])
 def test_edit(store: Store, state: str) -> None:
     SETUP[state](store, "compare-funds")
-    result = human.edit(store, "compare-funds", body="# edited\n", via="dashboard", who="alice")
+    result = human.edit(
+        store,
+        "compare-funds",
+        rev=store.get("compare-funds").revision,
+        body="# edited\n",
+        via="dashboard",
+        who="alice",
+    )
     assert result.message == f"edited 'compare-funds' ({state})"
     skill = store.get("compare-funds")
     assert (skill.description, skill.body, skill.status) == (
@@ -210,7 +251,14 @@ def test_edit(store: Store, state: str) -> None:
         "# edited\n",
         state,
     )
-    human.edit(store, "compare-funds", description="Another", via="dashboard", who="alice")
+    human.edit(
+        store,
+        "compare-funds",
+        rev=store.get("compare-funds").revision,
+        description="Another",
+        via="dashboard",
+        who="alice",
+    )
     assert store.get("compare-funds").description == "Another"
     assert audit_rows(store)[-1] == (
         "compare-funds",
@@ -227,9 +275,18 @@ def test_edit_needs_something_to_change(store: Store, db_path: Path) -> None:
     live(store, "compare-funds")
     before = counts(db_path)
     with pytest.raises(InvalidSkill, match="nothing to change in 'compare-funds'"):
-        human.edit(store, "compare-funds", via="cli", who="alice")
+        human.edit(
+            store, "compare-funds", rev=store.get("compare-funds").revision, via="cli", who="alice"
+        )
     with pytest.raises(InvalidSkill, match="body of 'compare-funds' is empty"):
-        human.edit(store, "compare-funds", body="  \n", via="cli", who="alice")
+        human.edit(
+            store,
+            "compare-funds",
+            rev=store.get("compare-funds").revision,
+            body="  \n",
+            via="cli",
+            who="alice",
+        )
     assert counts(db_path) == before
 
 
@@ -264,15 +321,17 @@ def test_delete_keeps_the_history(store: Store, state: str) -> None:
 )
 def test_unknown_skill(store: Store, action) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(UnknownSkill, match="no skill named 'ghost'"):
-        action(store, "ghost", via="cli", who="alice")
+        _act(action, store, "ghost", via="cli", who="alice")
     with pytest.raises(UnknownSkill):
-        human.edit(store, "ghost", body="x", via="cli", who="alice")
+        human.edit(store, "ghost", rev="0" * 32, body="x", via="cli", who="alice")
 
 
 def test_human_actions_only_accept_human_channels(store: Store) -> None:
     draft(store, "compare-funds")
     with pytest.raises(ValueError, match="via must be one of"):
-        human.publish(store, "compare-funds", via="mcp", who="bot")
+        human.publish(
+            store, "compare-funds", rev=store.get("compare-funds").revision, via="mcp", who="bot"
+        )
     assert store.get("compare-funds").status == "draft"
 
 

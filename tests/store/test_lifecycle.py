@@ -49,19 +49,27 @@ def test_every_action_has_a_rule_from_every_state_and_publication() -> None:
         actor = Actor.AGENT if action in AGENT_ACTIONS else Actor.HUMAN
         for state in (*STATES, ABSENT):
             for published in (False, True):
-                if state == LIVE and not published:
-                    continue  # impossible: a CHECK constraint forbids it
-                rule = find_rule(action, actor, state, published)
-                if state == ABSENT and rule is None:
-                    continue  # UnknownSkill
-                assert rule is not None, (action, state, published)
+                for agent_text in (False, True):
+                    if state == LIVE and not published:
+                        continue  # impossible: a CHECK constraint forbids it
+                    rule = find_rule(action, actor, state, published, agent_text)
+                    if state == ABSENT and rule is None:
+                        continue  # UnknownSkill
+                    assert rule is not None, (action, state, published, agent_text)
 
 
 def test_rules_do_not_overlap() -> None:
-    keys = [(r.action, r.actor, r.from_state, r.published) for r in RULES]
+    keys = [(r.action, r.actor, r.from_state, r.published, r.agent_text) for r in RULES]
     assert len(keys) == len(set(keys))
-    for r in RULES:
-        assert (r.action, r.actor, r.from_state, None) not in keys or r.published is None
+    for action, actor, state, _published, _agent_text in keys:
+        for p in (False, True):
+            for t in (False, True):
+                matching = [
+                    k
+                    for k in keys
+                    if k[:3] == (action, actor, state) and k[3] in (None, p) and k[4] in (None, t)
+                ]
+                assert len(matching) <= 1, matching
 
 
 def test_agent_rules_never_grant_capability() -> None:
@@ -132,8 +140,36 @@ def test_agent_save_over_an_ever_published_skill_is_always_a_proposal() -> None:
     for state in STATES:
         rule = find_rule(Action.SAVE, Actor.AGENT, state, True)
         assert rule is not None and rule.effect is lifecycle.Effect.PROPOSE, (state, rule)
-    own = find_rule(Action.SAVE, Actor.AGENT, DRAFT, False)
+    own = find_rule(Action.SAVE, Actor.AGENT, DRAFT, False, agent_text=True)
     assert own is not None and own.effect is lifecycle.Effect.SET_TEXT
+
+
+def test_agent_save_over_a_persons_draft_is_a_proposal() -> None:
+    """Issue 23 item 5: a draft a person wrote (never published) keeps its text."""
+    for state in STATES:
+        for published in (False, True):
+            rule = find_rule(Action.SAVE, Actor.AGENT, state, published, agent_text=False)
+            if state == LIVE and not published:
+                continue
+            assert rule is not None and rule.effect is lifecycle.Effect.PROPOSE, (state, rule)
+
+
+def test_the_check_refuses_an_agent_rule_overwriting_a_persons_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bad = lifecycle.Rule(
+        Action.SAVE,
+        Actor.AGENT,
+        DRAFT,
+        Outcome.ALLOW,
+        "x",
+        to_state=DRAFT,
+        effect=lifecycle.Effect.SET_TEXT,
+        published=False,
+    )
+    monkeypatch.setattr(lifecycle, "RULES", (bad, *RULES))
+    with pytest.raises(AssertionError, match="overwrites text a person wrote"):
+        lifecycle._check_table()
 
 
 def test_the_table_is_checked_when_the_module_is_imported() -> None:

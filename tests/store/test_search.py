@@ -200,7 +200,14 @@ def test_list_live_is_sorted_by_name(store: Store) -> None:
 
 def test_index_stays_consistent(store: Store) -> None:
     live(store, "a-skill")
-    human.edit(store, "a-skill", body="changed words", via="cli", who="al")
+    human.edit(
+        store,
+        "a-skill",
+        rev=store.get("a-skill").revision,
+        body="changed words",
+        via="cli",
+        who="al",
+    )
     human.delete(store, "a-skill", via="cli", who="al")
     draft(store, "b-skill")
     assert store.integrity_check() == []

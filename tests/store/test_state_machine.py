@@ -5,7 +5,10 @@ Invariants checked after every step:
   and an agent only ever turns on an archived skill a person had published;
 - ``published_at`` is set only by human actions (an agent action never changes it);
 - an agent action never changes the text of a skill a person has published (in any state:
-  live, archived or moved back to draft); it can only propose a revision beside it;
+  live, archived or moved back to draft), nor a text a person wrote (a never-published draft
+  from ``human.create``/``edit``); it can only propose a revision beside it;
+- every skill says who wrote its text (an agent via MCP, or a person via cli/dashboard), and
+  a person's publish/accept/edit names the full revision it started from;
 - drafts and archived skills are never returned by ``search``, ``list_live`` or ``read_live``;
 - every change writes exactly one audit row, matching the action and its from/to states;
   no-ops and refusals write none.
@@ -24,7 +27,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from kite_skills.errors import StoreError
-from kite_skills.store import ActionResult, SaveResult, Store, agent, human
+from kite_skills.store import ActionResult, Author, SaveResult, Store, agent, human
 
 NAMES = st.sampled_from(["alpha", "charlie-fund"])
 WORDS = st.sampled_from(["fund", "margin", "alpha", "review", "AND", '"', "(", "-x", "a*", ""])
@@ -63,6 +66,9 @@ class SkillLifecycle(RuleBasedStateMachine):
     def _texts(self) -> dict[str, tuple[str, str]]:
         return {s.name: (s.description, s.body) for s in self.store.list_all()}
 
+    def _agent_wrote(self) -> dict[str, bool]:
+        return {s.name: s.written_by.is_agent for s in self.store.list_all()}
+
     def _check_audit(self, result: ActionResult | SaveResult | None, action: str) -> None:
         rows = self.store.audit(limit=10_000)
         if result is None or (isinstance(result, ActionResult) and not result.changed):
@@ -85,6 +91,7 @@ class SkillLifecycle(RuleBasedStateMachine):
     def _agent(self, action: str, call: Callable[[], ActionResult | SaveResult]) -> None:
         before = self._published()
         texts = self._texts()
+        agent_wrote = self._agent_wrote()
         try:
             result: ActionResult | SaveResult | None = call()
         except StoreError:
@@ -93,6 +100,10 @@ class SkillLifecycle(RuleBasedStateMachine):
         for name, text in self._texts().items():
             if before.get(name, ("absent", None))[1] is not None:
                 assert text == texts[name], f"agent {action} changed a published skill's text"
+            if name in agent_wrote and not agent_wrote[name]:
+                assert text == texts[name], f"agent {action} changed a text a person wrote"
+            if name not in texts or text != texts[name]:
+                assert self.store.get(name).written_by.is_agent  # its new author is the agent
         for name, (status, published_at) in after.items():
             old_status, old_published = before.get(name, ("absent", None))
             assert published_at == old_published, f"agent {action} changed published_at"
@@ -141,10 +152,21 @@ class SkillLifecycle(RuleBasedStateMachine):
 
     # ---- human actions -------------------------------------------------------------------
 
+    def _reviewed(self, action: str, name: str) -> dict[str, str]:
+        """The full revision a person reviewed, for the actions that must name one."""
+        if action not in ("publish", "accept"):
+            return {}
+        try:
+            skill = self.store.get(name)
+        except StoreError:
+            return {"rev": "0" * 32}
+        text = skill.proposed if action == "accept" else skill
+        return {"rev": text.revision if text is not None else "0" * 32}
+
     def _human(self, action: str, name: str, via: str) -> None:
         try:
             result: ActionResult | None = HUMAN_ACTIONS[action](
-                self.store, name, via=via, who="alice"
+                self.store, name, via=via, who="alice", **self._reviewed(action, name)
             )
         except StoreError:
             result = None
@@ -183,15 +205,33 @@ class SkillLifecycle(RuleBasedStateMachine):
     def human_delete(self, name: str, via: str) -> None:
         self._human("delete", name, via)
 
-    @rule(name=NAMES, via=VIA)
-    def human_edit(self, name: str, via: str) -> None:
+    @rule(name=NAMES, via=VIA, stale=st.booleans())
+    def human_edit(self, name: str, via: str, stale: bool) -> None:
+        self.saves += 1
         try:
+            rev = "f" * 32 if stale else self.store.get(name).revision
             result: ActionResult | None = human.edit(
-                self.store, name, body=f"edited {name}", via=via, who="alice"
+                self.store, name, rev=rev, body=f"edited {name} {self.saves}", via=via, who="al"
             )
         except StoreError:
             result = None
+        if stale:
+            assert result is None, "an edit from a revision that is not the text went through"
+        if result is not None:
+            assert self.store.get(name).written_by == Author(via, "al")
         self._check_audit(result, "edit")
+
+    @rule(name=NAMES, via=VIA)
+    def human_create(self, name: str, via: str) -> None:
+        try:
+            result: ActionResult | None = human.create(
+                self.store, name, description="Mine", body=f"# {name}\nmine", via=via, who="al"
+            )
+        except StoreError:
+            result = None
+        if result is not None:
+            assert self.store.get(name).written_by == Author(via, "al")
+        self._check_audit(result, "create")
 
     # ---- invariants ----------------------------------------------------------------------
 
@@ -219,6 +259,13 @@ class SkillLifecycle(RuleBasedStateMachine):
             else:
                 assert skill.name in found
                 assert self.store.read_live(skill.name).body == skill.body
+
+    @invariant()
+    def every_text_has_its_author(self) -> None:
+        for skill in self.store.list_all():
+            assert skill.written_by.via in ("mcp", "cli", "dashboard"), skill
+            if skill.proposed is not None:
+                assert skill.proposed.author.is_agent
 
     @invariant()
     def audit_log_is_complete(self) -> None:

@@ -151,7 +151,14 @@ def test_ten_megabyte_arguments_are_refused_quickly(
     assert len(str(info.value)) < 400  # the message never echoes the argument
     assert counts(db_path) == before
     with pytest.raises(InvalidSkill):
-        human.edit(store, "my-skill", body=TEN_MB, via="cli", who="alice")
+        human.edit(
+            store,
+            "my-skill",
+            rev=store.get("my-skill").revision,
+            body=TEN_MB,
+            via="cli",
+            who="alice",
+        )
     assert store.get("my-skill").body == BODY
 
 

@@ -1,0 +1,140 @@
+"""Issue 23 item 5: a draft records who wrote its text; an agent's save over a person's own
+draft (never published) is a proposed revision beside it; an agent's self-chosen name is
+shown as data, never as a person."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from kite_skills import store as kite_store
+from kite_skills.store import Store, agent, human
+from kite_skills.store.db import migrations
+
+from .helpers import BODY
+
+MINE = "# My way\n\n1. Check the expense ratio myself.\n"
+AGENTS = "# Better\n\n1. Buy whatever is cheapest, at market.\n"
+
+
+def _person_draft(store: Store, how: str) -> None:
+    if how == "create":  # skills new, dashboard New
+        human.create(store, "mine", description="My way", body=MINE, via="dashboard", who="pat")
+    else:  # skills import (as a draft)
+        human.import_skills(store, [("mine", "My way", MINE)], live=False, via="cli", who="pat")
+
+
+@pytest.mark.parametrize("how", ["create", "import"])
+def test_an_agents_save_over_a_persons_draft_is_a_proposal(store: Store, how: str) -> None:
+    _person_draft(store, how)
+    result = agent.save(store, "mine", "Better", AGENTS, who="bot 1")
+    assert result.outcome == "proposed", result
+    assert result.message == (
+        "saved a proposed revision of 'mine' beside its text, which is unchanged: a person "
+        "wrote this draft, so only a person changes its text; a person accepts it on the "
+        "dashboard ('kite-skills dashboard', /skills) or with 'kite-skills skills accept mine'"
+    )
+    skill = store.get("mine")
+    assert (skill.status, skill.description, skill.body) == ("draft", "My way", MINE)
+    assert skill.proposed is not None and skill.proposed.body == AGENTS
+    assert skill.written_by.is_agent is False and skill.written_by.who == "pat"
+    assert skill.proposed.author == kite_store.Author("mcp", "bot 1")
+    assert store.audit(limit=1)[0].action == "propose"
+
+
+def test_the_person_decides_and_the_author_follows_the_text(store: Store) -> None:
+    _person_draft(store, "create")
+    agent.save(store, "mine", "Better", AGENTS, who="bot 1")
+    proposal = store.get("mine").proposed
+    assert proposal is not None
+    human.accept_revision(store, "mine", rev=proposal.revision, via="cli", who="pat")
+    assert store.get("mine").written_by == kite_store.Author(
+        "mcp", "bot 1"
+    )  # the agent wrote this text
+    agent.save(store, "mine", "Better still", AGENTS + "2.\n", who="bot 1")
+    assert store.get("mine").body == AGENTS + "2.\n"  # an agent's own draft again
+    rev = store.get("mine").revision
+    human.edit(store, "mine", rev=rev, body=MINE, via="cli", who="pat")
+    assert store.get("mine").written_by == kite_store.Author("cli", "pat")
+    assert agent.save(store, "mine", "X", AGENTS, who="bot 1").outcome == "proposed"
+    assert store.get("mine").body == MINE
+
+
+def test_an_agents_own_draft_records_the_agent(store: Store) -> None:
+    agent.save(store, "theirs", "Theirs", BODY, who="root (dashboard)")
+    assert store.get("theirs").written_by == kite_store.Author("mcp", "root (dashboard)")
+    assert agent.save(store, "theirs", "Theirs", BODY + "x\n", who="b").outcome == "updated_draft"
+
+
+def test_an_agent_named_like_a_person_is_shown_as_an_agent() -> None:
+    agent_row = kite_store.Author("mcp", "root (dashboard)").label()
+    person_row = kite_store.Author("dashboard", "root").label()
+    assert agent_row == 'agent: "root (dashboard)" via MCP'
+    assert person_row == "person: root via dashboard"
+    assert agent_row != person_row
+    assert (
+        kite_store.Author("mcp", 'pat" via dashboard').label()
+        == 'agent: "pat\\" via dashboard" via MCP'
+    )
+    assert kite_store.Author("", "").label().startswith("unknown")
+
+
+def test_audit_rows_name_the_revision_each_action_wrote(store: Store) -> None:
+    _person_draft(store, "create")
+    agent.save(store, "mine", "Better", AGENTS, who="bot 1")
+    skill = store.get("mine")
+    assert skill.proposed is not None
+    human.accept_revision(store, "mine", rev=skill.proposed.revision, via="cli", who="pat")
+    entries = list(reversed(store.audit(limit=10, name="mine")))
+    assert [(e.action, e.revision) for e in entries] == [
+        ("create", skill.revision),
+        ("propose", skill.proposed.revision),
+        ("accept", skill.proposed.revision),
+    ]
+    assert store.revisions_held("mine") == {skill.revision, skill.proposed.revision}
+
+
+def test_the_migration_fills_authors_from_the_audit_log(tmp_path: Path) -> None:
+    """A store from before issue 23 (schema 3): who wrote each text is read from its audit."""
+    path = tmp_path / "old.db"
+    t = "2026-01-01T00:00:00.000000Z"
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute(
+            "CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)"
+        )
+        for version, script in migrations()[:3]:
+            conn.executescript(script)
+            conn.execute("INSERT INTO schema_version VALUES (?, ?)", (version, t))
+        skills = [("by-agent", None), ("by-person", None), ("accepted", t), ("no-audit", None)]
+        for name, published in skills:
+            conn.execute(
+                "INSERT INTO skills (name, description, body, status, created_at, updated_at,"
+                " published_at) VALUES (?, 'd', 'b', ?, ?, ?, ?)",
+                (name, "live" if published else "draft", t, t, published),
+            )
+        audit = [
+            ("by-agent", "create", "mcp", "bot 1", ""),
+            ("by-person", "create", "mcp", "bot 1", ""),
+            ("by-person", "edit", "dashboard", "pat", ""),
+            ("by-person", "publish", "cli", "sam", ""),
+            ("accepted", "import", "cli", "pat", ""),
+            ("accepted", "accept", "cli", "pat", f"revision proposed by root (dashboard) at {t}"),
+        ]
+        conn.executemany(
+            "INSERT INTO audit_log (at, skill, action, via, who, detail)"
+            f" VALUES ('{t}', ?, ?, ?, ?, ?)",
+            audit,
+        )
+        conn.commit()
+    with Store.open(path) as store:
+        assert store.get("by-agent").written_by == kite_store.Author("mcp", "bot 1")
+        assert store.get("by-person").written_by == kite_store.Author("dashboard", "pat")
+        assert store.get("accepted").written_by == kite_store.Author("mcp", "root (dashboard)")
+        assert store.get("no-audit").written_by == kite_store.Author("", "")
+        # an unknown author is treated as a person's: the agent proposes
+        assert agent.save(store, "no-audit", "d", "x", who="b").outcome == "proposed"
+        assert agent.save(store, "by-person", "d", "x", who="b").outcome == "proposed"
+        assert agent.save(store, "by-agent", "d", "x", who="b").outcome == "updated_draft"
