@@ -86,8 +86,8 @@ def _line_break(code: str, at: int) -> str:
             "nul\x00byte",
             "the description of 'my-skill' contains a control character, U+0000 NUL, at "
             "character 4: remove it — a description is one line of visible text (tabs allowed; "
-            "no control, bidirectional-override or zero-width characters), so a person "
-            "reviewing it sees exactly what is stored",
+            "no control, bidirectional-override, zero-width, tag or other invisible characters), "
+            "so a person reviewing it sees exactly what is stored",
         ),
         (
             "\ud800",
