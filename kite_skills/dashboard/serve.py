@@ -41,12 +41,23 @@ HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 7381
 READ_SECONDS: Final = 10.0  # to send a whole request (headers and body) once connected
 MAX_CONNECTIONS: Final = 256  # at most; lower when the file-descriptor limit is low
+LISTEN_QUEUE: Final = 1024  # connections the kernel holds before we accept them (no fds)
 _DONE: Final = (h11.DONE, h11.MUST_CLOSE)
 
 
-class _Server(uvicorn.Server):
+class Server(uvicorn.Server):
     """uvicorn re-raises a caught SIGINT/SIGTERM after shutting down (a traceback for Ctrl-C,
-    death by signal for SIGTERM); the dashboard just stops and says so."""
+    death by signal for SIGTERM); the dashboard just stops and says so.
+
+    asyncio accepts at most ``backlog`` connections in one burst and uvicorn also gives that
+    number to the kernel as its queue; the burst is kept small (see :func:`config`), the
+    kernel's queue is widened again once serving, so that connecting is never slowed down."""
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        for sock in sockets or ():
+            with contextlib.suppress(OSError):
+                sock.listen(LISTEN_QUEUE)
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
@@ -165,8 +176,10 @@ def guarded_protocol(read_seconds: float, max_connections: int) -> type[H11Proto
 
 
 def _connection_limit() -> int:
-    """:data:`MAX_CONNECTIONS`, or half the file-descriptor limit when that is lower (after
-    raising the soft limit to the hard one where the OS allows)."""
+    """:data:`MAX_CONNECTIONS`, or a quarter of the file-descriptor limit when that is lower
+    (after raising the soft limit towards the hard one where the OS allows). A quarter: asyncio
+    accepts a burst of connections before their protocols can close the oldest, and SQLite,
+    Python and the log need descriptors too."""
     try:
         import resource
     except ImportError:  # Windows: no such limit to share
@@ -178,7 +191,7 @@ def _connection_limit() -> int:
             if wanted > soft:
                 resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
                 soft = wanted
-    return max(8, min(MAX_CONNECTIONS, soft // 2))
+    return max(8, min(MAX_CONNECTIONS, soft // 4))
 
 
 def config(
@@ -192,6 +205,7 @@ def config(
     return uvicorn.Config(
         app,
         http=guarded_protocol(read_seconds, limit),
+        backlog=max(8, limit // 4),  # also how many asyncio accepts in one burst
         log_level="warning",
         access_log=False,
         lifespan="off",
@@ -247,7 +261,7 @@ def run(db: Path, port: int, open_browser: bool) -> int:
         )
         if open_browser and _has_gui_browser():
             page = _open_browser(door)
-        _Server(config(app)).run(sockets=[sock])
+        Server(config(app)).run(sockets=[sock])
     finally:
         store.close()
         sock.close()

@@ -1,0 +1,139 @@
+"""Serving the dashboard with real sockets on 127.0.0.1: requests have a deadline and
+connections a bound, so idle or half-sent requests from any local user cannot lock the person
+out. No test waits on a clock: each waits for an event (a close, an answer) with a bound."""
+
+from __future__ import annotations
+
+import resource
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from kite_skills.dashboard import serve
+from kite_skills.dashboard.app import build_app
+from kite_skills.dashboard.security import Door
+from kite_skills.store import Store
+
+from .test_security import _wait_for_link
+
+HALF_A_REQUEST = b"GET /skills HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slow"
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[int, uvicorn.Server]]:
+    """The real app under :func:`serve.config`, with a half-second deadline, in a thread."""
+    sock = serve.bind(0)
+    port = sock.getsockname()[1]
+    store = Store.open(tmp_path / "s.db")
+    server = serve.Server(serve.config(build_app(store, Door(port)), read_seconds=0.5))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.01)
+    try:
+        yield port, server
+    finally:
+        server.should_exit = True
+        thread.join(15)
+        sock.close()
+        store.close()
+
+
+def _closed_by_the_server(conn: socket.socket) -> bytes:
+    """What the server sent before it closed ``conn`` (fails if it never closes)."""
+    conn.settimeout(30)
+    received = b""
+    while chunk := conn.recv(65536):
+        received += chunk
+    return received
+
+
+def _get(port: int, path: str = "/static/style.css") -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as conn:
+        conn.sendall(
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode()
+        )
+        return _closed_by_the_server(conn)
+
+
+def test_a_half_sent_request_is_closed_after_the_deadline(
+    served: tuple[int, uvicorn.Server],
+) -> None:
+    port, _ = served
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as silent:
+        assert _closed_by_the_server(silent) == b""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as half:
+        half.sendall(HALF_A_REQUEST)
+        assert _closed_by_the_server(half) == b""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as body:
+        body.sendall(
+            f"POST /skills/new HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+            "Content-Length: 100\r\n\r\nname=x".encode()
+        )
+        assert _closed_by_the_server(body).startswith(b"HTTP/1.1 403 ")  # not signed in
+
+
+def test_a_kept_alive_connection_that_starts_a_request_and_stalls_is_closed(
+    served: tuple[int, uvicorn.Server],
+) -> None:
+    """uvicorn's keep-alive timer stops at the first byte of the next request."""
+    port, _ = served
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+        conn.sendall(f"GET /static/style.css HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            answer += conn.recv(65536)
+        assert answer.startswith(b"HTTP/1.1 200 ")
+        conn.sendall(b"G")
+        _closed_by_the_server(conn)
+
+
+def test_idle_connections_beyond_the_bound_give_way_to_a_new_request(tmp_path: Path) -> None:
+    """The real command under a 128-file limit, 200 half-sent requests held open by another
+    "user": the person's request is still answered, and the oldest idle ones were closed."""
+    err = tmp_path / "err.txt"
+
+    def low_limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))
+
+    with err.open("w") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "kite_skills", "dashboard", "--port", "0", "--no-browser"]
+            + ["--db", str(tmp_path / "s.db")],
+            stderr=stderr,
+            stdout=subprocess.DEVNULL,
+            preexec_fn=low_limit,
+        )
+    held: list[socket.socket] = []
+    try:
+        port = int(_wait_for_link(err, process).split(":")[2].split("/")[0])
+        for _ in range(200):
+            conn = socket.create_connection(("127.0.0.1", port), timeout=10)
+            conn.sendall(HALF_A_REQUEST)
+            held.append(conn)
+        assert _get(port).startswith(b"HTTP/1.1 200 "), err.read_text()
+        assert _get(port, "/skills").startswith(b"HTTP/1.1 403 ")  # the guard answers too
+        closed = 0
+        for conn in held[:100]:  # the oldest: given way to newer ones
+            conn.settimeout(10)
+            try:
+                closed += conn.recv(1) == b""
+            except OSError:
+                closed += 1
+        assert closed == 100
+        assert process.poll() is None
+    finally:
+        for conn in held:
+            conn.close()
+        process.terminate()
+        assert process.wait(timeout=15) == 0
+    assert "Traceback" not in err.read_text()
