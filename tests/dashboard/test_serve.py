@@ -23,6 +23,7 @@ from kite_skills.store import Store
 
 from .test_security import _wait_for_link
 
+DASHBOARD = [sys.executable, "-m", "kite_skills", "dashboard", "--port", "0", "--no-browser"]
 HALF_A_REQUEST = b"GET /skills HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slow"
 
 
@@ -107,8 +108,7 @@ def test_idle_connections_beyond_the_bound_give_way_to_a_new_request(tmp_path: P
 
     with err.open("w") as stderr:
         process = subprocess.Popen(
-            [sys.executable, "-m", "kite_skills", "dashboard", "--port", "0", "--no-browser"]
-            + ["--db", str(tmp_path / "s.db")],
+            [*DASHBOARD, "--db", str(tmp_path / "s.db")],
             stderr=stderr,
             stdout=subprocess.DEVNULL,
             preexec_fn=low_limit,
