@@ -4,6 +4,7 @@ out. No test waits on a clock: each waits for an event (a close, an answer) with
 
 from __future__ import annotations
 
+import re
 import resource
 import socket
 import subprocess
@@ -12,9 +13,9 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
-import uvicorn
 
 from kite_skills.dashboard import serve
 from kite_skills.dashboard.app import build_app
@@ -27,13 +28,21 @@ DASHBOARD = [sys.executable, "-m", "kite_skills", "dashboard", "--port", "0", "-
 HALF_A_REQUEST = b"GET /skills HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slow"
 
 
+class Served(NamedTuple):
+    port: int
+    door: Door
+    store: Store
+
+
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[int, uvicorn.Server]]:
-    """The real app under :func:`serve.config`, with a half-second deadline, in a thread."""
+def served(db: Path) -> Iterator[Served]:
+    """The real app on the test store under :func:`serve.config`, with a half-second
+    deadline, in a thread."""
     sock = serve.bind(0)
     port = sock.getsockname()[1]
-    store = Store.open(tmp_path / "s.db")
-    server = serve.Server(serve.config(build_app(store, Door(port)), read_seconds=0.5))
+    store = Store.open(db)
+    door = Door(port)
+    server = serve.Server(serve.config(build_app(store, door), read_seconds=0.5))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -41,7 +50,7 @@ def served(tmp_path: Path) -> Iterator[tuple[int, uvicorn.Server]]:
         assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
         time.sleep(0.01)
     try:
-        yield port, server
+        yield Served(port, door, store)
     finally:
         server.should_exit = True
         thread.join(15)
@@ -58,18 +67,26 @@ def _closed_by_the_server(conn: socket.socket) -> bytes:
     return received
 
 
-def _get(port: int, path: str = "/static/style.css") -> bytes:
+def _get(port: int, path: str = "/static/style.css", cookie: str = "") -> bytes:
+    """One request on its own connection, its whole answer."""
     with socket.create_connection(("127.0.0.1", port), timeout=20) as conn:
         conn.sendall(
-            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode()
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n"
+            f"{cookie}\r\n".encode()
         )
         return _closed_by_the_server(conn)
 
 
-def test_a_half_sent_request_is_closed_after_the_deadline(
-    served: tuple[int, uvicorn.Server],
-) -> None:
-    port, _ = served
+def signed_in(served: Served) -> str:
+    """The Cookie header line a browser sends after the sign-in link."""
+    answer = _get(served.port, f"/skills?token={served.door.issue()}").decode()
+    cookie = re.search(r"(?im)^set-cookie: ([^;]+);", answer)
+    assert cookie, answer
+    return f"Cookie: {cookie.group(1)}\r\n"
+
+
+def test_a_half_sent_request_is_closed_after_the_deadline(served: Served) -> None:
+    port = served.port
     with socket.create_connection(("127.0.0.1", port), timeout=5) as silent:
         assert _closed_by_the_server(silent) == b""
     with socket.create_connection(("127.0.0.1", port), timeout=5) as half:
@@ -84,10 +101,10 @@ def test_a_half_sent_request_is_closed_after_the_deadline(
 
 
 def test_a_kept_alive_connection_that_starts_a_request_and_stalls_is_closed(
-    served: tuple[int, uvicorn.Server],
+    served: Served,
 ) -> None:
     """uvicorn's keep-alive timer stops at the first byte of the next request."""
-    port, _ = served
+    port = served.port
     with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
         conn.sendall(f"GET /static/style.css HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
         answer = b""
@@ -137,3 +154,24 @@ def test_idle_connections_beyond_the_bound_give_way_to_a_new_request(tmp_path: P
         process.terminate()
         assert process.wait(timeout=15) == 0
     assert "Traceback" not in err.read_text()
+
+
+def test_store_work_runs_off_the_event_loop(served: Served) -> None:
+    """While one request waits for the store (another thread holds it), the server still
+    answers others: the handlers' SQLite calls do not block the event loop."""
+    cookie = signed_in(served)
+    answers: list[bytes] = []
+    served.store._lock.acquire()
+    try:
+        waiting = threading.Thread(
+            target=lambda: answers.append(_get(served.port, "/skills", cookie))
+        )
+        waiting.start()
+        waiting.join(0.5)  # time to reach the store, where it must wait
+        assert answers == []
+        answers.append(_get(served.port))  # the stylesheet: no store needed
+    finally:
+        served.store._lock.release()
+    waiting.join(30)
+    assert [a.split(b"\r\n")[0] for a in answers] == [b"HTTP/1.1 200 OK"] * 2
+    assert b"text/css" in answers[0] and b"Waiting for you" in answers[1]
