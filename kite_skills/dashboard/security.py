@@ -3,6 +3,10 @@
 One ASGI middleware in front of every route:
 
 - ``Host`` must be ``127.0.0.1:PORT`` or ``localhost:PORT`` (DNS rebinding) — else 421.
+- On Linux, the connection must come from a program of the user running the dashboard: the
+  owner of the client's socket is read from ``/proc/net/tcp``. Another user's program is
+  refused whatever it carries (a cookie the browser sent to their web app on another port,
+  since cookies ignore ports, is useless to them), and so is a socket that is gone.
 - Sign-in links carry a secret token that works **once**, within :data:`LINK_SECONDS`
   (compared in constant time). Exchanging it gets an HttpOnly, SameSite=Strict session cookie
   named for this port, scoped to ``/skills``, and a redirect to the clean URL (never off the
@@ -24,7 +28,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import html
+import os
 import secrets
+import socket
+import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -91,6 +98,7 @@ class Door:
         self._printed: str | None = None  # the token of the last link announced
         self._lock = threading.Lock()
         self.announce = announce
+        self.uid = os.geteuid() if hasattr(os, "geteuid") else None
 
     def issue(self) -> str:
         """A new sign-in token: it works once, within ``link_seconds``."""
@@ -172,6 +180,36 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
+def _endpoint(address: object) -> str | None:
+    """``('127.0.0.1', 8080)`` as ``/proc/net/tcp`` writes it (``0100007F:1F90``)."""
+    if not isinstance(address, (tuple, list)) or len(address) != 2:
+        return None
+    try:
+        packed = socket.inet_aton(str(address[0]))
+        port = int(address[1])
+    except (OSError, ValueError):  # not an IPv4 address (an in-process test client)
+        return None
+    return f"{int.from_bytes(packed, sys.byteorder):08X}:{port:04X}"
+
+
+def peer_uid(client: object, server: object, table: str = "/proc/net/tcp") -> int | None:
+    """The user owning the client end of a TCP connection over IPv4 on this machine, from
+    the kernel's socket table; -1 when that socket is gone; None when it cannot be told
+    (no such table: not Linux; not an IPv4 address)."""
+    local, remote = _endpoint(client), _endpoint(server)
+    if local is None or remote is None:
+        return None
+    try:
+        with open(table, encoding="ascii") as rows:
+            for row in rows:
+                fields = row.split()
+                if len(fields) > 7 and fields[1] == local and fields[2] == remote:
+                    return int(fields[7])
+    except (OSError, ValueError):
+        return None
+    return -1
+
+
 def guard(app: ASGIApp, door: Door) -> ASGIApp:
     """Wrap ``app`` in the checks above. Sets ``scope["state"]["session"]`` for handlers."""
 
@@ -198,6 +236,17 @@ def guard(app: ASGIApp, door: Door) -> ASGIApp:
                 "(a request for another host name is refused, against DNS rebinding).",
             )
             return
+        if door.uid is not None:
+            uid = peer_uid(scope.get("client"), scope.get("server"))
+            if uid is not None and uid != door.uid:
+                await _page(
+                    send_secured,
+                    403,
+                    "Another user",
+                    "This dashboard answers only the user who started it; this connection "
+                    "belongs to another user's program (or is already closed). Nothing changed.",
+                )
+                return
         cookies = SimpleCookie()
         try:
             cookies.load(_header(scope, b"cookie") or "")

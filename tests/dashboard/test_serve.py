@@ -4,8 +4,10 @@ out. No test waits on a clock: each waits for an event (a close, an answer) with
 
 from __future__ import annotations
 
+import os
 import re
 import resource
+import shutil
 import socket
 import subprocess
 import sys
@@ -19,7 +21,7 @@ import pytest
 
 from kite_skills.dashboard import serve
 from kite_skills.dashboard.app import build_app
-from kite_skills.dashboard.security import Door
+from kite_skills.dashboard.security import Door, peer_uid
 from kite_skills.store import Store
 
 from .test_security import _wait_for_link
@@ -175,3 +177,71 @@ def test_store_work_runs_off_the_event_loop(served: Served) -> None:
     waiting.join(30)
     assert [a.split(b"\r\n")[0] for a in answers] == [b"HTTP/1.1 200 OK"] * 2
     assert b"text/css" in answers[0] and b"Waiting for you" in answers[1]
+
+
+NOBODY = 65534
+_AS_ANOTHER_USER = """
+import socket, sys
+port, request = int(sys.argv[1]), sys.argv[2].encode()
+with socket.create_connection(("127.0.0.1", port), timeout=20) as conn:
+    conn.sendall(request)
+    answer = b""
+    while chunk := conn.recv(65536):
+        answer += chunk
+sys.stdout.write(answer.decode("utf-8", "replace"))
+"""
+
+
+SYSTEM_PYTHON = shutil.which("python3", path="/usr/bin:/bin")  # one another user may run
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="switching to another user needs root")
+@pytest.mark.skipif(SYSTEM_PYTHON is None, reason="no /usr/bin/python3 for another user")
+def test_another_users_program_is_refused_even_with_the_cookie_and_origin(
+    served: Served,
+) -> None:
+    """Another user's web app on 127.0.0.1 is sent the person's cookie by the browser (cookies
+    ignore ports) and can forge any header; on Linux its connection is still not the person's."""
+    cookie = signed_in(served)
+    page = _get(served.port, "/skills/compare-funds", cookie).decode()
+    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page)
+    assert csrf, page
+    body = f"csrf={csrf.group(1)}&name=planted&description=d&body=b"
+    requests = [
+        f"GET /skills HTTP/1.1\r\nHost: 127.0.0.1:{served.port}\r\n{cookie}"
+        "Connection: close\r\n\r\n",
+        f"POST /skills/new HTTP/1.1\r\nHost: 127.0.0.1:{served.port}\r\n{cookie}"
+        f"Origin: http://127.0.0.1:{served.port}\r\nSec-Fetch-Site: same-origin\r\n"
+        "Content-Type: application/x-www-form-urlencoded\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n{body}",
+    ]
+    for request in requests:
+        done = subprocess.run(
+            [str(SYSTEM_PYTHON), "-c", _AS_ANOTHER_USER, str(served.port), request],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            user=NOBODY,
+            group=NOBODY,
+            cwd="/",
+            env={"PATH": "/usr/bin:/bin"},
+        )
+        assert done.stdout.startswith("HTTP/1.1 403 "), done.stdout + done.stderr
+        assert "answers only the user who started it" in done.stdout
+    assert [s.name for s in served.store.list_all()] == ["compare-funds"]
+    assert _get(served.port, "/skills", cookie).startswith(b"HTTP/1.1 200 ")  # the person
+
+
+def test_the_socket_owner_is_read_from_the_kernels_table(tmp_path: Path) -> None:
+    table = tmp_path / "tcp"
+    table.write_text(
+        "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid\n"
+        "   0: 0100007F:D2C4 0100007F:1F90 01 00000000:00000000 00:00000000 00000000  1000"
+        "        0 4242 1\n"
+    )
+    client, server = ("127.0.0.1", 0xD2C4), ("127.0.0.1", 0x1F90)
+    if sys.byteorder == "little":
+        assert peer_uid(client, server, str(table)) == 1000
+    assert peer_uid(server, client, str(table)) == -1  # no such socket: refused
+    assert peer_uid(("testclient", 50000), server, str(table)) is None
+    assert peer_uid(client, server, str(tmp_path / "absent")) is None
