@@ -320,7 +320,11 @@ async def _arrive(
     """``?token=``: a valid one (once) sets the session cookie; either way a browser that is
     signed in goes on to the clean URL."""
     rest = urlencode([(k, v) for k, v in query.items() if k != "token"])
-    if scope.get("method") not in SAFE_METHODS or not (signed_in or door.redeem(query["token"])):
+    method = scope.get("method")
+    # Only a GET spends a link (a HEAD, as link checkers send, does not).
+    if method not in SAFE_METHODS or not (
+        signed_in or (method == "GET" and door.redeem(query["token"]))
+    ):
         door.offer_link()
         await _page(send, 403, "Wrong, used or expired link", HOW_TO_OPEN)
         return
