@@ -197,7 +197,7 @@ class Dashboard:
     # ---- pages --------------------------------------------------------------------------
 
     def index(self, request: Request) -> Response:
-        skills = self.store.list_all()
+        skills, unreadable = self.store.list_all_and_unreadable()
         waiting = []
         for skill in skills:
             if skill.status == "draft" or skill.proposed is not None:
@@ -211,7 +211,7 @@ class Dashboard:
             waiting=waiting,
             live=[s for s in skills if s.status == "live"],
             archived=[s for s in skills if s.status == "archived"],
-            unreadable=self.store.unreadable_skills(),
+            unreadable=unreadable,
         )
 
     def detail(self, request: Request) -> Response:

@@ -692,10 +692,18 @@ class Store:
                 found.append(exc)
         return found
 
+    def list_all_and_unreadable(self) -> tuple[list[Skill], list[UnreadableSkill]]:
+        """:meth:`list_all` and :meth:`unreadable_skills` from one read (the dashboard's
+        index lists both)."""
+        return self._all_and_unreadable(None)
+
     def _all(self, status: str | None) -> list[Skill]:
+        return self._all_and_unreadable(status)[0]
+
+    def _all_and_unreadable(self, status: str | None) -> tuple[list[Skill], list[UnreadableSkill]]:
         with self._read() as conn:
             rows = conn.execute(_sql.SELECT_ALL).fetchall()
-        found = []
+        found, unreadable = [], []
         for row in rows:
             if status is not None and row[3] != status:
                 continue
@@ -703,7 +711,8 @@ class Store:
                 found.append(_skill(row))
             except UnreadableSkill as exc:
                 self._report(exc)
-        return found
+                unreadable.append(exc)
+        return found, unreadable
 
     def audit(self, limit: int = 50, name: str | None = None) -> list[AuditEntry]:
         """The newest ``limit`` audit rows (1–10000), optionally for one skill, newest first."""
