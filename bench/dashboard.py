@@ -105,7 +105,7 @@ def main() -> None:
         dashboard = Served(build_app(store, door), sock)
         conn = http.client.HTTPConnection("127.0.0.1", dashboard.port)
         conn.request(
-            "GET", f"/skills?token={door.token}", headers={"Host": f"127.0.0.1:{dashboard.port}"}
+            "GET", f"/skills?token={door.issue()}", headers={"Host": f"127.0.0.1:{dashboard.port}"}
         )
         cookie = conn.getresponse().getheader("set-cookie", "").split(";")[0]
         conn.close()

@@ -129,8 +129,11 @@ def build_parser() -> argparse.ArgumentParser:
     dash = commands.add_parser(
         "dashboard",
         help="review and publish your skills in a browser (serves 127.0.0.1 only)",
-        description="Serve the dashboard at http://127.0.0.1:PORT/skills behind a per-launch "
-        "link (printed on stderr, and opened in your browser when there is one).",
+        description="Serve the dashboard at http://127.0.0.1:PORT/skills behind sign-in links "
+        "that each work once, for two minutes: one printed on stderr, and one your browser "
+        "opens (when there is one) through a page only you can read, so no secret is on "
+        "its command line. For a new link, open http://127.0.0.1:PORT/skills: one is "
+        "printed.",
         epilog="Example: kite-skills dashboard --port 0 --no-browser",
     )
     dash.add_argument(

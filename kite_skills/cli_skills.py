@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from kite_skills.display import count_hidden, for_terminal
-from kite_skills.errors import KiteError, StoreUnavailable
+from kite_skills.errors import KiteError, StoreUnavailable, UnreadableSkill
 from kite_skills.store import (
     ActionResult,
     AuditEntry,
@@ -353,9 +353,13 @@ def _confirm(args: argparse.Namespace, question: str) -> None:
 
 def _delete(args: argparse.Namespace) -> int:
     with _open(args) as store:
-        skill = store.get(args.name)
-        _confirm(args, f"delete '{args.name}' ({skill.status}, revision {skill.revision})?")
-        print(human.delete(store, args.name, via=VIA, who=_who()).message)
+        try:
+            skill = store.get(args.name)
+            what = f"{skill.status}, revision {skill.revision}"
+        except UnreadableSkill:  # written by another tool: deleting it is the way out
+            what = "a row kite-skills cannot read"
+        _confirm(args, f"delete {for_terminal(repr(args.name))} ({what})?")
+        print(for_terminal(human.delete(store, args.name, via=VIA, who=_who()).message))
     return 0
 
 

@@ -63,3 +63,23 @@ def test_future_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
         conn.execute("INSERT INTO schema_version VALUES (?, 'later')", (LATEST_VERSION + 1,))
     assert main(["skills", "--db", str(path), "log"]) == 1
     assert "written by a newer kite-skills; upgrade kite-skills" in _error(capsys)
+
+
+def test_a_row_under_a_name_the_store_refuses_can_be_deleted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 24: the hint names a command that works."""
+    path = tmp_path / "skills.db"
+    with Store.open(path) as store:
+        agent.save(store, "fine", "d", "# b\n", who="bot")
+    with closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute(
+            "INSERT INTO skills (name, description, body, status, created_at, updated_at)"
+            " VALUES ('Bad Name', 'd', 'b', 'draft', 't', 't')"
+        )
+    assert main(["skills", "--db", str(path), "show", "Bad Name"]) == 1
+    assert _error(capsys).endswith("delete it with: kite-skills skills delete 'Bad Name'")
+    assert main(["skills", "--db", str(path), "delete", "Bad Name", "--yes"]) == 0
+    assert "Bad Name" in capsys.readouterr().out
+    with Store.open(path) as store:
+        assert store.unreadable() == [] and [s.name for s in store.list_all()] == ["fine"]

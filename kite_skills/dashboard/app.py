@@ -3,27 +3,42 @@
 Every state change is a POST carrying the session's CSRF token (and, for publish and accept,
 the revision id the page showed); GET never changes anything. Actions go through
 :mod:`kite_skills.store.human` with ``via="dashboard"``.
+
+Handlers are plain functions run in a worker thread (:func:`_off_loop` reads a POSTed form
+first), so a store that waits (busy, slow disk) never stalls the event loop. A store error
+shows the store's own message on an error page (503 when the store cannot be used).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import getpass
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Final
 
 from jinja2 import Environment, FunctionLoader, select_autoescape
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from kite_skills.display import count_hidden, visible
-from kite_skills.errors import IllegalTransition, KiteError, StaleRevision, UnknownSkill
-from kite_skills.store import ActionResult, Skill, Store, human
+from kite_skills.errors import (
+    IllegalTransition,
+    InvalidQuery,
+    InvalidSkill,
+    KiteError,
+    StaleRevision,
+    StoreUnavailable,
+    UnknownSkill,
+    UnreadableSkill,
+)
+from kite_skills.store import ActionResult, AuditEntry, Skill, Store, human
 
 from . import render
 from .security import Door, guard
@@ -74,6 +89,38 @@ def _home_short(path: str) -> str:
     return path
 
 
+def _shown(entries: list[AuditEntry]) -> list[AuditEntry]:
+    """Audit rows with every field the templates print bare made visible and escaped
+    (another tool may have written any text there); ``skill``, ``who`` and ``detail`` are
+    passed through the ``visible`` filter where they are shown."""
+
+    def html(text: str | None) -> str | None:
+        return None if text is None else render.visible_html(text)
+
+    return [
+        dataclasses.replace(
+            e,
+            at=render.visible_html(e.at),
+            action=render.visible_html(e.action),
+            from_status=html(e.from_status),
+            to_status=html(e.to_status),
+            via=render.visible_html(e.via),
+        )
+        for e in entries
+    ]
+
+
+def _off_loop(handler: Callable[[Request], Response]) -> Callable[[Request], Awaitable[Response]]:
+    """``handler`` run in a worker thread, its POSTed form read first (``request.state.form``)."""
+
+    async def endpoint(request: Request) -> Response:
+        if request.method not in ("GET", "HEAD"):
+            request.state.form = await request.form()
+        return await run_in_threadpool(handler, request)
+
+    return endpoint
+
+
 @dataclass(frozen=True)
 class Waiting:
     skill: Skill
@@ -116,9 +163,9 @@ class Dashboard:
         )
         return HTMLResponse(text, status_code=status)
 
-    async def form(self, request: Request) -> dict[str, str]:
+    def form(self, request: Request) -> dict[str, str]:
         """The POSTed form, after its CSRF token is checked (403 and nothing done if not)."""
-        data = await request.form()
+        data = request.state.form
         if not self.door.check_csrf(request.state.session, data.get("csrf")):
             raise HTTPException(
                 403,
@@ -134,7 +181,7 @@ class Dashboard:
     def skill_or_404(self, name: str) -> Skill:
         try:
             return self.store.get(name)
-        except (UnknownSkill, KiteError) as exc:
+        except (UnknownSkill, InvalidSkill, UnreadableSkill) as exc:
             raise HTTPException(404, str(exc)) from exc
 
     def proposer(self, skill: Skill) -> tuple[str, str]:
@@ -149,8 +196,8 @@ class Dashboard:
 
     # ---- pages --------------------------------------------------------------------------
 
-    async def index(self, request: Request) -> Response:
-        skills = self.store.list_all()
+    def index(self, request: Request) -> Response:
+        skills, unreadable = self.store.list_all_and_unreadable()
         waiting = []
         for skill in skills:
             if skill.status == "draft" or skill.proposed is not None:
@@ -164,9 +211,10 @@ class Dashboard:
             waiting=waiting,
             live=[s for s in skills if s.status == "live"],
             archived=[s for s in skills if s.status == "archived"],
+            unreadable=unreadable,
         )
 
-    async def detail(self, request: Request) -> Response:
+    def detail(self, request: Request) -> Response:
         return self.show(request, self.skill_or_404(request.path_params["name"]))
 
     def show(
@@ -183,16 +231,16 @@ class Dashboard:
             hidden=render.hidden_in((skill.description, False), (skill.body, True)),
             proposed_hidden=render.hidden_in((p.description, False), (p.body, True)) if p else 0,
             diff=diff,
-            history=self.store.audit(limit=200, name=skill.name),
+            history=_shown(self.store.audit(limit=200, name=skill.name)),
             error=error,
         )
 
-    async def act(self, request: Request) -> Response:
+    def act(self, request: Request) -> Response:
         name, action = request.path_params["name"], request.path_params["action"]
         if action not in _ACTIONS:
             raise HTTPException(404, f"no action '{action}'")
         self.skill_or_404(name)  # a malformed or unknown name: 404 before anything else
-        form = await self.form(request)
+        form = self.form(request)
         call, needs = _ACTIONS[action]
         kwargs: dict[str, Any] = {"via": VIA, "who": _who()}
         if needs is not None:
@@ -209,14 +257,14 @@ class Dashboard:
         where = "/skills" if action == "delete" else skill_url(name)
         return self.done(request, result.message, where)
 
-    async def confirm_delete(self, request: Request) -> Response:
+    def confirm_delete(self, request: Request) -> Response:
         skill = self.skill_or_404(request.path_params["name"])
         return self.page(request, "delete.html", skill=skill)
 
-    async def new(self, request: Request) -> Response:
+    def new(self, request: Request) -> Response:
         values = {"name": "", "description": "", "body": ""}
         if request.method == "POST":
-            form = await self.form(request)
+            form = self.form(request)
             values = {k: form.get(k, "") for k in values}
             problems = human.field_problems(values["name"], values["description"], values["body"])
             if not problems:
@@ -238,14 +286,14 @@ class Dashboard:
             )
         return self.page(request, "form.html", values=values, problems={}, editing=None)
 
-    async def edit(self, request: Request) -> Response:
+    def edit(self, request: Request) -> Response:
         skill = self.skill_or_404(request.path_params["name"])
         values = {"name": skill.name, "description": skill.description, "body": skill.body}
         if request.method == "GET":
             return self.page(
                 request, "form.html", values=values, problems={}, editing=skill, rev=skill.revision
             )
-        form = await self.form(request)
+        form = self.form(request)
         values.update(description=form.get("description", ""), body=form.get("body", ""))
         problems = human.field_problems(skill.name, values["description"], values["body"])
         problems.pop("name", None)
@@ -281,22 +329,35 @@ class Dashboard:
             rev=form.get("rev", ""),
         )
 
-    async def log(self, request: Request) -> Response:
+    def log(self, request: Request) -> Response:
         skill = request.query_params.get("skill") or None
         via = request.query_params.get("via") or None
         if via not in (None, "mcp", "dashboard", "cli"):
             via = None
         try:
             entries = self.store.audit(limit=10_000 if via else 500, name=skill)
-        except KiteError as exc:
+        except (InvalidSkill, InvalidQuery) as exc:
             raise HTTPException(400, str(exc)) from exc
         if via:
             entries = [e for e in entries if e.via == via][:500]
-        return self.page(request, "log.html", entries=entries, skill=skill or "", via=via or "")
+        return self.page(
+            request, "log.html", entries=_shown(entries), skill=skill or "", via=via or ""
+        )
 
     async def stylesheet(self, request: Request) -> Response:
         css = resources.files(__package__).joinpath("static", "style.css").read_bytes()
         return Response(css, media_type="text/css")
+
+    async def store_error(self, request: Request, exc: Exception) -> Response:
+        """The store's own message (busy, full disk, moved, a row another tool wrote)."""
+        assert isinstance(exc, KiteError)
+        if isinstance(exc, StoreUnavailable):
+            status, title = 503, "The store cannot be used"
+        elif isinstance(exc, (InvalidSkill, InvalidQuery, UnknownSkill)):
+            status, title = 404 if isinstance(exc, UnknownSkill) else 400, "Not done"
+        else:
+            status, title = 409, "Not done"
+        return self.page(request, "error.html", status=status, title=title, detail=str(exc))
 
     async def error(self, request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -321,14 +382,16 @@ def build_app(store: Store, door: Door) -> Any:
     routes = [
         Route("/", lambda r: RedirectResponse("/skills", status_code=303)),
         Route("/static/style.css", d.stylesheet),
-        Route("/skills", d.index),
-        Route("/skills/new", d.new, methods=["GET", "POST"]),
-        Route("/skills/log", d.log),
-        Route("/skills/{name}", d.detail),
-        Route("/skills/{name}/view", d.detail),
-        Route("/skills/{name}/edit", d.edit, methods=["GET", "POST"]),
-        Route("/skills/{name}/delete", d.confirm_delete),
-        Route("/skills/{name}/{action}", d.act, methods=["POST"]),
+        Route("/skills", _off_loop(d.index)),
+        Route("/skills/new", _off_loop(d.new), methods=["GET", "POST"]),
+        Route("/skills/log", _off_loop(d.log)),
+        Route("/skills/{name}", _off_loop(d.detail)),
+        Route("/skills/{name}/view", _off_loop(d.detail)),
+        Route("/skills/{name}/edit", _off_loop(d.edit), methods=["GET", "POST"]),
+        Route("/skills/{name}/delete", _off_loop(d.confirm_delete)),
+        Route("/skills/{name}/{action}", _off_loop(d.act), methods=["POST"]),
     ]
-    app = Starlette(routes=routes, exception_handlers={HTTPException: d.error})
+    app = Starlette(
+        routes=routes, exception_handlers={HTTPException: d.error, KiteError: d.store_error}
+    )
     return guard(app, door)

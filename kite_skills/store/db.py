@@ -13,6 +13,7 @@ import functools
 import logging
 import os
 import re
+import shlex
 import sqlite3
 import sys
 import threading
@@ -24,6 +25,7 @@ from types import TracebackType
 from typing import Any, Final, Self
 
 from kite_skills.errors import (
+    InvalidSkill,
     SchemaTooNew,
     SkillNotLive,
     StoreUnavailable,
@@ -34,11 +36,14 @@ from kite_skills.errors import (
 from . import _failures, _search, _sql
 from ._validate import (
     DEFAULT_LIMIT,
+    LINE_FORBIDDEN,
     MAX_AUDIT_LIMIT,
+    MAX_NAME_CHARS,
     NAME_RE,
     check_limit,
     check_name,
     check_query,
+    shown,
 )
 from .lifecycle import ARCHIVED, DRAFT, LIVE
 from .records import AuditEntry, Author, Revision, Skill, SkillSummary
@@ -185,6 +190,30 @@ def _unreadable(name: object, fields: list[str]) -> UnreadableSkill:
     )
 
 
+MAX_LOOKUP_CHARS: Final = 1024  # a refused name is still looked up, up to this length
+
+
+def name_accepted(name: str) -> bool:
+    """Whether kite-skills would accept ``name`` (:func:`check_name`), without raising."""
+    return len(name) <= MAX_NAME_CHARS and NAME_RE.fullmatch(name) is not None
+
+
+def refused_name(name: str) -> UnreadableSkill:
+    """A row another tool wrote under a name kite-skills never accepts ("Bad Name")."""
+    fix = (
+        f"a person can delete it with: kite-skills skills delete {shlex.quote(name)}"
+        if LINE_FORBIDDEN.search(name) is None and len(name) <= MAX_LOOKUP_CHARS
+        else "a person can remove the row with sqlite3 (its name holds characters a "
+        "terminal would hide)"
+    )
+    return UnreadableSkill(
+        name,
+        f"skill {shown(name)} has a name kite-skills does not accept (1–64 lowercase "
+        f"letters, digits and single hyphens) — it was written by another tool, not "
+        f"kite-skills; {fix}",
+    )
+
+
 _SKILL_FIELDS: Final = (
     "name",
     "description",
@@ -212,6 +241,8 @@ def _skill(row: tuple) -> Skill:  # type: ignore[type-arg]
     ]
     if bad:
         raise _unreadable(row[0], bad)
+    if not name_accepted(checked[0]):
+        raise refused_name(checked[0])
     (name, description, body, status, created, updated, published, p_desc, p_body, p_at, p_by) = (
         checked[:11]
     )
@@ -504,6 +535,9 @@ class Store:
                 fields = (("name", good_name), ("description", good_description))
                 self._report(_unreadable(name, [f for f, ok in fields if ok is None]))
                 continue
+            if not name_accepted(good_name):
+                self._report(refused_name(good_name))
+                continue
             found.append(SkillSummary(good_name, good_description))
         return found
 
@@ -568,7 +602,18 @@ class Store:
         return skill
 
     def _find(self, name: str) -> Skill | None:
-        check_name(name)
+        try:
+            check_name(name)
+        except InvalidSkill:
+            # Another tool may have written a row under this name: name it (UnreadableSkill).
+            if not isinstance(name, str) or len(name) > MAX_LOOKUP_CHARS:
+                raise
+            with self._read() as conn:
+                row = conn.execute(_sql.SELECT_SKILL, (name,)).fetchone()
+            if row is None:
+                raise
+            _skill(row)
+            raise
         with self._read() as conn:
             row = conn.execute(_sql.SELECT_SKILL, (name,)).fetchone()
         return _skill(row) if row is not None else None
@@ -634,21 +679,34 @@ class Store:
         return self._all(LIVE)
 
     def unreadable(self) -> list[str]:
-        """Names (``\\xNN`` for bad bytes) of skills whose text is not valid UTF-8."""
+        """Names (``\\xNN`` for bad bytes) of skills whose text is not valid UTF-8 or whose
+        name kite-skills does not accept (rows another tool wrote)."""
+        return [error.name for error in self.unreadable_skills()]
+
+    def unreadable_skills(self) -> list[UnreadableSkill]:
+        """The rows :meth:`unreadable` names, each as the error that says what to do."""
         with self._read() as conn:
             rows = conn.execute(_sql.SELECT_ALL).fetchall()
-        names = []
+        found = []
         for row in rows:
             try:
                 _skill(row)
             except UnreadableSkill as exc:
-                names.append(exc.name)
-        return names
+                found.append(exc)
+        return found
+
+    def list_all_and_unreadable(self) -> tuple[list[Skill], list[UnreadableSkill]]:
+        """:meth:`list_all` and :meth:`unreadable_skills` from one read (the dashboard's
+        index lists both)."""
+        return self._all_and_unreadable(None)
 
     def _all(self, status: str | None) -> list[Skill]:
+        return self._all_and_unreadable(status)[0]
+
+    def _all_and_unreadable(self, status: str | None) -> tuple[list[Skill], list[UnreadableSkill]]:
         with self._read() as conn:
             rows = conn.execute(_sql.SELECT_ALL).fetchall()
-        found = []
+        found, unreadable = [], []
         for row in rows:
             if status is not None and row[3] != status:
                 continue
@@ -656,7 +714,8 @@ class Store:
                 found.append(_skill(row))
             except UnreadableSkill as exc:
                 self._report(exc)
-        return found
+                unreadable.append(exc)
+        return found, unreadable
 
     def audit(self, limit: int = 50, name: str | None = None) -> list[AuditEntry]:
         """The newest ``limit`` audit rows (1–10000), optionally for one skill, newest first."""

@@ -52,9 +52,11 @@ def anonymous(store: Store, door: Door) -> Iterator[TestClient]:
 
 @pytest.fixture
 def client(anonymous: TestClient, door: Door) -> TestClient:
-    """Signed in the way a person is: the printed link, then the redirect."""
-    arrived = anonymous.get(f"/skills?token={door.token}")
+    """Signed in the way a person is: the printed link, then the redirect; its forms are
+    sent with the dashboard's Origin, as a browser sends them."""
+    arrived = anonymous.get(f"/skills?token={door.issue()}")
     assert arrived.status_code == 303, arrived.text
+    anonymous.headers["origin"] = ORIGIN
     return anonymous
 
 

@@ -14,6 +14,8 @@ import sqlite3
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -77,18 +79,33 @@ class DashboardProcess:
                 "TZ": "Asia/Kolkata",
             },
         )
-        self.link = self._wait_for_link()
+        self.link = self._wait_for_link(0)
+        self._handed_out = 0
 
-    def _wait_for_link(self) -> str:
+    def _links(self) -> list[str]:
+        lines = self.log.read_text().splitlines()
+        return [x.removeprefix("open ") for x in lines if x.startswith("open http://127.0.0.1:")]
+
+    def _wait_for_link(self, seen: int) -> str:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            for line in self.log.read_text().splitlines():
-                if line.startswith("open http://127.0.0.1:"):
-                    return line.removeprefix("open ")
+            links = self._links()
+            if len(links) > seen:
+                return links[seen]
             if self.process.poll() is not None:
                 raise AssertionError("the dashboard exited: " + self.log.read_text())
             time.sleep(0.05)
         raise AssertionError("the dashboard printed no link: " + self.log.read_text())
+
+    def new_link(self) -> str:
+        """A sign-in link no browser used yet (each works once): the first one printed, then
+        the one the dashboard prints when a visit without its cookie finds the last one used."""
+        if self._handed_out:
+            with pytest.raises(urllib.error.HTTPError):
+                urllib.request.urlopen(self.link.split("?")[0], timeout=10)
+        link = self._wait_for_link(self._handed_out)
+        self._handed_out += 1
+        return link
 
     def stop(self) -> None:
         self.process.terminate()
@@ -184,7 +201,7 @@ async def test_an_agent_draft_is_waiting_then_published_and_the_agent_reads_it(
         assert not saved.is_error, text_of(saved)
         assert "kite-skills dashboard" in text_of(saved)
         await anyio.sleep(0.7)  # the server's watcher takes its first reading
-        async with browser_page(dashboard.link, tmp_path) as page:
+        async with browser_page(dashboard.new_link(), tmp_path) as page:
             await page.goto(dashboard.link)
             assert await page.text_content("#waiting-count") == "1"
             row = await page.text_content("#waiting tbody tr")
@@ -244,7 +261,7 @@ async def test_a_revision_is_shown_as_a_diff_then_accepted_and_the_agent_reads_i
             },
         )
         assert proposal.structured_content["outcome"] == "proposed"  # type: ignore[index]
-        async with browser_page(dashboard.link, tmp_path) as page:
+        async with browser_page(dashboard.new_link(), tmp_path) as page:
             row = await page.text_content("#waiting tbody tr")
             assert "proposed revision" in row
             await click(page, "#waiting a")
@@ -275,7 +292,7 @@ async def test_reject_leaves_the_live_text(
         await tool(
             client, "skillSave", {"name": "compare-funds", "description": "x", "body": "# other\n"}
         )
-        async with browser_page(dashboard.link, tmp_path) as page:
+        async with browser_page(dashboard.new_link(), tmp_path) as page:
             await click(page, "#waiting a")
             await click(page, "#reject")
             assert "rejected the proposed revision" in await page.text_content(".flash")
@@ -292,7 +309,7 @@ async def test_publish_is_refused_when_the_agent_changed_the_draft_after_the_pag
             "skillSave",
             {"name": "g1", "description": "Holdings", "body": "1. Summarise the holdings.\n"},
         )
-        async with browser_page(dashboard.link, tmp_path) as page:
+        async with browser_page(dashboard.new_link(), tmp_path) as page:
             await click(page, "#waiting a")
             await tool(
                 client,
@@ -310,7 +327,7 @@ async def test_publish_is_refused_when_the_agent_changed_the_draft_after_the_pag
 async def test_new_and_edit_with_a_validation_error_then_a_fix(
     dashboard: DashboardProcess, mcp: Any, tmp_path: Path
 ) -> None:
-    async with browser_page(dashboard.link, tmp_path) as page:
+    async with browser_page(dashboard.new_link(), tmp_path) as page:
         await click(page, "nav a[href='/skills/new']")
         await page.fill("#name", "My Way")
         await page.fill("#description", "When I trade my way")
@@ -343,7 +360,7 @@ async def test_archive_takes_it_out_of_the_agents_list(
     async with mcp(notes) as client:
         assert await listed_names(client) == ["compare-funds"]
         await anyio.sleep(0.7)
-        async with browser_page(dashboard.link, tmp_path) as page:
+        async with browser_page(dashboard.new_link(), tmp_path) as page:
             await click(page, "#live a")
             await click(page, "#archive")
             assert await page.text_content("#status") == "archived"
@@ -355,7 +372,7 @@ async def test_delete_asks_then_removes(
     dashboard: DashboardProcess, mcp: Any, db: Path, tmp_path: Path
 ) -> None:
     await _live(db)
-    async with browser_page(dashboard.link, tmp_path) as page:
+    async with browser_page(dashboard.new_link(), tmp_path) as page:
         await click(page, "#live a")
         await click(page, "#delete")
         assert "Delete compare-funds?" in await page.text_content("h1")
@@ -385,7 +402,7 @@ async def test_hostile_text_shows_as_text_and_runs_nothing(
             "UPDATE skills SET body = ?, description = description || ? WHERE name = 'hostile'",
             (HOSTILE, "\u202eevil"),
         )
-    async with browser_page(dashboard.link, tmp_path) as page:
+    async with browser_page(dashboard.new_link(), tmp_path) as page:
         for path in ("/skills", "/skills/hostile", "/skills/hostile/edit", "/skills/log"):
             await page.goto(dashboard.link.split("/skills")[0] + path)
             counts = await page.evaluate(
@@ -425,7 +442,7 @@ async def test_readable_on_a_phone(dashboard: DashboardProcess, db: Path, tmp_pa
             BODY,
             who="bot",
         )
-    async with browser_page(dashboard.link, tmp_path, width=390) as page:
+    async with browser_page(dashboard.new_link(), tmp_path, width=390) as page:
         for path in ("/skills", "/skills/compare-funds", "/skills/log", "/skills/new"):
             await page.goto(dashboard.link.split("/skills")[0] + path)
             overflow = await page.evaluate(

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import html
 import http.cookiejar
+import os
+import re
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -18,10 +24,10 @@ import pytest
 from starlette.testclient import TestClient
 
 from kite_skills.dashboard.app import build_app
-from kite_skills.dashboard.security import CSP, Door
+from kite_skills.dashboard.security import CSP, LINK_SECONDS, Door, safe_location
 from kite_skills.store import Store
 
-from .conftest import BASE, ORIGIN, csrf_of, rev_of, rows
+from .conftest import BASE, ORIGIN, PORT, csrf_of, rev_of, rows
 
 HEADERS = {
     "content-security-policy": CSP,
@@ -33,7 +39,7 @@ HEADERS = {
 
 
 def test_no_cookie_is_403_with_how_to_open(anonymous: TestClient) -> None:
-    for path in ("/skills", "/skills/compare-funds", "/skills/log", "/skills/new", "/"):
+    for path in ("/skills", "/skills/compare-funds", "/skills/log", "/skills/new"):
         page = anonymous.get(path)
         assert page.status_code == 403, path
         assert "kite-skills dashboard" in page.text and "token" in page.text
@@ -42,13 +48,14 @@ def test_no_cookie_is_403_with_how_to_open(anonymous: TestClient) -> None:
 def test_the_token_sets_a_strict_httponly_cookie_and_redirects_to_the_clean_url(
     anonymous: TestClient, door: Door
 ) -> None:
-    arrived = anonymous.get(f"/skills/compare-funds?token={door.token}")
+    token = door.issue()
+    arrived = anonymous.get(f"/skills/compare-funds?token={token}")
     assert arrived.status_code == 303
     assert arrived.headers["location"] == "/skills/compare-funds"
     cookie = arrived.headers["set-cookie"]
     assert cookie.startswith(f"{door.cookie_name}=")
-    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
-    assert door.token not in cookie
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/skills" in cookie
+    assert token not in cookie
     assert anonymous.get("/skills/compare-funds").status_code == 200
 
 
@@ -85,7 +92,7 @@ async def _without_host(app: Any, path: str, headers: list[tuple[bytes, bytes]])
         "query_string": b"",
         "root_path": "",
         "headers": headers,
-        "client": ("127.0.0.1", 40000),
+        "client": ("testclient", 50000),  # in process, as TestClient: no socket to look up
         "server": ("127.0.0.1", 8123),
     }
     sent: list[dict[str, Any]] = []
@@ -207,7 +214,7 @@ def test_a_post_with_the_token_in_the_url_is_not_a_sign_in(
     anonymous: TestClient, door: Door, db: Path
 ) -> None:
     before = rows(db)
-    refused = anonymous.post(f"/skills/compare-funds/publish?token={door.token}", data={})
+    refused = anonymous.post(f"/skills/compare-funds/publish?token={door.issue()}", data={})
     assert refused.status_code == 403
     assert rows(db) == before
 
@@ -217,7 +224,7 @@ def test_the_csrf_token_belongs_to_one_session(
 ) -> None:
     form = _publish_form(client)
     with TestClient(client.app, base_url=BASE, follow_redirects=False) as other:
-        other.get(f"/skills?token={door.token}")
+        other.get(f"/skills?token={door.issue()}")
         before = rows(db)
         assert other.post("/skills/compare-funds/publish", data=form).status_code == 403
         assert rows(db) == before
@@ -335,3 +342,175 @@ def test_a_port_in_use_is_one_clear_line(tmp_path: Path) -> None:
         f"kite-skills: error: port {port} on 127.0.0.1 is in use (another dashboard?): open "
         "that one, or choose another port with --port N, or --port 0 for a free one\n"
     )
+
+
+# ---- the person's alone: single-use links, the browser file, Origin, redirects ------------
+
+
+def test_a_sign_in_link_works_once(store: Store, door: Door) -> None:
+    """A link read later (from a copy, a history, a process list) opens nothing."""
+    token = door.issue()
+    app = TestClient(build_app(store, door), base_url=BASE, follow_redirects=False)
+    with app as first, TestClient(app.app, base_url=BASE, follow_redirects=False) as second:
+        assert first.get(f"/skills?token={token}").status_code == 303
+        assert first.get("/skills").status_code == 200
+        again = second.get(f"/skills?token={token}")
+        assert again.status_code == 403
+        assert "works once" in again.text
+        assert second.get("/skills").status_code == 403
+        # The browser that used it may open it again: it is signed in, nothing is issued.
+        back = first.get(f"/skills/log?token={token}")
+        assert back.status_code == 303 and back.headers["location"] == "/skills/log"
+        assert "set-cookie" not in back.headers
+
+
+def test_a_sign_in_link_expires(store: Store) -> None:
+    now = [1000.0]
+    door = Door(PORT, link_seconds=120, clock=lambda: now[0])
+    late, in_time = door.issue(), door.issue()
+    with TestClient(build_app(store, door), base_url=BASE, follow_redirects=False) as client:
+        now[0] += 119
+        assert client.get(f"/skills?token={in_time}").status_code == 303
+        client.cookies.clear()
+        now[0] += 1
+        assert client.get(f"/skills?token={late}").status_code == 403
+
+
+def test_a_refused_visit_prints_a_fresh_link_when_the_last_one_is_spent(store: Store) -> None:
+    """How a person gets a new link: open the dashboard; the terminal shows one. At most one
+    new line per link lifetime, whoever asks."""
+    now = [0.0]
+    printed: list[str] = []
+    door = Door(PORT, clock=lambda: now[0], announce=printed.append)
+    first = door.printed_link()
+    with TestClient(build_app(store, door), base_url=BASE, follow_redirects=False) as client:
+        assert client.get("/skills").status_code == 403
+        assert printed == []  # the printed link still works: no second one
+        assert client.get(first.removeprefix(BASE)).status_code == 303
+    with TestClient(build_app(store, door), base_url=BASE, follow_redirects=False) as other:
+        assert other.get(first.removeprefix(BASE)).status_code == 403
+        assert len(printed) == 1 and printed[0] != first
+        assert other.get("/skills").status_code == 403
+        assert len(printed) == 1  # the new one is unused: not printed again
+        now[0] += LINK_SECONDS
+        assert other.get(printed[0].removeprefix(BASE)).status_code == 403  # expired
+        assert len(printed) == 2
+        assert other.get(printed[1].removeprefix(BASE)).status_code == 303
+        assert other.get("/skills").status_code == 200
+
+
+def test_the_cookie_is_named_for_its_port_and_scoped_to_the_pages(
+    anonymous: TestClient, door: Door
+) -> None:
+    cookie = anonymous.get(f"/skills?token={door.issue()}").headers["set-cookie"]
+    attributes = [part.strip() for part in cookie.split(";")]
+    assert attributes[0].startswith(f"kite_skills_{PORT}=")
+    assert sorted(attributes[1:]) == ["HttpOnly", "Path=/skills", "SameSite=Strict"]
+    assert anonymous.get("/").status_code == 303  # outside the cookie's path: no secret there
+
+
+def test_a_post_with_cookie_and_csrf_but_no_origin_changes_nothing(
+    client: TestClient, db: Path
+) -> None:
+    """Another app on 127.0.0.1 is sent the cookie by the browser (cookies ignore ports); a
+    replay of it with a CSRF token read from a page, without Origin, is refused."""
+    form = _publish_form(client)
+    del client.headers["origin"]
+    before = rows(db)
+    refused = client.post("/skills/compare-funds/publish", data=form)
+    assert refused.status_code == 403
+    assert "no Origin header" in refused.text and "nothing changed" in refused.text
+    assert rows(db) == before
+    same_origin = client.post(
+        "/skills/compare-funds/publish", data=form, headers={"sec-fetch-site": "same-origin"}
+    )
+    assert same_origin.status_code == 303
+    assert rows(db) != before
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/%5Cevil.example/x",  # /\evil.example: browsers read \ as /
+        "/%5C%5Cevil.example",
+        "/%2Fevil.example/x",  # //evil.example: protocol-relative
+        "/%2F%2Fevil.example",
+        "/%09/evil.example",  # browsers drop tabs and newlines from URLs
+        "/%0A/evil.example",
+        "/%0D%0A/evil.example",
+        "/%5C%09evil.example",
+    ],
+)
+def test_the_sign_in_redirect_never_leaves_the_dashboard(
+    anonymous: TestClient, door: Door, path: str
+) -> None:
+    arrived = anonymous.get(f"{path}?token={door.issue()}")
+    assert arrived.status_code == 303
+    location = arrived.headers["location"]
+    as_a_browser_reads_it = location.replace("\\", "/")
+    for dropped in "\t\n\r":
+        as_a_browser_reads_it = as_a_browser_reads_it.replace(dropped, "")
+    assert as_a_browser_reads_it.startswith("/") and not as_a_browser_reads_it.startswith("//")
+    assert urllib.parse.urljoin(BASE + "/skills", as_a_browser_reads_it).startswith(BASE + "/")
+
+
+@pytest.mark.parametrize("location", ["//evil.example/x", "/\\evil.example", "https://e.x/"])
+def test_safe_location_refuses_any_other_host(location: str) -> None:
+    """Issue 25: this fails if the protocol-relative (``//``) block is removed."""
+    assert safe_location(location).startswith(("/skills", "/%5C"))
+    assert not safe_location(location).startswith("//")
+
+
+def test_the_browser_is_opened_with_no_secret_on_its_command_line(tmp_path: Path) -> None:
+    """The real command with a stand-in browser ($BROWSER) that records its argv, as every
+    local user can read it in /proc: a file:// URL of a 0600 page that redirects, never the
+    token. That page's link signs in once; the printed link too; both files go at the end."""
+    argv_file = tmp_path / "argv.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {argv_file}\n')
+    browser.chmod(0o700)
+    err, db = tmp_path / "err.txt", tmp_path / "s.db"
+    env = {**os.environ, "BROWSER": str(browser), "DISPLAY": ":99"}
+    env.pop("WAYLAND_DISPLAY", None)
+    with err.open("w") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "kite_skills", "dashboard", "--port", "0", "--db", str(db)],
+            stderr=stderr,
+            stdout=subprocess.DEVNULL,
+            env=env,
+        )
+    try:
+        printed = _wait_for_link(err, process)
+        deadline = time.monotonic() + 30
+        while not argv_file.exists() or not argv_file.read_text():
+            assert time.monotonic() < deadline and process.poll() is None, err.read_text()
+            time.sleep(0.05)
+        argv = argv_file.read_text().split("\n")
+        assert "token" not in "".join(argv)
+        assert argv[0].startswith("file://"), argv
+        page = Path(urllib.parse.unquote(urllib.parse.urlparse(argv[0]).path))
+        assert stat.S_IMODE(page.stat().st_mode) == 0o600
+        assert page.stat().st_uid == os.getuid()
+        target = re.search(r'content="0;url=([^"]+)"', page.read_text())
+        assert target, page.read_text()
+        link = html.unescape(target.group(1))
+        assert "?token=" in link and link != printed
+        for url in (link, printed):
+            assert _open(url) == 200
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                _open(url)
+            assert refused.value.code == 403
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=15) == 0
+    assert not page.exists()
+    assert "Traceback" not in err.read_text()
+    assert "works once" in err.read_text()
+
+
+def _open(url: str) -> int:
+    opener = urllib.request.build_opener(
+        urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
+    )
+    with opener.open(url, timeout=10) as page:
+        return int(page.status)

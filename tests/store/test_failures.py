@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from kite_skills.errors import (
+    InvalidSkill,
     SchemaTooNew,
     StoreError,
     StoreUnavailable,
@@ -346,3 +347,39 @@ def test_a_file_replaced_during_a_write_is_not_acknowledged(db_path: Path, tmp_p
 
 def test_every_store_failure_is_a_store_error() -> None:
     assert issubclass(StoreUnavailable, StoreError) and issubclass(UnreadableSkill, StoreError)
+
+
+def test_a_name_the_store_refuses_is_named_skipped_and_can_be_deleted(
+    store: Store, db_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A row another tool wrote under a name kite-skills never accepts ("Bad Name"): listings
+    skip it and name it once, reading it says what to do, and a person can delete it."""
+    live(store, "fine")
+    _poke(
+        db_path,
+        "INSERT INTO skills (name, description, body, status, created_at, updated_at)"
+        " VALUES (?, 'd', 'b', 'draft', 't', 't')",
+        "Bad Name",
+    )
+    caplog.set_level(logging.WARNING, logger="kite_skills.store.db")
+    assert [s.name for s in store.list_all()] == ["fine"]
+    assert store.unreadable() == ["Bad Name"]
+    expected = (
+        "skill 'Bad Name' has a name kite-skills does not accept (1–64 lowercase letters, "
+        "digits and single hyphens) — it was written by another tool, not kite-skills; a "
+        "person can delete it with: kite-skills skills delete 'Bad Name'"
+    )
+    assert caplog.records[0].getMessage() == expected + "; it is left out of listings and search"
+    with pytest.raises(UnreadableSkill) as info:
+        store.get("Bad Name")
+    assert str(info.value) == expected
+    with pytest.raises(InvalidSkill):
+        store.get("Other Name")  # no such row: the name is simply refused
+    done = human.delete(store, "Bad Name", via="cli", who="alice")
+    assert done.changed and done.from_status == "draft"
+    assert store.unreadable() == []
+    assert store.audit(limit=1)[0].skill == "Bad Name"
+    with pytest.raises(InvalidSkill):
+        human.delete(store, "Bad Name", via="cli", who="alice")  # gone: refused as before
+    with pytest.raises(InvalidSkill):
+        human.archive(store, "fine x", via="cli", who="alice")
