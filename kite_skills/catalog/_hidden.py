@@ -137,7 +137,8 @@ def _from_block(token: Token, lines: list[str]) -> Iterator[HiddenConstruct]:
     if token.type == "definition":
         source = "\n".join(line.rstrip() for line in lines[token.map[0] : token.map[1]])
         label = str(token.meta.get("label", ""))
-        kind: HiddenKind = "footnote definition" if label.startswith("^") else "reference definition"
+        footnote = label.startswith("^")
+        kind: HiddenKind = "footnote definition" if footnote else "reference definition"
         yield HiddenConstruct(first, kind, source.strip())
     elif token.type == "html_block":
         yield HiddenConstruct(first, _html_kind(token.content), token.content.rstrip("\n"))
