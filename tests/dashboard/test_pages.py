@@ -275,3 +275,26 @@ def test_a_form_without_the_revision_id_is_refused(
     refused = client.post("/skills/compare-funds/publish", data={"csrf": csrf_of(page)})
     assert refused.status_code == 409 and "no revision id given for" in refused.text
     assert rows(db) == before
+
+
+def test_character_references_never_become_hidden_characters_on_the_page(
+    client: TestClient, store: Store
+) -> None:
+    """Issue 23, item 4: the renderer decodes references after the page marked hidden
+    characters; what they decode to is marked too, in text, code and attributes alike."""
+    body = (
+        "Limit price: &#x202E;05.99 only.\n\n"
+        '[a](/x "t&#x202E;t") ![b&#8203;](i.png "&ZeroWidthSpace;")\n\n'
+        "```&#x2066;\ncode\n```\n\n"
+        '[c](/y "raw\u202etitle") ![raw\u200balt](j.png)\n'
+    )
+    with sqlite3.connect(store.path) as conn:  # raw characters too, as an older row may hold
+        conn.execute("UPDATE skills SET body = ? WHERE name = 'compare-funds'", (body,))
+    page = client.get("/skills/compare-funds").text
+    for ch in "\u202e\u200b\u2066":
+        assert ch not in page, repr(ch)
+    assert re.search(r'="[^"]*<', page) is None, "markup inside an attribute"
+    shown = re.sub(r"</?span[^>]*>", "", page)
+    assert "Limit price: \\u202e05.99 only." in shown
+    assert 'title="t\\u202et"' in page and 'alt="b\\u200b"' in page
+    assert 'title="raw\\u202etitle"' in page and 'alt="raw\\u200balt"' in page
