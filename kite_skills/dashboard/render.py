@@ -102,6 +102,19 @@ def visible_html(text: str | None, *, multiline: bool = False) -> Markup:
     )
 
 
+def source_html(body: str, anchor: str) -> Markup:
+    """The body exactly as stored, one marked-up line per stored line (``id`` ``anchor`` + its
+    number, which a stylesheet counter shows): hidden characters marked, nothing rendered."""
+    lines = body.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()  # the final line feed ends the last line; it starts no new one
+    line = Markup('<span class="line" id="{}{}">{}</span>\n')
+    return Markup("").join(
+        line.format(anchor, number, visible_html(text, multiline=True))
+        for number, text in enumerate(lines, start=1)
+    )
+
+
 def hidden_in(*texts: tuple[str, bool]) -> int:
     """How many control, bidi or zero-width characters the texts hold (shown escaped)."""
     return sum(count_hidden(text, multiline=multiline) for text, multiline in texts)
