@@ -140,10 +140,12 @@ def _from_block(token: Token, lines: list[str]) -> Iterator[HiddenConstruct]:
         footnote = label.startswith("^")
         kind: HiddenKind = "footnote definition" if footnote else "reference definition"
         yield HiddenConstruct(first, kind, source.strip())
+        yield from _references(source, lambda at: first + source.count("\n", 0, at))
     elif token.type == "html_block":
         yield HiddenConstruct(first, _html_kind(token.content), token.content.rstrip("\n"))
     elif token.type == "fence" and token.info.strip():
         yield HiddenConstruct(first, "code block info", token.info.strip())
+        yield from _references(lines[token.map[0]], lambda at: first)
     elif token.type == "inline":
         yield from _from_inline(token, first)
 
@@ -185,9 +187,12 @@ def _from_inline(block: Token, first: int) -> Iterator[HiddenConstruct]:
             tail = label_end if isinstance(label_end, int) and label_end >= 0 else span[0]
             accounted.append((tail, span[1]))
             yield from _link(child, content, tail, span[1], line_at(tail))
+            yield from _references(content[tail : span[1]], line_at, tail)
         elif child.type == "image" and span is not None:
+            start = span[0]
             accounted.append(span)
-            yield from _image(child, line_at(span[0]))
+            yield from _image(child, line_at(start))
+            yield from _references(content[start : span[1]], line_at, start)
     leftover = _letters(content) - _letters("".join(shown))
     for start, end in accounted:
         leftover -= _letters(content[start:end])
@@ -230,6 +235,25 @@ def _alt_text(children: list[Token]) -> Iterator[str]:
             yield "\n"
         else:
             yield child.content
+
+
+def _references(
+    source: str, line_at: Callable[[int], int], base: int = 0
+) -> Iterator[HiddenConstruct]:
+    """The character references the parser decodes where its entity rule does not run: link
+    destinations and titles, definitions, image descriptions, a code block's info string."""
+    from markdown_it.common.utils import UNESCAPE_ALL_RE, replaceEntityPattern
+
+    if "&" not in source:
+        return
+    for match in UNESCAPE_ALL_RE.finditer(source):
+        if match.group(2) is None:  # a backslash escape: what follows is taken literally
+            continue
+        decoded = replaceEntityPattern(match.group(), match.group(2))
+        if decoded != match.group():
+            yield HiddenConstruct(
+                line_at(base + match.start()), "character reference", match.group(), decoded
+            )
 
 
 def _decoded(url: object) -> str:

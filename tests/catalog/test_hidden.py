@@ -117,6 +117,28 @@ def test_references_in_link_titles_reach_the_title_decoded() -> None:
     assert found('[a](/x "&#x53;YSTEM&#x202E;")\n') == [
         (1, "link destination", "/x"),
         (1, "link title", "SYSTEM\u202e"),
+        (1, "character reference", "&#x53;"),
+        (1, "character reference", "&#x202E;"),
+    ]
+
+
+def test_references_where_the_parser_decodes_them_outside_prose() -> None:
+    """Destinations, titles, definitions, image descriptions and info strings decode them
+    too; an escaped one (``\\&amp;``) and an unknown name do not."""
+    text = (
+        "[a](/&#x41;\n'\\&amp; &nope;')\n\n![&#8203;x](i.png)\n\n"
+        "[d]: /d '&#x202E;'\n\n```&#x2066;\ncode &#65;\n```\n"
+    )
+    references = [
+        (h.line, h.text, h.decodes_to)
+        for h in hidden_constructs(text)
+        if h.kind == "character reference"
+    ]
+    assert references == [
+        (1, "&#x41;", "A"),
+        (4, "&#8203;", "\u200b"),
+        (6, "&#x202E;", "\u202e"),
+        (8, "&#x2066;", "\u2066"),
     ]
 
 
