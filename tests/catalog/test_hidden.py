@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import re
+from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from markdown_it.token import Token
 
 from kite_skills.catalog import HiddenConstruct, hidden_constructs
@@ -58,8 +62,12 @@ def test_inline_link_destination_and_title() -> None:
     ]
 
 
-def test_a_destination_is_shown_as_written_not_percent_encoded() -> None:
+def test_a_destination_is_listed_percent_decoded() -> None:
+    """The parser percent-encodes what it reads; the list shows what the address spells."""
     assert found("[a](/path%20x/é)\n") == [(1, "link destination", "/path x/é")]
+    assert found("[a](https://x/%53%59%53%54%45%4D)\n") == [
+        (1, "link destination", "https://x/SYSTEM")
+    ]
 
 
 def test_a_full_reference_link_names_its_label() -> None:
@@ -231,3 +239,39 @@ def test_a_large_hostile_text_is_read_in_time_and_whole() -> None:
     hidden = hidden_constructs(text)
     whole_lines = text.count("\n")
     assert len(hidden) >= 5 * whole_lines and hidden[-1].line >= whole_lines > 1500
+
+
+_PIECES = [
+    "[", "]", "(", ")", "<", ">", "!", "&", "#", ";", "*", "_", "`", '"', "'", ":", "/", "^",
+    "\\", " ", "\n", "\n\n", "-", "> ", "    ", "```", "[//]: # ", "&#x41;", "&amp;",
+    "<!--", "-->", "<b>", "</b>", "<div>", "ab", "cd", "x1", "SYSTEM", "[a]: /u ", "](",
+    "](/u 'ab')", "(x1 \"cd\")", "![ab]", "[ab]", "[a]", "][a]", "[^1]: ", "&#8203;",
+]  # fmt: skip
+
+
+def _page_shows(text: str) -> str:
+    """The text a browser shows for ``text`` rendered as CommonMark with raw HTML on: tags
+    and their attributes dropped, references decoded."""
+    import html
+
+    from markdown_it import MarkdownIt
+
+    rendered = MarkdownIt("commonmark", {"html": True}).render(text)
+    return html.unescape(re.sub(r"<[^>]*>", " ", rendered))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
+def test_every_letter_is_shown_or_listed(text: str) -> None:
+    """Any letter or digit of the source that the page does not show is in some finding's
+    text: nothing hides unlisted. Lines are always lines of the text. (No ``%``: a destination
+    is listed percent-decoded, see the test above.)"""
+    hidden = hidden_constructs(text)
+    lines = text.count("\n") + 1
+    assert all(1 <= h.line <= lines for h in hidden), hidden
+    unseen = Counter(c for c in text if c.isalnum()) - Counter(
+        c for c in _page_shows(text) if c.isalnum()
+    )
+    for h in hidden:
+        unseen -= Counter(c for c in h.text if c.isalnum())
+    assert not unseen, (text, hidden)
