@@ -96,12 +96,13 @@ def _parser() -> MarkdownIt:
     references kept apart from the text around them (no ``text_join``), and the rules that
     hide text recording their source spans."""
     from markdown_it import MarkdownIt
-    from markdown_it.rules_inline import entity, html_inline, image, link
+    from markdown_it.rules_inline import autolink, entity, html_inline, image, link
 
     md = MarkdownIt("commonmark", {"html": True, "inline_definitions": True})
     md.disable("text_join")
     ruler = md.inline.ruler
     ruler.at("link", _spanned(link, frozenset({"link_open", "link_close"}), 0))
+    ruler.at("autolink", _spanned(autolink, frozenset({"link_open"}), None))
     ruler.at("image", _spanned(image, frozenset({"image"}), 1))
     ruler.at("html_inline", _spanned(html_inline, frozenset({"html_inline"}), None))
     ruler.at("entity", _spanned(entity, frozenset({"text_special"}), None))
@@ -165,7 +166,8 @@ def _from_inline(block: Token, first: int) -> Iterator[HiddenConstruct]:
     for number, row in enumerate(content.split("\n")):
         if _FOOTNOTE.match(row):  # GitHub and others render these apart, or not at all
             yield HiddenConstruct(first + number, "footnote definition", row)
-    for child in block.children or []:
+    children = block.children or []
+    for index, child in enumerate(children):
         span = child.meta.get(_SPAN) if child.meta else None
         if child.type in ("text", "code_inline"):
             shown.append(child.content)
@@ -182,6 +184,12 @@ def _from_inline(block: Token, first: int) -> Iterator[HiddenConstruct]:
         elif child.type == "html_inline" and span is not None:
             accounted.append(span)
             yield HiddenConstruct(line_at(span[0]), _html_kind(child.content), child.content)
+        elif child.type == "link_open" and child.markup == "autolink" and span is not None:
+            written = content[span[0] + 1 : span[1] - 1]
+            shows = "".join(c.content for c in children[index + 1 : index + 2])
+            if shows != written:  # percent-decoded for the page: %E2%80%AE is an override
+                accounted.append(span)
+                yield HiddenConstruct(line_at(span[0]), "link destination", written)
         elif child.type == "link_open" and span is not None:
             label_end = child.meta[_LABEL_END]
             tail = label_end if isinstance(label_end, int) and label_end >= 0 else span[0]

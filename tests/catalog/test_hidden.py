@@ -70,6 +70,12 @@ def test_a_destination_is_listed_percent_decoded() -> None:
     ]
 
 
+def test_an_autolink_the_page_shows_decoded_names_what_was_written() -> None:
+    """``<https://x/%E2%80%AE05.99>`` is shown with a real override in it."""
+    text = "<https://x/%E2%80%AE05.99> <https://kite.trade> <me@example.com>\n"
+    assert found(text) == [(1, "link destination", "https://x/%E2%80%AE05.99")]
+
+
 def test_a_full_reference_link_names_its_label() -> None:
     text = "[text][place it now]\n\n[place it now]: /u\n"
     assert found(text) == [

@@ -286,7 +286,8 @@ def test_character_references_never_become_hidden_characters_on_the_page(
         "Limit price: &#x202E;05.99 only.\n\n"
         '[a](/x "t&#x202E;t") ![b&#8203;](i.png "&ZeroWidthSpace;")\n\n'
         "```&#x2066;\ncode\n```\n\n"
-        '[c](/y "raw\u202etitle") ![raw\u200balt](j.png)\n'
+        '[c](/y "raw\u202etitle") ![raw\u200balt](j.png)\n\n'
+        "<https://z/%E2%80%AE05.99>\n"
     )
     with sqlite3.connect(store.path) as conn:  # raw characters too, as an older row may hold
         conn.execute("UPDATE skills SET body = ? WHERE name = 'compare-funds'", (body,))
@@ -296,6 +297,7 @@ def test_character_references_never_become_hidden_characters_on_the_page(
     assert re.search(r'="[^"]*<', page) is None, "markup inside an attribute"
     shown = re.sub(r"</?span[^>]*>", "", page)
     assert "Limit price: \\u202e05.99 only." in shown
+    assert ">https://z/\\u202e05.99</a>" in shown  # an autolink, percent-decoded
     assert 'title="t\\u202et"' in page and 'alt="b\\u200b"' in page
     assert 'title="raw\\u202etitle"' in page and 'alt="raw\\u200balt"' in page
 
