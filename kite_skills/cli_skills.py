@@ -95,6 +95,24 @@ def _hidden_note(*texts: tuple[str, bool]) -> list[str]:
     ]
 
 
+def _constructs_note(body: str) -> list[str]:
+    """What a rendered view of ``body`` would hide, one line each (issue 23)."""
+    from kite_skills.catalog import hidden_constructs
+
+    found = hidden_constructs(body)
+    if not found:
+        return []
+    return [
+        f"!! {len(found)} construct(s) that a rendered view does not show (agents read them "
+        "as text):",
+        *(
+            f"   line {h.line}: {h.kind}: {_t(h.text)}"
+            + ("" if h.decodes_to is None else f" (shows as {_t(h.decodes_to)})")
+            for h in found
+        ),
+    ]
+
+
 # ---- rendering ----------------------------------------------------------------------------
 
 
@@ -109,6 +127,7 @@ def _show(skill: Skill) -> str:
         f"updated:      {skill.updated_at}",
         f"published:    {skill.published_at or 'never'}",
         *_hidden_note((skill.description, False), (skill.body, True)),
+        *_constructs_note(skill.body),
         "",
         _body(skill.body),
     ]
@@ -121,6 +140,7 @@ def _show(skill: Skill) -> str:
             f"'kite-skills skills accept|reject {skill.name}')",
             f"description:  {_t(p.description)}",
             *_hidden_note((p.description, False), (p.body, True)),
+            *_constructs_note(p.body),
             "",
             _body(p.body),
         ]
@@ -156,6 +176,7 @@ def _diff(skill: Skill) -> str:
         [
             *lines,
             *_hidden_note((p.description, False), (p.body, True)),
+            *_constructs_note(p.body),
             "",
             f"accept it with: kite-skills skills accept {skill.name} --rev {p.revision}",
         ]

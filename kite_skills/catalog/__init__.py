@@ -4,6 +4,7 @@ A pure library: no MCP import. ``load()`` reads the catalog shipped in the insta
 package (``importlib.resources``), never the working directory.
 """
 
+from ._hidden import HiddenConstruct, HiddenKind, hidden_constructs
 from .catalog import Catalog, check, load
 from .loader import prompt_name
 from .model import (
@@ -25,11 +26,14 @@ __all__ = [
     "DirectoryResource",
     "HelpChild",
     "HelpPage",
+    "HiddenConstruct",
+    "HiddenKind",
     "ManifestEntry",
     "Problem",
     "RecipePrompt",
     "SkillEntry",
     "check",
+    "hidden_constructs",
     "load",
     "prompt_name",
     "recipe_prompts",

@@ -27,6 +27,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from kite_skills.catalog import hidden_constructs
 from kite_skills.display import count_hidden, visible
 from kite_skills.errors import (
     IllegalTransition,
@@ -228,6 +229,10 @@ class Dashboard:
             status=status,
             skill=skill,
             body_html=render.body_html(skill.body),
+            source_html=render.source_html(skill.body, "L"),
+            constructs=hidden_constructs(skill.body),
+            proposed_source_html=render.source_html(p.body, "P") if p else "",
+            proposed_constructs=hidden_constructs(p.body) if p else [],
             hidden=render.hidden_in((skill.description, False), (skill.body, True)),
             proposed_hidden=render.hidden_in((p.description, False), (p.body, True)) if p else 0,
             diff=diff,
