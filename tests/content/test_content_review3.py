@@ -185,6 +185,13 @@ def test_index_tolerates_either_layout_on_hosted_servers():
     assert "The hosted server may offer either layout" in text
 
 
+@pytest.mark.parametrize("name", ["index.md", "troubleshooting/authentication.md"])
+def test_hosted_server_is_not_pinned_to_the_legacy_tools(name):
+    text = flat(read(name))
+    assert "Legacy or hosted server: `login` exists" not in text
+    assert "hosted server may offer either layout" in text
+
+
 # ------------------------------------------------------------- 10. cover orders
 
 
