@@ -201,6 +201,12 @@ def test_prepare_says_what_it_does_about_cover_orders():
     assert "cover orders can be placed" in text and "this catalog does not prepare them" in text
 
 
+@pytest.mark.parametrize("path", recipe_files(), ids=rel)
+def test_no_recipe_says_cover_orders_cannot_be_placed(path):
+    text = flat(path.read_text(encoding="utf-8"))
+    assert "no cover orders" not in text and "no `co` or" not in text
+
+
 # ------------------------------------------------------------- 11. bonus credit
 
 
