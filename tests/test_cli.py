@@ -48,7 +48,7 @@ def test_oversized_key_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_validate_the_embedded_catalog(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["catalog", "validate"]) == 0
-    assert "the embedded catalog: OK (7 skills)" in capsys.readouterr().out
+    assert "the embedded catalog: OK (8 skills)" in capsys.readouterr().out
 
 
 def test_validate_an_authors_directory_lists_every_problem(
@@ -78,8 +78,8 @@ def test_validate_a_good_directory(tmp_path: Path, capsys: pytest.CaptureFixture
 def test_catalog_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["catalog", "list"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 7
-    uri, name, files, digest = lines[3].split("\t")
+    assert len(lines) == 8
+    uri, name, files, digest = lines[4].split("\t")
     assert (uri, name) == ("skill://orders/SKILL.md", "orders")
     raw = resources.files("skills_catalog").joinpath("orders/SKILL.md").read_bytes()
     assert digest == "sha256:" + hashlib.sha256(raw).hexdigest()

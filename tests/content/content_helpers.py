@@ -32,6 +32,7 @@ TOPICS = (
     "triggers-and-alerts",
     "daily-review",
     "troubleshooting",
+    "derivatives",
 )
 
 REQUIRED_RECIPES = (
@@ -53,6 +54,11 @@ REQUIRED_RECIPES = (
     "orders/stop-loss.md",
     "holdings/corporate-actions.md",
     "holdings/mutual-funds.md",
+    "orders/entry-stop-target.md",
+    "orders/cancel-all.md",
+    "derivatives/option-chain.md",
+    "derivatives/greeks.md",
+    "derivatives/spreads.md",
 )
 
 # Modes of the 7 grouped tools (newest server), from kite-domain §1a. A test checks that every
