@@ -12,6 +12,11 @@ its newest skills are ranked for it — the newest 100 when it is in more than h
 Scoring one phrase is a single pass over the newest part of its doclist, with bm25's document
 frequency computed once, not once per row. The last word matches as a prefix only while it is
 not a whole word of the index (``compa`` finds ``compare``; ``fund`` stays ``fund``).
+
+The index holds live skills only (migration 0005): drafts, which agents write, and archived
+skills are not in it, so they never change what a search finds — neither the candidates (520
+drafts saying a person's words once filled each word's newest 500 and hid the person's live
+skill) nor the ranking (bm25's document frequencies), nor what a search costs.
 """
 
 from __future__ import annotations

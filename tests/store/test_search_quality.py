@@ -107,6 +107,8 @@ def test_migration_rebuilds_the_index_and_keeps_every_row(tmp_path: Path) -> Non
         assert conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] >= 2
         sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'skills_fts'").fetchone()
         assert "porter unicode61" in sql[0]
+        # only the live skill is in the index (migration 0005): the draft is not a candidate
+        assert conn.execute("SELECT id FROM skills_fts_docsize").fetchall() == [(1,)]
     assert counts(path) == (2, 0)
 
 
