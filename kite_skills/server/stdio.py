@@ -10,8 +10,9 @@ The SDK's stdio transport is replaced because of what it leaves to chance:
 - **At stdin EOF every request already read is answered** (a client that writes its requests
   and closes the pipe gets every reply), within EOF_GRACE_SECONDS, and then the server stops.
   The SDK cancels whatever is in flight at EOF, so work done (a save committed) went unsaid.
-- **Ctrl-C ends the process.** stdin is read by a daemon thread with ``os.read``, so nothing
-  waits for a read blocked on a pipe that is still open; SIGINT stops serving and
+- **Ctrl-C ends the process.** stdin is read and stdout written by daemon threads with
+  ``os.read``/``os.write``, so nothing waits for a read blocked on a pipe that is still open,
+  or for a write blocked on a pipe the client stopped reading; SIGINT stops serving and
   :func:`serve` reports it (the caller exits 130).
 - **Echoed input is cut short** in every error message, whichever layer wrote it.
 - **stdout belongs to the protocol.** While serving, file descriptor 1 points at stderr, so a
@@ -23,6 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import queue
 import re
 import signal
 import sys
@@ -334,6 +336,50 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
+class _Output:
+    """Writes to the wire in a daemon thread, one message at a time. A write blocked on a
+    full pipe (the client stopped reading) can be given up: the thread holds nobody up when
+    the process exits, which an event loop's worker thread would."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._jobs: queue.SimpleQueue[tuple[bytes, Callable[[OSError | None], None]] | None]
+        self._jobs = queue.SimpleQueue()
+        threading.Thread(target=self._run, name="kite-skills stdout", daemon=True).start()
+
+    def _run(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            data, done = job
+            try:
+                _write_all(self._fd, data)
+            except OSError as exc:
+                done(exc)
+            else:
+                done(None)
+
+    async def write(self, data: bytes) -> None:
+        """Write ``data``; cancelling gives the write up (the thread finishes it, or not)."""
+        token = anyio.lowlevel.current_token()
+        written = anyio.Event()
+        failed: list[OSError] = []
+
+        def done(error: OSError | None) -> None:
+            if error is not None:
+                failed.append(error)
+            try:
+                anyio.from_thread.run_sync(written.set, token=token)
+            except (anyio.RunFinishedError, RuntimeError):
+                pass  # the event loop is gone: nobody is waiting any more
+
+        self._jobs.put((data, done))
+        await written.wait()
+        if failed:
+            raise failed[0]
+
+    def close(self) -> None:
+        self._jobs.put(None)
+
+
 class _Wire:
     """File descriptors for the wire; fd 1 points at stderr while serving."""
 
@@ -437,7 +483,7 @@ async def _serve(server: Server[Any], options: Any, wire: _Wire, grace: float) -
                         continue
                     data = inner.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
                 try:
-                    await anyio.to_thread.run_sync(_write_all, wire.output, data.encode())
+                    await output.write(data.encode())
                 except OSError:  # the client closed our stdout: nothing more can be said
                     tasks.cancel_scope.cancel()
                     return
@@ -459,13 +505,17 @@ async def _serve(server: Server[Any], options: Any, wire: _Wire, grace: float) -
     reader = threading.Thread(
         target=_read_lines, args=(wire.input, deliver), name="kite-skills stdin", daemon=True
     )
-    async with anyio.create_task_group() as tasks:
-        tasks.start_soon(on_sigint, tasks)
-        async with anyio.create_task_group() as serving:
-            serving.start_soon(write_out, tasks)  # ends once the server closes ``outbound``
-            serving.start_soon(relay)  # ends at stdin EOF, after the grace period
-            reader.start()
-            await server.run(inbound, outbound, options)
-        tasks.cancel_scope.cancel()
+    output = _Output(wire.output)
+    try:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(on_sigint, tasks)
+            async with anyio.create_task_group() as serving:
+                serving.start_soon(write_out, tasks)  # ends once the server closes ``outbound``
+                serving.start_soon(relay)  # ends at stdin EOF, after the grace period
+                reader.start()
+                await server.run(inbound, outbound, options)
+            tasks.cancel_scope.cancel()
+    finally:
+        output.close()
     lines_in.close()
     return interrupted
