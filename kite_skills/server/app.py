@@ -283,10 +283,18 @@ def serve_stdio(db_path: Path, environ: Mapping[str, str] = os.environ) -> int:
     Ctrl-C, 1 when the catalog is broken. A store that cannot be opened is no reason to stop:
     the catalog is served and the user-skill tools say what is wrong."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="kite-skills: %(message)s")
+    logging.getLogger("mcp.server.runner").addFilter(_quiet_drops)
     try:
         return _serve_stdio(db_path, environ)
     except KeyboardInterrupt:
         return 130
+
+
+def _quiet_drops(record: logging.LogRecord) -> bool:
+    """Not logged: a notification the SDK drops for malformed params (``notifications/progress``
+    with an object as its token). It gets no answer, as JSON-RPC wants, and no stderr line
+    either: a client could fill the log with them."""
+    return not str(record.msg).startswith("dropped ")
 
 
 def _serve_stdio(db_path: Path, environ: Mapping[str, str]) -> int:
