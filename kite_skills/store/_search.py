@@ -43,7 +43,10 @@ def _how_many(conn: sqlite3.Connection, phrase: str) -> int:
     newest = conn.execute(_sql.SEARCH_PROBE, (phrase, PER_PHRASE + 1)).fetchall()
     if len(newest) <= PER_PHRASE:
         return len(newest)
-    span = newest[0][0] - newest[PER_PHRASE - 1][0] + 1  # rowids the newest PER_PHRASE cover
+    # How many skills of the index the newest PER_PHRASE cover: counted in the index, not in
+    # rowids, so rows outside it (drafts, deleted skills) never make a word look rarer.
+    bounds = (newest[PER_PHRASE - 1][0], newest[0][0], PER_PHRASE * 2)
+    (span,) = conn.execute(_sql.INDEXED_BETWEEN, bounds).fetchone()
     return NEAR_EVERY_SKILL if PER_PHRASE * 2 > span else PER_PHRASE
 
 
