@@ -161,3 +161,5 @@ def main(argv: list[str] | None = None) -> int:
     except KiteError as exc:
         print(f"kite-skills: error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # Ctrl-C at any point (a server start is mostly imports)
+        return 130

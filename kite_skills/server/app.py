@@ -231,11 +231,40 @@ async def _internal_errors(ctx: Context, call_next: CallNext) -> HandlerResult:
     """Unexpected exceptions become -32603 (the SDK would send code 0 on legacy)."""
     try:
         return await call_next(ctx)
-    except (MCPError, ValidationError):
+    except MCPError:
         raise
+    except ValidationError as exc:  # the SDK would answer "Invalid request parameters", data ""
+        raise invalid_params(ctx.method, exc) from exc
     except Exception as exc:
         log.exception("%s failed", ctx.method)
         raise MCPError(INTERNAL_ERROR, "internal error (see the server log)") from exc
+
+
+MAX_PROBLEMS = 3  # named in an invalid-params message; ``data`` lists up to 10
+
+
+def invalid_params(method: str, exc: ValidationError) -> MCPError:
+    """-32602 naming each field that is wrong (``params.protocolVersion is missing``), with
+    the same as ``data.problems``; the input itself is never echoed."""
+    problems = []
+    for error in exc.errors(include_url=False, include_input=False, include_context=False)[:10]:
+        loc = [shown(part, 40) for part in error["loc"]]
+        field = ".".join(loc if loc[:1] == ["params"] else ["params", *loc])  # spec or custom
+        said = shown(error["msg"], 120)
+        problem = (
+            "is missing"
+            if error["type"] == "missing"
+            else f"is wrong: {said[:1].lower()}{said[1:]}"
+        )
+        problems.append({"field": field, "problem": problem})
+    said = "; ".join(f"{p['field']} {p['problem']}" for p in problems[:MAX_PROBLEMS])
+    more = len(exc.errors()) - MAX_PROBLEMS
+    return MCPError(
+        INVALID_PARAMS,
+        f"invalid params for {shown(method, 60)}: {said or 'they do not match its schema'}"
+        + (f"; and {more} more" if more > 0 else ""),
+        {"problems": problems},
+    )
 
 
 async def _legacy_initialize_extensions(ctx: Context, call_next: CallNext) -> HandlerResult:
@@ -254,10 +283,18 @@ def serve_stdio(db_path: Path, environ: Mapping[str, str] = os.environ) -> int:
     Ctrl-C, 1 when the catalog is broken. A store that cannot be opened is no reason to stop:
     the catalog is served and the user-skill tools say what is wrong."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="kite-skills: %(message)s")
+    logging.getLogger("mcp.server.runner").addFilter(_quiet_drops)
     try:
         return _serve_stdio(db_path, environ)
     except KeyboardInterrupt:
         return 130
+
+
+def _quiet_drops(record: logging.LogRecord) -> bool:
+    """Not logged: a notification the SDK drops for malformed params (``notifications/progress``
+    with an object as its token). It gets no answer, as JSON-RPC wants, and no stderr line
+    either: a client could fill the log with them."""
+    return not str(record.msg).startswith("dropped ")
 
 
 def _serve_stdio(db_path: Path, environ: Mapping[str, str]) -> int:

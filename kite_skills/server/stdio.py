@@ -10,8 +10,9 @@ The SDK's stdio transport is replaced because of what it leaves to chance:
 - **At stdin EOF every request already read is answered** (a client that writes its requests
   and closes the pipe gets every reply), within EOF_GRACE_SECONDS, and then the server stops.
   The SDK cancels whatever is in flight at EOF, so work done (a save committed) went unsaid.
-- **Ctrl-C ends the process.** stdin is read by a daemon thread with ``os.read``, so nothing
-  waits for a read blocked on a pipe that is still open; SIGINT stops serving and
+- **Ctrl-C ends the process.** stdin is read and stdout written by daemon threads with
+  ``os.read``/``os.write``, so nothing waits for a read blocked on a pipe that is still open,
+  or for a write blocked on a pipe the client stopped reading; SIGINT stops serving and
   :func:`serve` reports it (the caller exits 130).
 - **Echoed input is cut short** in every error message, whichever layer wrote it.
 - **stdout belongs to the protocol.** While serving, file descriptor 1 points at stderr, so a
@@ -23,6 +24,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import queue
+import re
 import signal
 import sys
 import threading
@@ -38,6 +41,8 @@ from mcp.server.lowlevel import Server
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 from mcp_types import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
     INVALID_REQUEST,
     PARSE_ERROR,
     ErrorData,
@@ -61,17 +66,57 @@ _EOF: Final = object()
 _TOO_LONG: Final = object()
 
 
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def visible(text: str) -> str:
+    """``text`` with each lone surrogate written as its escape (``\\ud800``): JSON's
+    ``\\ud800`` decodes to one, and no UTF-8 encoder (the wire's) can write it."""
+    if text.isascii() or not _LONE_SURROGATE.search(text):
+        return text
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def shown(value: object, limit: int = 100) -> str:
-    """``value`` for an error message: as text, cut short (with its length) when long."""
-    text = value if isinstance(value, str) else repr(value)
+    """``value`` for an error message: as text, cut short (with its length) when long, and
+    never holding what the wire cannot carry (see :func:`visible`)."""
+    text = visible(value if isinstance(value, str) else repr(value))
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text)} characters)"
 
 
 def valid_id(value: object) -> bool:
-    """MCP request ids are strings or integers; JSON-RPC's ``null`` and fractions are not."""
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+    """MCP request ids are strings or integers; JSON-RPC's ``null`` and fractions are not,
+    nor a string holding a lone surrogate (no reply could carry it back)."""
+    if isinstance(value, str):
+        return value.isascii() or not _LONE_SURROGATE.search(value)
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def lone_surrogate(value: object) -> tuple[str, str] | None:
+    """Where the first lone surrogate in a parsed JSON value is (``params.arguments.key``,
+    or ``a key in params``) and its escape; None when there is none. Iterative: the value may
+    be nested as deep as the JSON parser allows."""
+    stack: list[tuple[str, object]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str):
+            found = None if item.isascii() else _LONE_SURROGATE.search(item)
+            if found:
+                return path, f"\\u{ord(found.group()):04x}"
+        elif isinstance(item, dict):
+            children: list[tuple[str, object]] = []
+            for key, child in item.items():
+                found = None if key.isascii() else _LONE_SURROGATE.search(key)
+                if found:
+                    where = f"a key in {path}" if path else "a key of the message"
+                    return where, f"\\u{ord(found.group()):04x}"
+                children.append((f"{path}.{key}" if path else key, child))
+            stack.extend(reversed(children))
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{i}]", child) for i, child in reversed(list(enumerate(item))))
+    return None
 
 
 def _kind(value: object) -> str:
@@ -85,6 +130,10 @@ def _kind(value: object) -> str:
         return "an object"
     if isinstance(value, list):
         return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, int):
+        return "an integer"
     return type(value).__name__
 
 
@@ -126,26 +175,65 @@ def judge(line: bytes) -> list[SessionMessage | JSONRPCError]:
         return [_error(INVALID_REQUEST, BATCH, i) for i in ids] or [_error(INVALID_REQUEST, BATCH)]
     if not isinstance(value, dict):
         return [_error(INVALID_REQUEST, f"{NOT_A_MESSAGE} (got {_kind(value)})")]
-    if "method" in value and "id" in value and not valid_id(value["id"]):
-        return [
-            _error(
-                INVALID_REQUEST,
-                f"invalid request: the id must be a string or an integer, not "
-                f"{_kind(value['id'])}; a notification carries no id at all",
-            )
-        ]
+    request_id = value.get("id") if "method" in value else None  # what a reply can carry
+    if "method" in value and "id" in value and not isinstance(request_id, str):
+        if not valid_id(request_id):  # a string's only fault, a lone surrogate, is named below
+            return [
+                _error(
+                    INVALID_REQUEST,
+                    f"invalid request: the id must be a string or an integer, not "
+                    f"{_kind(request_id)}; a notification carries no id at all",
+                )
+            ]
     try:
         message = jsonrpc_message_adapter.validate_json(text, by_name=False)
     except ValidationError:
-        request_id = value.get("id") if "method" in value else None
-        method = value.get("method")
-        detail = (
-            f" for {shown(method, 60)}: check 'jsonrpc' is \"2.0\" and 'params' is an object"
-            if isinstance(method, str)
-            else ": it needs 'jsonrpc': \"2.0\" and a 'method' (or a 'result' or 'error')"
-        )
-        return [_error(INVALID_REQUEST, NOT_A_MESSAGE + detail, request_id)]
+        # What is wrong, named: the SDK's parser refuses every lone surrogate, and any other
+        # refusal is the shape of the message.
+        found = lone_surrogate(value)
+        if found is not None:
+            return [_not_unicode(*found, request_id)]
+        return [_error(INVALID_REQUEST, NOT_A_MESSAGE + _what_is_wrong(value), request_id)]
     return [SessionMessage(message)]
+
+
+def _not_unicode(where: str, escape: str, request_id: object) -> JSONRPCError:
+    """The error for a lone surrogate: in the id (unusable: answered with ``id: null``), the
+    method or another field of the message (-32600), or the params (-32602)."""
+    fix = (
+        "JSON text must be Unicode: a character outside the Basic Multilingual Plane is "
+        "written as a surrogate pair (\\ud83d\\ude00), never half of one"
+    )
+    top = where.removeprefix("a key in ").split(".")[0].split("[")[0]
+    if top == "params":
+        return _error(
+            INVALID_PARAMS,
+            f"invalid params: {shown(where, 120)} holds a lone surrogate escape ({escape}); " + fix,
+            request_id,
+        )
+    field = f"the '{where}'" if where in ("id", "method", "jsonrpc") else shown(where, 60)
+    return _error(
+        INVALID_REQUEST,
+        f"invalid request: {field} holds a lone surrogate escape ({escape}); " + fix,
+        request_id,
+    )
+
+
+def _what_is_wrong(value: dict[str, Any]) -> str:
+    """Why an object is not a JSON-RPC 2.0 message, as the end of :data:`NOT_A_MESSAGE`."""
+    version = value.get("jsonrpc")
+    if version != "2.0":
+        got = "it is missing" if "jsonrpc" not in value else f"got {shown(json.dumps(version))}"
+        return f": 'jsonrpc' must be \"2.0\" ({got})"
+    if "method" in value:
+        method = value["method"]
+        if not isinstance(method, str):
+            return f": 'method' must be a string (got {_kind(method)})"
+        params = value.get("params")
+        if "params" in value and not isinstance(params, dict):
+            return f" for {shown(method, 60)}: 'params' must be an object (got {_kind(params)})"
+        return f" for {shown(method, 60)}: it is not a request or a notification this server reads"
+    return ": it needs a 'method' (or, as a response, an 'id' and a 'result' or an 'error')"
 
 
 def bounded(message: Any) -> Any:
@@ -163,6 +251,15 @@ def bounded(message: Any) -> Any:
     if data is not None:
         fields["data"] = data
     return JSONRPCError(jsonrpc="2.0", id=message.id, error=ErrorData(**fields))
+
+
+def _unwritable(message: Any) -> JSONRPCError | None:
+    """What to send instead of a message that cannot be written: its request still gets one
+    answer; anything else is dropped (it was logged)."""
+    request_id = getattr(message, "id", None)
+    if not isinstance(message, JSONRPCResponse | JSONRPCError) or not valid_id(request_id):
+        return None
+    return _error(INTERNAL_ERROR, "internal error: the reply could not be written", request_id)
 
 
 class _Outstanding:
@@ -237,6 +334,50 @@ def _write_all(fd: int, data: bytes) -> None:
     while view:
         written = os.write(fd, view)
         view = view[written:]
+
+
+class _Output:
+    """Writes to the wire in a daemon thread, one message at a time. A write blocked on a
+    full pipe (the client stopped reading) can be given up: the thread holds nobody up when
+    the process exits, which an event loop's worker thread would."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._jobs: queue.SimpleQueue[tuple[bytes, Callable[[OSError | None], None]] | None]
+        self._jobs = queue.SimpleQueue()
+        threading.Thread(target=self._run, name="kite-skills stdout", daemon=True).start()
+
+    def _run(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            data, done = job
+            try:
+                _write_all(self._fd, data)
+            except OSError as exc:
+                done(exc)
+            else:
+                done(None)
+
+    async def write(self, data: bytes) -> None:
+        """Write ``data``; cancelling gives the write up (the thread finishes it, or not)."""
+        token = anyio.lowlevel.current_token()
+        written = anyio.Event()
+        failed: list[OSError] = []
+
+        def done(error: OSError | None) -> None:
+            if error is not None:
+                failed.append(error)
+            try:
+                anyio.from_thread.run_sync(written.set, token=token)
+            except (anyio.RunFinishedError, RuntimeError):
+                pass  # the event loop is gone: nobody is waiting any more
+
+        self._jobs.put((data, done))
+        await written.wait()
+        if failed:
+            raise failed[0]
+
+    def close(self) -> None:
+        self._jobs.put(None)
 
 
 class _Wire:
@@ -320,18 +461,29 @@ async def _serve(server: Server[Any], options: Any, wire: _Wire, grace: float) -
         if isinstance(inner, JSONRPCRequest) and inner.method not in STREAMS:
             outstanding.add(inner.id)
         elif isinstance(inner, JSONRPCNotification) and inner.method == "notifications/cancelled":
-            cancelled = (inner.params or {}).get("requestId")
-            if cancelled is not None:
+            params = inner.params or {}
+            cancelled = params.get("requestId")
+            if valid_id(cancelled):
                 outstanding.done(cancelled)  # a cancelled request is never answered
+            elif "requestId" in params:  # null, an object, an array...: no request has it
+                log.debug("ignored notifications/cancelled for requestId %s", shown(cancelled))
+                return
         await inbound_writer.send(message)
 
     async def write_out(tasks: anyio.abc.TaskGroup) -> None:
         async with outbound_reader:
             async for message in outbound_reader:
                 inner = bounded(message.message)
-                data = inner.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
                 try:
-                    await anyio.to_thread.run_sync(_write_all, wire.output, data.encode())
+                    data = inner.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                except ValueError:  # text JSON cannot carry (the input is judged for it)
+                    log.exception("a message could not be written as JSON")
+                    inner = _unwritable(inner)
+                    if inner is None:
+                        continue
+                    data = inner.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                try:
+                    await output.write(data.encode())
                 except OSError:  # the client closed our stdout: nothing more can be said
                     tasks.cancel_scope.cancel()
                     return
@@ -353,13 +505,17 @@ async def _serve(server: Server[Any], options: Any, wire: _Wire, grace: float) -
     reader = threading.Thread(
         target=_read_lines, args=(wire.input, deliver), name="kite-skills stdin", daemon=True
     )
-    async with anyio.create_task_group() as tasks:
-        tasks.start_soon(on_sigint, tasks)
-        async with anyio.create_task_group() as serving:
-            serving.start_soon(write_out, tasks)  # ends once the server closes ``outbound``
-            serving.start_soon(relay)  # ends at stdin EOF, after the grace period
-            reader.start()
-            await server.run(inbound, outbound, options)
-        tasks.cancel_scope.cancel()
+    output = _Output(wire.output)
+    try:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(on_sigint, tasks)
+            async with anyio.create_task_group() as serving:
+                serving.start_soon(write_out, tasks)  # ends once the server closes ``outbound``
+                serving.start_soon(relay)  # ends at stdin EOF, after the grace period
+                reader.start()
+                await server.run(inbound, outbound, options)
+            tasks.cancel_scope.cancel()
+    finally:
+        output.close()
     lines_in.close()
     return interrupted

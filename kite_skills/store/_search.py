@@ -12,6 +12,11 @@ its newest skills are ranked for it — the newest 100 when it is in more than h
 Scoring one phrase is a single pass over the newest part of its doclist, with bm25's document
 frequency computed once, not once per row. The last word matches as a prefix only while it is
 not a whole word of the index (``compa`` finds ``compare``; ``fund`` stays ``fund``).
+
+The index holds live skills only (migration 0005): drafts, which agents write, and archived
+skills are not in it, so they never change what a search finds — neither the candidates (520
+drafts saying a person's words once filled each word's newest 500 and hid the person's live
+skill) nor the ranking (bm25's document frequencies), nor what a search costs.
 """
 
 from __future__ import annotations
@@ -38,7 +43,10 @@ def _how_many(conn: sqlite3.Connection, phrase: str) -> int:
     newest = conn.execute(_sql.SEARCH_PROBE, (phrase, PER_PHRASE + 1)).fetchall()
     if len(newest) <= PER_PHRASE:
         return len(newest)
-    span = newest[0][0] - newest[PER_PHRASE - 1][0] + 1  # rowids the newest PER_PHRASE cover
+    # How many skills of the index the newest PER_PHRASE cover: counted in the index, not in
+    # rowids, so rows outside it (drafts, deleted skills) never make a word look rarer.
+    bounds = (newest[PER_PHRASE - 1][0], newest[0][0], PER_PHRASE * 2)
+    (span,) = conn.execute(_sql.INDEXED_BETWEEN, bounds).fetchone()
     return NEAR_EVERY_SKILL if PER_PHRASE * 2 > span else PER_PHRASE
 
 

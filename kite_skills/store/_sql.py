@@ -31,8 +31,14 @@ SEARCH_SCORES: Final = (
 SEARCH_PROBE: Final = (
     "SELECT rowid FROM skills_fts WHERE skills_fts MATCH ? ORDER BY rowid DESC LIMIT ?"
 )
+# How many skills of the index have a rowid in a range (counting stops at ``?``): its own row
+# sizes table holds one row per indexed skill, so this reads at most that many rows.
+INDEXED_BETWEEN: Final = (
+    "SELECT count(*) FROM (SELECT 1 FROM skills_fts_docsize WHERE id BETWEEN ? AND ? LIMIT ?)"
+)
 # Names and descriptions of the live skills among candidate ids (a JSON array), looked up by
-# primary key (CROSS JOIN keeps SQLite from scanning the status index instead).
+# primary key (CROSS JOIN keeps SQLite from scanning the status index instead). The index holds
+# live skills only; the status test stays as a second guard.
 LIVE_AMONG: Final = (
     "SELECT s.id, s.name, s.description FROM json_each(?) AS c"
     " CROSS JOIN skills AS s ON s.id = c.value WHERE s.status = 'live'"

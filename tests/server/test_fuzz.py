@@ -1,6 +1,9 @@
 """Fuzzing the zipapp over stdio, both protocol eras (hypothesis): help keys, every tool's
 arguments, ``resources/read`` URIs, and the JSON-RPC stream itself (random bytes, truncated
-JSON, wrong shapes, odd ids, batches, huge lines).
+JSON, wrong shapes, odd ids, batches, huge lines). Every string field may hold lone-surrogate
+escapes (``\\ud800``), and every id-like field (``id``, ``requestId`` of
+``notifications/cancelled``, ``_meta.progressToken``) takes every JSON type (issue 24: one
+such line used to end the server).
 
 One server process per test and era takes every example in turn. Properties, checked on
 every example: stdout carries nothing but JSON-RPC, no answer is ever -32603, every request
@@ -136,6 +139,21 @@ def _key(rid: Any) -> tuple[str, Any]:
     return (type(rid).__name__, rid)
 
 
+def not_unicode(message: Any) -> bool:
+    """Whether a message holds a lone surrogate (written as a ``\\ud800`` escape)."""
+    try:
+        json.dumps(message, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def refused_as_not_unicode(answer: dict[str, Any]) -> None:
+    """The answer to a request with a lone surrogate in its params: -32602 naming it."""
+    error = answer.get("error", {})
+    assert error.get("code") == -32602 and "lone surrogate" in error["message"], answer
+
+
 def _init_params() -> dict[str, Any]:
     return {
         "protocolVersion": LEGACY,
@@ -157,7 +175,15 @@ def peer(
 
 # ---- strategies ---------------------------------------------------------------------------
 
-text = st.text(st.characters(codec="utf-8"), max_size=80)
+unicode_text = st.text(st.characters(codec="utf-8"), max_size=80)
+# JSON's \\ud800 escapes decode to lone surrogates: text no UTF-8 writer can carry.
+surrogate_text = st.builds(
+    lambda head, lone, tail: head + lone + tail,
+    st.text(st.characters(codec="utf-8"), max_size=10),
+    st.characters(categories=["Cs"]),  # (a union with utf-8 characters would lose these)
+    st.text(st.characters(codec="utf-8"), max_size=10),
+)
+text = st.integers(0, 3).flatmap(lambda i: surrogate_text if i == 0 else unicode_text)  # 1 in 4
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | text
 json_values = st.recursive(
     json_scalars,
@@ -225,9 +251,13 @@ def test_fuzz_help_keys(peer: FuzzPeer) -> None:
             ).encode()
             for r, k in zip(rids, batch, strict=True)
         ]
+        keys_by_id = dict(zip(rids, batch, strict=True))
         for answer in peer.exchange(lines, set(rids), "help keys"):
             if answer["id"] in rids:
-                assert "result" in answer, answer  # a page or a tool error, never a protocol error
+                if not_unicode(keys_by_id[answer["id"]]):
+                    refused_as_not_unicode(answer)
+                else:  # a page or a tool error, never a protocol error
+                    assert "result" in answer, answer
 
     one()
     peer.finish()
@@ -249,9 +279,13 @@ def test_fuzz_tool_arguments(peer: FuzzPeer) -> None:
             json.dumps(peer.wrap(r, "tools/call", {"name": t, "arguments": a})).encode()
             for r, (t, a) in zip(rids, calls, strict=True)
         ]
+        calls_by_id = dict(zip(rids, calls, strict=True))
         for answer in peer.exchange(lines, set(rids), "tool arguments"):
             if answer["id"] in rids:
-                assert "result" in answer, answer
+                if not_unicode(calls_by_id[answer["id"]]):
+                    refused_as_not_unicode(answer)
+                else:
+                    assert "result" in answer, answer
 
     one()
     peer.finish()
@@ -267,7 +301,10 @@ def test_fuzz_resource_uris(peer: FuzzPeer) -> None:
             json.dumps(peer.wrap(r, "resources/read", {"uri": u})).encode()
             for r, u in zip(rids, batch, strict=True)
         ]
+        uris_by_id = dict(zip(rids, batch, strict=True))
         for answer in peer.exchange(lines, set(rids), "resource URIs"):
+            if answer["id"] in rids and not_unicode(uris_by_id[answer["id"]]):
+                refused_as_not_unicode(answer)
             if "error" in answer:
                 assert answer["error"]["code"] == -32602, answer
                 assert len(json.dumps(answer)) < 2_000
@@ -283,7 +320,13 @@ ODD_IDS = st.one_of(
     st.floats(allow_nan=False),
     st.lists(st.integers(), max_size=2),
     st.dictionaries(text, st.integers(), max_size=2),
+    st.lists(json_values, max_size=3),
+    st.dictionaries(text, json_values, max_size=3),
+    surrogate_text,  # a string no reply can carry back: answered with id null
 )
+# Every JSON type where a request id is named (requestId, progressToken); strings and integers
+# from ranges no request here uses, so a cancel never hides an answer the test waits for.
+ANY_ID_LIKE = ODD_IDS | text.map(lambda t: "c-" + t) | st.integers(min_value=10**30)
 METHODS = st.sampled_from(
     [
         "tools/list",
@@ -319,6 +362,8 @@ def stream_lines(draw: st.DrawFn, peer: FuzzPeer) -> tuple[list[bytes], set[Any]
                     "batch",
                     "huge",
                     "notification",
+                    "cancel",
+                    "progress-token",
                 ]
             )
         )
@@ -343,7 +388,7 @@ def stream_lines(draw: st.DrawFn, peer: FuzzPeer) -> tuple[list[bytes], set[Any]
             n = next(peer.ids)
             rid = draw(st.sampled_from([n, -n, n * 10**20, f"s{n}", f"é{n}\u202e", f"{n}"]))
             params = draw(st.dictionaries(text, json_values, max_size=3) | st.just({}))
-            message = peer.wrap(rid, draw(METHODS), params)
+            message = peer.wrap(rid, draw(METHODS | text), params)
             if draw(st.booleans()):
                 message["params"] = draw(json_values)  # the wrong shape of params
             lines.append(json.dumps(message).encode())
@@ -359,9 +404,21 @@ def stream_lines(draw: st.DrawFn, peer: FuzzPeer) -> tuple[list[bytes], set[Any]
             message = peer.wrap(n, "tools/call", {"name": "skills", "arguments": {"q": "x" * size}})
             lines.append(json.dumps(message).encode())
             expected.add(n)
+        elif kind == "cancel":
+            params = {"requestId": draw(ANY_ID_LIKE)}
+            message = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}
+            lines.append(json.dumps(message).encode())
+        elif kind == "progress-token":
+            n = next(peer.ids)
+            message = peer.wrap(n, draw(METHODS), {})
+            message["params"].setdefault("_meta", {})["progressToken"] = draw(ANY_ID_LIKE)
+            lines.append(json.dumps(message).encode())
+            expected.add(n)
         else:
+            method = draw(METHODS | text | st.just("notifications/progress"))
+            params = draw(st.just({}) | st.fixed_dictionaries({"progressToken": ANY_ID_LIKE}))
             lines.append(
-                json.dumps({"jsonrpc": "2.0", "method": draw(METHODS), "params": {}}).encode()
+                json.dumps({"jsonrpc": "2.0", "method": method, "params": params}).encode()
             )
     return lines, expected
 

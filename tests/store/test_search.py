@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
+
 import pytest
 
 from kite_skills.errors import SkillNotLive, UnknownSkill
-from kite_skills.store import Store, human
+from kite_skills.store import Store, agent, human
 from kite_skills.store._sql import fts_phrases
 
-from .helpers import archived, draft, live
+from .helpers import BODY, archived, draft, live
 
 HOSTILE = [
     '"unbalanced',
@@ -234,3 +237,69 @@ def test_a_name_match_ranks_above_description_and_body_matches(store: Store) -> 
     names = [s.name for s in store.search("rebalance")]
     assert names[0] == "zzz-rebalance", names
     assert set(names) == {"zzz-rebalance", "bbb-in-description", "aaa-in-body"}
+
+
+def _found(store: Store, queries: list[str]) -> list[list[str]]:
+    return [[s.name for s in store.search(q, limit=20)] for q in queries]
+
+
+def test_drafts_never_change_what_agents_find(store: Store) -> None:
+    """Issue 24: 520 agent drafts holding a person's words made the person's live skill
+    unfindable (the drafts filled each word's bounded candidate set of newest skills, then
+    were filtered out as not live). Drafts, and skills taken out of service, are not in the
+    search index at all: they change neither the candidates nor the ranking."""
+    live(store, "compare-funds", description="How I compare two mutual funds", body=BODY)
+    live(store, "margin-check", description="Check the margin before a fund order", body="x")
+    live(store, "sip-setup", description="Start a monthly fund SIP", body="Pick the date.")
+    queries = ["compare mutual funds", "fund", "margin", "monthly sip", "check", "expense"]
+    before = _found(store, queries)
+    assert before[0][0] == "compare-funds"
+    for i in range(520):
+        agent.save(
+            store,
+            f"flood-{i:03d}",
+            "How I compare two mutual funds; check the margin monthly",
+            f"{BODY}\nfund fund margin expense {i}\n",
+            who="flooding-agent 1.0",
+        )
+    archived(store, "old-fund", description="How I compare two mutual funds", body=BODY)
+    assert _found(store, queries) == before
+    # ...and once a person takes a draft into service, it is found like any live skill
+    human.publish(store, "flood-007", via="cli", who="alice")
+    assert "flood-007" in _found(store, ["compare mutual funds"])[0]
+    human.move_to_draft(store, "flood-007", via="cli", who="alice")
+    assert _found(store, queries) == before
+    assert store.integrity_check() == []
+
+
+def _indexed(store: Store) -> set[str]:
+    """The names of the skills in the search index, read from its own row-size table (a
+    query on the index itself reads the text through the view); the FTS5 check against its
+    content table must pass too."""
+    with closing(sqlite3.connect(store.path)) as conn:
+        conn.execute("INSERT INTO skills_fts (skills_fts, rank) VALUES ('integrity-check', 1)")
+        rows = conn.execute(
+            "SELECT s.name FROM skills_fts_docsize AS d JOIN skills AS s ON s.id = d.id"
+        ).fetchall()
+    return {name for (name,) in rows}
+
+
+def test_the_index_holds_exactly_the_live_skills(store: Store) -> None:
+    live(store, "alpha", description="Alpha fund")
+    draft(store, "beta", description="Beta fund")
+    assert _indexed(store) == {"alpha"}
+    human.publish(store, "beta", via="cli", who="al")
+    assert _indexed(store) == {"alpha", "beta"}
+    agent.save(store, "alpha", "Proposed words", "Proposed body", who="bot")
+    assert _indexed(store) == {"alpha", "beta"} and store.search("proposed") == []
+    human.accept_revision(store, "alpha", via="cli", who="al")
+    assert [s.name for s in store.search("proposed")] == ["alpha"]
+    human.archive(store, "alpha", via="cli", who="al")
+    human.edit(store, "alpha", body="Archived words", via="cli", who="al")
+    assert _indexed(store) == {"beta"} and store.search("archived") == []
+    human.restore(store, "alpha", via="cli", who="al")
+    assert [s.name for s in store.search("archived")] == ["alpha"]
+    human.move_to_draft(store, "beta", via="cli", who="al")
+    human.delete(store, "alpha", via="cli", who="al")
+    assert _indexed(store) == set()
+    assert store.integrity_check() == []

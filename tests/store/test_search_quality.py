@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kite_skills.store import Store, _search, _sql, human
+from kite_skills.store import Store, _search, _sql, agent, human
 from kite_skills.store.db import migrations
 
 from .helpers import counts, live
@@ -108,6 +108,8 @@ def test_migration_rebuilds_the_index_and_keeps_every_row(tmp_path: Path) -> Non
         assert conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] >= 2
         sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'skills_fts'").fetchone()
         assert "porter unicode61" in sql[0]
+        # only the live skill is in the index (migration 0005): the draft is not a candidate
+        assert conn.execute("SELECT id FROM skills_fts_docsize").fetchall() == [(1,)]
     assert counts(path) == (2, 0)
 
 
@@ -172,6 +174,25 @@ def test_a_word_in_fewer_than_half_the_skills_keeps_its_newest_bound(
     human.import_skills(store, skills, via="cli", who="test")
     found = {s.name for s in store.search("margin")}
     assert found == {"skill-27", "skill-24", "skill-21", "skill-18", "skill-15"}
+
+
+def test_drafts_between_live_skills_never_change_a_common_words_candidates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """How dense a word is among the newest skills is counted in the index (live skills), not
+    in row ids: drafts saved between a person's skills (or deleted skills) once made a word in
+    every live skill look sparse, and its candidates grew from the newest 2 to the newest 5."""
+    monkeypatch.setattr(_search, "PER_PHRASE", 5)
+    monkeypatch.setattr(_search, "NEAR_EVERY_SKILL", 2)
+    found = []
+    for with_drafts in (False, True):
+        with Store.open(tmp_path / f"drafts-{with_drafts}.db") as store:
+            for i in range(12):
+                live(store, f"skill-{i:02d}", description=f"check {'check ' * (i % 3)}", body="x")
+                for k in range(2 if with_drafts else 0):
+                    agent.save(store, f"draft-{i:02d}-{k}", "A draft", "No match here", who="bot")
+            found.append([s.name for s in store.search("check")])
+    assert found[0] == found[1] == ["skill-11", "skill-10"], found
 
 
 def test_the_last_word_is_a_prefix_only_until_it_is_a_whole_word(store: Store) -> None:
