@@ -265,7 +265,7 @@ def test_drafts_never_change_what_agents_find(store: Store) -> None:
     archived(store, "old-fund", description="How I compare two mutual funds", body=BODY)
     assert _found(store, queries) == before
     # ...and once a person takes a draft into service, it is found like any live skill
-    human.publish(store, "flood-007", via="cli", who="alice")
+    human.publish(store, "flood-007", rev=store.get("flood-007").revision, via="cli", who="alice")
     assert "flood-007" in _found(store, ["compare mutual funds"])[0]
     human.move_to_draft(store, "flood-007", via="cli", who="alice")
     assert _found(store, queries) == before
@@ -288,14 +288,18 @@ def test_the_index_holds_exactly_the_live_skills(store: Store) -> None:
     live(store, "alpha", description="Alpha fund")
     draft(store, "beta", description="Beta fund")
     assert _indexed(store) == {"alpha"}
-    human.publish(store, "beta", via="cli", who="al")
+    human.publish(store, "beta", rev=store.get("beta").revision, via="cli", who="al")
     assert _indexed(store) == {"alpha", "beta"}
     agent.save(store, "alpha", "Proposed words", "Proposed body", who="bot")
     assert _indexed(store) == {"alpha", "beta"} and store.search("proposed") == []
-    human.accept_revision(store, "alpha", via="cli", who="al")
+    proposed = store.get("alpha").proposed
+    assert proposed is not None
+    human.accept_revision(store, "alpha", rev=proposed.revision, via="cli", who="al")
     assert [s.name for s in store.search("proposed")] == ["alpha"]
     human.archive(store, "alpha", via="cli", who="al")
-    human.edit(store, "alpha", body="Archived words", via="cli", who="al")
+    human.edit(
+        store, "alpha", rev=store.get("alpha").revision, body="Archived words", via="cli", who="al"
+    )
     assert _indexed(store) == {"beta"} and store.search("archived") == []
     human.restore(store, "alpha", via="cli", who="al")
     assert [s.name for s in store.search("archived")] == ["alpha"]

@@ -1,2 +1,0 @@
--- 0004: a placeholder on this branch only. Issue 23's authorship migration (branch i23-store)
--- takes this number; when both are merged, delete this file and keep that one.
