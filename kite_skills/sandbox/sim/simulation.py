@@ -45,6 +45,13 @@ class Simulation:
         self._alert_seq = 0
         self._cursor = ist(scenario.clock)
         self._load()
+        clock = self._cursor
+        if sessions.is_trading_day(clock.date()):
+            for group in _GROUPS:  # a scenario that starts past the square-off time
+                cut = sessions.square_off_time(group[0], clock.date())
+                if cut <= clock:
+                    self.engine.now = cut
+                    self.engine.square_off(group, cut)
         self.engine.now = self._cursor
         if start is not None:
             start = ist(start)
