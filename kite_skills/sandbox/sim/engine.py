@@ -112,7 +112,7 @@ class Order:
             "pending_quantity": self.pending_quantity,
             "cancelled_quantity": self.cancelled_quantity,
             "market_protection": self.market_protection,
-            "meta": dict(self.meta),
+            "meta": {k: v for k, v in self.meta.items() if not k.startswith("_")},
             "tag": self.tag or None,
             "tags": [self.tag] if self.tag else [],
             "guid": f"sim{self.order_id}",
