@@ -70,8 +70,11 @@ def test_sim_clock_runs_at_speed() -> None:
 
 def test_quote_shapes_and_option_chain() -> None:
     s = Simulation(load_scenario("default"))
-    chain = [r for r in s.instruments("NFO") if r["name"] == "NIFTY" and r["instrument_type"]
-             in ("CE", "PE")]
+    chain = [
+        r
+        for r in s.instruments("NFO")
+        if r["name"] == "NIFTY" and r["instrument_type"] in ("CE", "PE")
+    ]
     assert len({r["expiry"] for r in chain}) == 2 and len(chain) == 2 * 21 * 2
     q = s.quote("NFO:NIFTY26DECFUT", "NSE:INFY", "NSE:NOPE")
     assert set(q) == {"NFO:NIFTY26DECFUT", "NSE:INFY"}
