@@ -11,6 +11,7 @@ REJECTED with ``status_message``.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -159,6 +160,7 @@ class Engine:
         self._trade_seq = 0
         self._exchange_seq = 0
         self._liquidity: dict[tuple[int, datetime], int] = {}
+        self._today_sold: dict[str, int] = {}
 
     # ----- identifiers ---------------------------------------------------------------------
     def _next_order_id(self) -> str:
@@ -445,10 +447,9 @@ class Engine:
                 raise input_error(rules.TRIGGER_SIDE_SELL.format(ltp=f"{ltp:.2f}"))
         # rules.md §10/§11: delivery sells need free holdings, and TPIN authorisation for demat
         # shares without DDPI (demat_consent other than "consent").
-        auth_used = 0
-        t1_used = 0
+        alloc: dict[str, int] | None = None
         if product == "CNC" and transaction_type == "SELL" and inst.is_equity:
-            t1_used, auth_used = self._check_holdings(inst, quantity, demat_only)
+            alloc = self._check_holdings(inst, quantity, demat_only)
         order = Order(
             order_id=self._next_order_id(),
             inst=inst,
@@ -476,8 +477,8 @@ class Engine:
                 "total_quantity": quantity,
                 "remaining_quantity": quantity,
             }
-        order.meta["_t1_used"] = t1_used
-        order.meta["_auth_used"] = auth_used
+        if alloc is not None:
+            order.meta["_alloc"] = alloc
         self.orders[order.order_id] = order
         order.record("PUT ORDER REQ RECEIVED", self.now)
         order.record("VALIDATION PENDING", self.now)
@@ -500,8 +501,7 @@ class Engine:
                     self.underlying_price(inst),
                 )
             )
-            available = self.net(segment) + required * 0  # the order itself is not yet counted
-            order.status = "VALIDATION PENDING"
+            available = self.net(segment)  # the new order is not in the book's blocks yet
             if required > available:
                 self._reject(
                     order, rules.INSUFFICIENT_FUNDS.format(required=required, available=available)
@@ -514,48 +514,53 @@ class Engine:
         self._send_to_exchange(order)
         return order
 
-    def _check_holdings(self, inst: Instrument, quantity: int, demat_only: bool) -> tuple[int, int]:
+    def _pending_alloc(self, inst: Instrument) -> dict[str, int]:
+        """What working delivery sells of ``inst`` still hold, by source of the shares."""
+        out = {"t1": 0, "today": 0, "demat": 0}
+        for o in self.orders.values():
+            if o.inst.key == inst.key and o.status in WORKING and "_alloc" in o.meta:
+                for k, v in o.meta["_alloc"].items():
+                    out[k] += int(v)
+        return out
+
+    def _check_holdings(self, inst: Instrument, quantity: int, demat_only: bool) -> dict[str, int]:
+        """Which shares a delivery sell of ``quantity`` uses: T+1 (BTST) first, then today's
+        buys, then demat shares. A GTT's sell (``demat_only``) is backed only by demat shares
+        less open sells (kite-domain.md §0). Raises Kite's errors (rules.md §10, §11)."""
         holding = self.holdings.get(inst.key)
-        pending = sum(
-            o.pending_quantity
-            for o in self.orders.values()
-            if o.inst.key == inst.key
-            and o.product == "CNC"
-            and o.transaction_type == "SELL"
-            and o.status in WORKING
-        )
-        pending_t1 = sum(
-            int(o.meta.get("_t1_used", 0))
-            for o in self.orders.values()
-            if o.inst.key == inst.key and o.status in WORKING
-        )
+        pending = self._pending_alloc(inst)
         pos = self.positions.get((inst.exchange, inst.tradingsymbol, "CNC"))
-        bought_today = max(pos.quantity, 0) if pos else 0
+        bought = (pos.day_buy_quantity if pos else 0) - self._today_sold.get(inst.key, 0)
         demat = holding.demat_free() if holding else 0
-        t1 = 0 if demat_only or holding is None else holding.t1_free()
-        t1 = max(t1 - pending_t1, 0)
-        free = demat + t1 + (0 if demat_only else bought_today) - pending
-        if quantity > free:
+        if demat_only:
+            t1_avail, today_avail = 0, 0
+            demat_avail = demat - sum(pending.values())
+        else:
+            t1_avail = (holding.t1_free() if holding else 0) - pending["t1"]
+            today_avail = bought - pending["today"]
+            demat_avail = demat - pending["demat"]
+        t1_avail, today_avail, demat_avail = (
+            max(t1_avail, 0),
+            max(today_avail, 0),
+            max(demat_avail, 0),
+        )
+        if quantity > t1_avail + today_avail + demat_avail:
             raise KiteError("InputException", rules.INSUFFICIENT_HOLDINGS)
-        # Sell T+1 (BTST) and today's buys first: they need no depository authorisation.
-        from_t1 = min(quantity, t1)
-        from_today = min(quantity - from_t1, 0 if demat_only else bought_today)
+        from_t1 = min(quantity, t1_avail)
+        from_today = min(quantity - from_t1, today_avail)
         from_demat = quantity - from_t1 - from_today
+        # Without DDPI/POA, demat shares need today's TPIN authorisation; T+1 shares and today's
+        # buys are not in demat yet and need none (rules.md §11).
         if from_demat and self.demat_consent != "consent" and holding is not None:
-            pending_auth = sum(
-                int(o.meta.get("_auth_used", 0))
-                for o in self.orders.values()
-                if o.inst.key == inst.key and o.status in WORKING
-            )
-            authorised = holding.authorised_quantity - holding.sold_authorised - pending_auth
+            authorised = holding.authorised_quantity - holding.sold_authorised - pending["demat"]
             if from_demat > authorised:
-                # HTTP 428 (rules.md §11, https://kite.trade/forum/discussion/7786/).
+                # HTTP 428 (https://kite.trade/forum/discussion/7786/).
                 raise KiteError(
                     "InputException",
                     rules.NEEDS_AUTHORISATION.format(qty=from_demat - max(authorised, 0)),
                     status=428,
                 )
-        return from_t1, from_demat
+        return {"t1": from_t1, "today": from_today, "demat": from_demat}
 
     def _limit_for(self, order: Order, ltp: float) -> float:
         """The price a protected MARKET/SL-M order is converted to (rules.md §3): the band
@@ -575,7 +580,6 @@ class Engine:
 
     def _reject(self, order: Order, message: str) -> None:
         order.record("REJECTED", self.now, message)
-        order.meta.pop("_t1_used", None)
 
     def _send_to_exchange(self, order: Order) -> None:
         inst = order.inst
@@ -609,8 +613,6 @@ class Engine:
         """Try ``order`` against the current tick (placement, release, trigger)."""
         inst = order.inst
         path = self.market.day_path(inst, self.now.date())
-        import bisect
-
         i = bisect.bisect_right(path.times, self.now) - 1
         if i < 0 or not sessions.is_open(inst.exchange, self.now):
             self._ioc_done(order)
@@ -690,15 +692,22 @@ class Engine:
         self.trades.append(trade)
         order.trades.append(trade)
         self.position(order.inst, order.product).add_fill(order.transaction_type, quantity, price)
-        holding = self.holdings.get(order.inst.key)
-        if holding is not None and order.product == "CNC" and order.transaction_type == "SELL":
-            t1 = min(int(order.meta.get("_t1_used", 0)), quantity)
-            order.meta["_t1_used"] = int(order.meta.get("_t1_used", 0)) - t1
-            holding.sold_t1 += t1
-            demat = min(int(order.meta.get("_auth_used", 0)), quantity - t1)
-            order.meta["_auth_used"] = int(order.meta.get("_auth_used", 0)) - demat
-            holding.sold_authorised += demat
-            holding.used_quantity += quantity
+        alloc = order.meta.get("_alloc")
+        if alloc is not None:
+            left = quantity
+            used = {}
+            for source in ("t1", "today", "demat"):
+                take = min(left, int(alloc[source]))
+                alloc[source] -= take
+                used[source] = take
+                left -= take
+            holding = self.holdings.get(order.inst.key)
+            if holding is not None:
+                holding.sold_t1 += used["t1"]
+                holding.sold_authorised += used["demat"]
+                holding.used_quantity += used["t1"] + used["demat"]
+            key = order.inst.key
+            self._today_sold[key] = self._today_sold.get(key, 0) + used["today"]
         if "iceberg" in order.meta:
             ice = order.meta["iceberg"]
             ice["remaining_quantity"] = order.quantity - order.filled_quantity

@@ -176,6 +176,11 @@ class Simulation:
             placed_at=at,
             placed_by=self.user_id,
         )
+        if order.product == "CNC" and order.transaction_type == "SELL" and inst.is_equity:
+            try:
+                order.meta["_alloc"] = eng._check_holdings(inst, order.quantity, False)
+            except KiteError:  # the scenario says it was accepted: take demat shares
+                order.meta["_alloc"] = {"t1": 0, "today": 0, "demat": order.quantity}
         eng.orders[order.order_id] = order
         order.record("PUT ORDER REQ RECEIVED", at)
         order.record("VALIDATION PENDING", at)
@@ -277,7 +282,6 @@ class Simulation:
                 self.engine.square_off(payload, at)
             elif kind == "close":
                 self.engine.close_session(payload, at)
-                self._close_gtt_orders(payload, at)
             elif kind == "ttl":
                 self.engine.expire_ttl(self.engine.orders[payload], at)
             watch(at)
@@ -302,9 +306,6 @@ class Simulation:
         for alert in list(self.alerts.values()):
             if alert.inst.instrument_token == inst.instrument_token and alert.status == "enabled":
                 self._check_alert(alert, at, price)
-
-    def _close_gtt_orders(self, group: tuple[str, ...], at: datetime) -> None:
-        """GTT orders are DAY orders: cancelled at the close like the rest (rules.md §8)."""
 
     # ----- account (read) -------------------------------------------------------------------
     def profile(self) -> dict[str, Any]:
