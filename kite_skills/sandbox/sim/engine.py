@@ -524,9 +524,9 @@ class Engine:
         return out
 
     def _check_holdings(self, inst: Instrument, quantity: int, demat_only: bool) -> dict[str, int]:
-        """Which shares a delivery sell of ``quantity`` uses: T+1 (BTST) first, then today's
-        buys, then demat shares. A GTT's sell (``demat_only``) is backed only by demat shares
-        less open sells (kite-domain.md §0). Raises Kite's errors (rules.md §10, §11)."""
+        """Which shares a delivery sell of ``quantity`` uses: today's buys first (an intraday
+        square-up), then T+1 shares (BTST), then demat shares. A GTT's sell (``demat_only``)
+        is backed only by demat shares less open sells (kite-domain.md §0). Raises Kite's errors (rules.md §10, §11)."""
         holding = self.holdings.get(inst.key)
         pending = self._pending_alloc(inst)
         pos = self.positions.get((inst.exchange, inst.tradingsymbol, "CNC"))
@@ -546,8 +546,8 @@ class Engine:
         )
         if quantity > t1_avail + today_avail + demat_avail:
             raise KiteError("InputException", rules.INSUFFICIENT_HOLDINGS)
-        from_t1 = min(quantity, t1_avail)
-        from_today = min(quantity - from_t1, today_avail)
+        from_today = min(quantity, today_avail)
+        from_t1 = min(quantity - from_today, t1_avail)
         from_demat = quantity - from_t1 - from_today
         # Without DDPI/POA, demat shares need today's TPIN authorisation; T+1 shares and today's
         # buys are not in demat yet and need none (rules.md §11).
@@ -696,7 +696,7 @@ class Engine:
         if alloc is not None:
             left = quantity
             used = {}
-            for source in ("t1", "today", "demat"):
+            for source in ("today", "t1", "demat"):
                 take = min(left, int(alloc[source]))
                 alloc[source] -= take
                 used[source] = take
