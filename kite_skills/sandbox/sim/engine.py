@@ -526,7 +526,8 @@ class Engine:
     def _check_holdings(self, inst: Instrument, quantity: int, demat_only: bool) -> dict[str, int]:
         """Which shares a delivery sell of ``quantity`` uses: today's buys first (an intraday
         square-up), then T+1 shares (BTST), then demat shares. A GTT's sell (``demat_only``)
-        is backed only by demat shares less open sells (kite-domain.md §0). Raises Kite's errors (rules.md §10, §11)."""
+        is backed only by demat shares less open sells (kite-domain.md §0). Raises Kite's
+        errors (rules.md §10, §11)."""
         holding = self.holdings.get(inst.key)
         pending = self._pending_alloc(inst)
         pos = self.positions.get((inst.exchange, inst.tradingsymbol, "CNC"))
