@@ -889,13 +889,10 @@ class Engine:
             self.charges[pos.inst.margin_segment] += rules.SQUARE_OFF_CHARGE
 
     def close_session(self, exchanges: tuple[str, ...], at: datetime) -> None:
-        """Unfilled DAY orders are cancelled at the close."""
+        """Whatever is still working at the close is cancelled (Kite has no good-till-cancelled
+        orders; a GTT's order that did not fill is cancelled too, rules.md §8)."""
         for order in self.orders.values():
-            if (
-                order.inst.exchange in exchanges
-                and order.status in ("OPEN", "TRIGGER PENDING")
-                and order.placed_at.date() == at.date()
-            ):
+            if order.inst.exchange in exchanges and order.status in ("OPEN", "TRIGGER PENDING"):
                 self._cancel(order, at)
 
     def expire_ttl(self, order: Order, at: datetime) -> None:

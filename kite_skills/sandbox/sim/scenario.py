@@ -203,6 +203,7 @@ class _Parser:
         self.problems: list[ScenarioProblem] = []
         self.master: InstrumentMaster | None = None
         self.day: date | None = None
+        self.clock: datetime | None = None
 
     def bad(self, line: int, message: str) -> None:
         self.problems.append(ScenarioProblem(self.source, line, message))
@@ -308,13 +309,13 @@ class _Parser:
             self.bad(
                 _line(node, sym_key, line),
                 f"{what}: no instrument {exchange}:{symbol} on {self.day} — use one from "
-                "the built-in master (kite-skills sandbox lists them; F&O symbols depend "
-                "on the scenario date)",
+                "the built-in master (docs/sandbox-scenarios.md; F&O symbols depend on the "
+                "scenario date)",
             )
             return ""
         return f"{exchange}:{symbol}"
 
-    def moment(self, value: Any, line: int, what: str) -> datetime | None:
+    def moment(self, value: Any, line: int, what: str, short: bool = True) -> datetime | None:
         """``YYYY-MM-DD HH:MM[:SS]`` or ``HH:MM[:SS]`` on the scenario date."""
         if isinstance(value, datetime):
             return value.replace(tzinfo=IST) if value.tzinfo is None else value.astimezone(IST)
@@ -325,17 +326,14 @@ class _Parser:
                 day = date.fromisoformat(full.group(1))
                 hh, mm, ss = int(full.group(2)), int(full.group(3)), int(full.group(4) or 0)
                 return datetime.combine(day, time(hh, mm, ss), IST)
-            short = _HM.fullmatch(text)
-            if short and self.day is not None:
-                hh, mm, ss = int(short.group(1)), int(short.group(2)), int(short.group(3) or 0)
+            hm = _HM.fullmatch(text) if short else None
+            if hm and self.day is not None:
+                hh, mm, ss = int(hm.group(1)), int(hm.group(2)), int(hm.group(3) or 0)
                 return datetime.combine(self.day, time(hh, mm, ss), IST)
         except ValueError:
             pass
-        self.bad(
-            line,
-            f"{what}: {text!r} is not a time — write 'YYYY-MM-DD HH:MM' (IST) or "
-            "'HH:MM' for the scenario date",
-        )
+        hint = " or 'HH:MM' for the scenario date" if short else ""
+        self.bad(line, f"{what}: {text!r} is not a time — write 'YYYY-MM-DD HH:MM' (IST){hint}")
         return None
 
     # ---- the document ----------------------------------------------------------------------
@@ -361,27 +359,15 @@ class _Parser:
         if root is None:
             raise ScenarioError(self.problems)
         self.keys(root, tuple(_TOP), ("clock",), "the scenario", 1)
+        # The clock comes first: the instrument master (F&O symbols) depends on its date, so
+        # without a clock the rest cannot be checked.
         clock = None
         if "clock" in root:
-            clock = self.moment(root["clock"], _line(root, "clock"), "clock")
-            if (
-                clock is not None
-                and not _TS.fullmatch(str(root["clock"]).strip())
-                and not isinstance(root["clock"], datetime)
-            ):
-                clock = None
+            clock = self.moment(root["clock"], _line(root, "clock"), "clock", short=False)
         if clock is None:
-            if "clock" in root:
-                pass
-            raise ScenarioError(
-                self.problems
-                or [
-                    ScenarioProblem(
-                        self.source, 1, "clock is missing — add clock: 'YYYY-MM-DD HH:MM'"
-                    )
-                ]
-            )
+            raise ScenarioError(self.problems)
         self.day = clock.date()
+        self.clock = clock
         self.master = master_for(self.day)
         speed = self.number(root, "speed", "speed", _line(root, "speed"), default=1.0)
         profile = self.profile(root)
@@ -625,6 +611,12 @@ class _Parser:
             self.bad(
                 _line(node, "at", line),
                 f"{what}: 'at' is not on the scenario date {self.day} — today's orders only",
+            )
+        if at is not None and self.clock is not None and at > self.clock:
+            self.bad(
+                _line(node, "at", line),
+                f"{what}: 'at' {at:%H:%M:%S} is after the clock — list only orders placed "
+                "before the scenario starts",
             )
         if row["filled_quantity"] > row["quantity"]:
             self.bad(
