@@ -162,3 +162,17 @@ def test_historical_limits_and_facts() -> None:
     facts = s.instrument_facts("NFO", "NIFTY26DECFUT")
     assert (facts.lot_size, facts.freeze_quantity, facts.tick_size) == (65, 1755, 0.1)
     assert facts.lower_circuit < ltp(s, "NFO:NIFTY26DECFUT") < facts.upper_circuit
+
+
+def test_holdings_summary_and_compact_agree_with_full() -> None:
+    s = Simulation(load_scenario("default"))
+    full = s.holdings()
+    compact = s.holdings_compact()
+    assert [(r["tradingsymbol"], r["quantity"], r["t1_quantity"]) for r in compact] == [
+        (r["tradingsymbol"], r["quantity"], r["t1_quantity"]) for r in full
+    ]
+    summary = s.holdings_summary()
+    assert summary["total_pnl"] == pytest.approx(sum(r["pnl"] for r in full), abs=0.05)
+    assert summary["current_value"] == pytest.approx(
+        sum(r["last_price"] * r["quantity"] for r in full), abs=0.05
+    )

@@ -7,7 +7,7 @@ name, tools-legacy.json and tools-legacy-oldest.json):
 |---|---|---|
 | portfolio/profile | get_profile | profile |
 | portfolio/margins | get_margins | margins |
-| portfolio/holdings | get_holdings | holdings (summary/compact: adapter) |
+| portfolio/holdings | get_holdings | holdings, holdings_summary, holdings_compact |
 | portfolio/positions | get_positions | positions (Day rows then Net rows: adapter) |
 | orders/list | get_orders | orders |
 | orders/history | get_order_history | order_history |

@@ -365,6 +365,28 @@ class Simulation:
             )
         return out
 
+    def holdings_summary(self) -> dict[str, Any]:
+        """GET /portfolio/holdings/summary (kiteconnect-mocks holdings_summary.json)."""
+        rows = self.holdings()
+        invested = sum(r["average_price"] * r["quantity"] for r in rows)
+        current = sum(r["last_price"] * r["quantity"] for r in rows)
+        before = sum(r["close_price"] * r["quantity"] for r in rows)
+        total_pnl = current - invested
+        today = current - before
+        return {
+            "total_pnl": round(total_pnl, 2),
+            "total_pnl_percent": round(total_pnl / invested * 100, 4) if invested else 0.0,
+            "today_pnl": round(today, 2),
+            "today_pnl_percent": round(today / before * 100, 4) if before else 0.0,
+            "invested_amount": round(invested, 2),
+            "current_value": round(current, 2),
+        }
+
+    def holdings_compact(self) -> list[dict[str, Any]]:
+        """GET /portfolio/holdings/compact (kiteconnect-mocks holdings_compact.json)."""
+        keys = ("exchange", "tradingsymbol", "instrument_token", "t1_quantity", "quantity")
+        return [{k: r[k] for k in keys} for r in self.holdings()]
+
     def positions(self) -> dict[str, list[dict[str, Any]]]:
         net: list[dict[str, Any]] = []
         day: list[dict[str, Any]] = []
