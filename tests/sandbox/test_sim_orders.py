@@ -298,3 +298,30 @@ def test_determinism() -> None:
         return s.orders(), s.trades(), s.positions(), s.margins()
 
     assert run() == run()
+
+
+def test_stop_loss_trail_trigger_side_and_equity_cap() -> None:
+    extra = """
+market:
+  NSE:INFY:
+    path:
+      - ["11:31", 1600.0]
+      - ["11:35", 1585.0]
+"""
+    s = sim(extra)
+    s.advance_to(s.now.replace(minute=31))
+    err = refused(s, transaction_type="SELL", order_type="SL", price=1590.0, trigger_price=1610.0)
+    assert err.message == rules.TRIGGER_SIDE_SELL.format(ltp="1600.00")
+    oid = place(
+        s, transaction_type="SELL", order_type="SL", price=1580.0, trigger_price=1590.0, quantity=5
+    )["order_id"]
+    assert order(s, oid)["status"] == "TRIGGER PENDING"
+    s.advance_to(s.now.replace(minute=36))
+    assert [r["status"] for r in s.order_history(oid)][-3:] == [
+        "TRIGGER PENDING",
+        "OPEN",
+        "COMPLETE",
+    ]
+    assert s.order_trades(oid)[0]["average_price"] == 1585.0
+    err = refused(s, tradingsymbol="IDEA", price=10.0, quantity=100_001)
+    assert err.message == rules.EQUITY_MAX.format(qty=100001)
