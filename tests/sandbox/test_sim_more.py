@@ -176,3 +176,26 @@ def test_holdings_summary_and_compact_agree_with_full() -> None:
     assert summary["current_value"] == pytest.approx(
         sum(r["last_price"] * r["quantity"] for r in full), abs=0.05
     )
+
+
+def test_next_trading_day_settles_yesterday() -> None:
+    s = sim(
+        BASE
+        + """positions:
+  - {exchange: NFO, tradingsymbol: NIFTY26DECFUT, product: NRML, quantity: 65, average_price: 25900}
+"""
+    )
+    price = ltp(s, "NSE:TCS")
+    buy(s, tradingsymbol="TCS", quantity=3, price=round(price + 5, 1))
+    buy(s, transaction_type="SELL", quantity=30, price=1300.0)  # 20 T+1 (BTST) + 10 demat
+    s.advance_to(s.now.replace(hour=17))
+    amo = buy(s, variety="amo", price=1300.0)
+    s.advance_to(s.now + timedelta(hours=15))  # Thursday 08:30
+    assert [o["order_id"] for o in s.orders()] == [amo] and s.trades() == []
+    assert s.orders()[0]["status"] == "AMO REQ RECEIVED"
+    held = {h["tradingsymbol"]: h for h in s.holdings()}
+    assert (held["INFY"]["quantity"], held["INFY"]["t1_quantity"]) == (90, 0)
+    assert (held["TCS"]["quantity"], held["TCS"]["t1_quantity"]) == (3, 3)
+    net = s.positions()["net"]
+    assert [(p["tradingsymbol"], p["overnight_quantity"]) for p in net] == [("NIFTY26DECFUT", 65)]
+    assert s.positions()["day"] == []

@@ -12,12 +12,12 @@ REJECTED with ``status_message``.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from dataclasses import dataclass, field, replace
+from datetime import datetime, time, timedelta
 from typing import Any
 
 from . import rules, sessions
-from .clock import ist, kite_ts
+from .clock import IST, ist, kite_ts
 from .errors import KiteError, input_error
 from .instruments import EQUITY_MAX_QUANTITY, Instrument, InstrumentMaster
 from .market import Market, on_tick, round_tick
@@ -894,6 +894,98 @@ class Engine:
         for order in self.orders.values():
             if order.inst.exchange in exchanges and order.status in ("OPEN", "TRIGGER PENDING"):
                 self._cancel(order, at)
+
+    def roll_day(self, at: datetime) -> None:
+        """The start of a new trading day (at midnight before it): yesterday settles.
+
+        - funds: the opening balance takes yesterday's cash flows (delivery and option trades),
+          the M2M of futures and MIS positions (settled daily) and the charges;
+        - holdings: T+1 shares settle into demat (realised), shares sold leave, today's CNC
+          buys arrive as T+1; used and TPIN-authorised quantities reset (authorisation lasts a
+          day, rules.md §11);
+        - positions: carried NRML positions become overnight at yesterday's close; expired
+          contracts settle at their last price (options at intrinsic value) and close;
+        - the order book and tradebook start empty, except AMOs waiting for release.
+        """
+        self.now = at
+        day = at.date()
+        before = sessions.previous_trading_day(day)
+        close_at = datetime.combine(before, time(23, 59, 59), IST)
+        for segment in ("equity", "commodity"):
+            used = self.utilised(segment)
+            funds = self.funds[segment]
+            self.funds[segment] = replace(
+                funds,
+                opening_balance=round(
+                    funds.opening_balance
+                    + funds.intraday_payin
+                    + used["flows"]
+                    + used["m2m"]
+                    - self.charges[segment],
+                    2,
+                ),
+                intraday_payin=0.0,
+            )
+            self.charges[segment] = 0.0
+        for holding in self.holdings.values():
+            holding.realised_quantity += holding.t1_quantity - holding.used_quantity
+            holding.t1_quantity = 0
+            holding.used_quantity = holding.sold_t1 = holding.sold_authorised = 0
+            holding.authorised_quantity = 0
+            holding.authorised_date = ""
+        carried: dict[tuple[str, str, str], Position] = {}
+        for key, pos in self.positions.items():
+            qty = pos.quantity
+            inst = pos.inst
+            if qty == 0:
+                continue
+            last = self.market.price_at(inst, close_at)
+            if pos.product == "CNC" and inst.is_equity:
+                if qty > 0:
+                    bought = (
+                        pos.day_buy_value / pos.day_buy_quantity if pos.day_buy_quantity else last
+                    )
+                    target = self.holdings.get(inst.key)
+                    if target is None:
+                        target = Holding(inst, 0, 0, 0, 0, 0, "", 0, "", 0.0, 0)
+                        self.holdings[inst.key] = target
+                    total_qty = target.realised_quantity + qty
+                    target.average_price = round(
+                        (target.average_price * target.realised_quantity + bought * qty)
+                        / total_qty,
+                        4,
+                    )
+                    target.t1_quantity += qty
+                continue
+            if inst.expiry is not None and inst.expiry < day:
+                if inst.is_option:
+                    spot = self.underlying_price_at(inst, close_at)
+                    value = max(
+                        0.0,
+                        spot - inst.strike if inst.instrument_type == "CE" else inst.strike - spot,
+                    )
+                    funds = self.funds[inst.margin_segment]
+                    self.funds[inst.margin_segment] = replace(
+                        funds,
+                        opening_balance=round(
+                            funds.opening_balance + qty * value * inst.multiplier, 2
+                        ),
+                    )
+                continue
+            carried[key] = Position(inst, pos.product, qty, last)
+        for holding in self.holdings.values():
+            holding.quantity = holding.realised_quantity + holding.t1_quantity
+            holding.opening_quantity = holding.quantity
+        self.holdings = {k: h for k, h in self.holdings.items() if h.quantity > 0}
+        self.positions = carried
+        self.orders = {k: o for k, o in self.orders.items() if o.status == "AMO REQ RECEIVED"}
+        self.trades = []
+        self._today_sold = {}
+        self._liquidity = {}
+
+    def underlying_price_at(self, inst: Instrument, moment: datetime) -> float:
+        under = self.master.by_key(inst.underlying) if inst.underlying else None
+        return self.market.price_at(under or inst, moment)
 
     def expire_ttl(self, order: Order, at: datetime) -> None:
         if order.status in ("OPEN", "TRIGGER PENDING"):

@@ -244,6 +244,9 @@ class Simulation:
 
         day = start.date()
         while day <= when.date():
+            midnight = datetime.combine(day, time(0, 0), IST)
+            if sessions.is_trading_day(day) and start < midnight <= when:
+                push(midnight, -1, "rollover", None)
             if sessions.is_trading_day(day):
                 for group in _GROUPS:
                     window = sessions.session(group[0], day)
@@ -282,6 +285,8 @@ class Simulation:
                 self.engine.square_off(payload, at)
             elif kind == "close":
                 self.engine.close_session(payload, at)
+            elif kind == "rollover":
+                self.engine.roll_day(at)
             elif kind == "ttl":
                 self.engine.expire_ttl(self.engine.orders[payload], at)
             watch(at)
