@@ -325,3 +325,18 @@ market:
     assert s.order_trades(oid)[0]["average_price"] == 1585.0
     err = refused(s, tradingsymbol="IDEA", price=10.0, quantity=100_001)
     assert err.message == rules.EQUITY_MAX.format(qty=100001)
+
+
+def test_market_orders_blocked_in_stock_options() -> None:
+    s = sim()
+    err = refused(
+        s,
+        exchange="NFO",
+        tradingsymbol="RELIANCE26DEC1540CE",
+        quantity=500,
+        product="NRML",
+        order_type="MARKET",
+        price=None,
+        market_protection=-1,
+    )
+    assert err.message == rules.STOCK_OPTION_MARKET

@@ -387,6 +387,11 @@ class Engine:
         # rules.md §3: MARKET and SL-M need a non-zero market_protection via the API.
         if order_type in ("MARKET", "SL-M") and protection == 0:
             raise input_error(rules.NO_PROTECTION)
+        if order_type == "MARKET" and inst.is_option:
+            if inst.name not in ("NIFTY", "BANKNIFTY"):
+                raise input_error(rules.STOCK_OPTION_MARKET)
+            if variety == "amo":
+                raise input_error(rules.INDEX_OPTION_MARKET_AMO)
         if disclosed_quantity and disclosed_quantity > quantity:
             raise input_error(rules.DISCLOSED_QTY)
         # rules.md §2: iceberg legs 2..50; not as AMO.

@@ -81,6 +81,16 @@ AUTO_PROTECTION_PERCENT = 3.0  # -1 = auto; ~3 % reported by a user (rules.md §
 # segments (https://upstox.com/?p=46531). The BSE text is UNVERIFIED (same exchange code used).
 SLM_BARRED = "16052 : Function not available"
 
+# §1 Kite pre-validation blocks market orders in stock options, and market AMOs in index options
+# (https://support.zerodha.com/category/console/portfolio/holdings/articles/kite-order-rejections).
+# UNVERIFIED wording.
+STOCK_OPTION_MARKET = (
+    "Market orders are blocked for stock option contracts. Place a limit order instead."
+)
+INDEX_OPTION_MARKET_AMO = (
+    "Market orders cannot be placed as AMO for index option contracts. Place a limit order instead."
+)
+
 # §5 fresh MIS after the auto square-off time. UNVERIFIED wording (rules.md: not found).
 MIS_BLOCKED = (
     "Fresh MIS orders are blocked after the auto square-off time ({time}). Place "
