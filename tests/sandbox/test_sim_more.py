@@ -199,3 +199,16 @@ def test_next_trading_day_settles_yesterday() -> None:
     net = s.positions()["net"]
     assert [(p["tradingsymbol"], p["overnight_quantity"]) for p in net] == [("NIFTY26DECFUT", 65)]
     assert s.positions()["day"] == []
+
+
+def test_convert_position_escapes_square_off() -> None:
+    s = sim()
+    buy(s, product="MIS", quantity=10, price=round(ltp(s, "NSE:INFY") + 10, 1))
+    assert s.convert_position("NSE", "INFY", "BUY", "day", 10, "MIS", "CNC") is True
+    s.advance_to(s.now.replace(hour=15, minute=21))
+    assert not [o for o in s.orders() if o["placed_by"] == "ADMINSQF"]
+    cnc = [p for p in s.positions()["net"] if p["product"] == "CNC"]
+    assert cnc[0]["quantity"] == 10
+    with pytest.raises(KiteError) as info:
+        s.convert_position("NSE", "INFY", "BUY", "day", 10, "CNC", "MIS")
+    assert info.value.message == rules.MIS_BLOCKED.format(time="15:20")
