@@ -5,7 +5,8 @@ package (``importlib.resources``), never the working directory.
 """
 
 from ._hidden import HiddenConstruct, HiddenKind, hidden_constructs
-from .catalog import Catalog, check, load
+from .calls import Call, Param, Unavailable, extract
+from .catalog import Catalog, check, load, validate
 from .loader import prompt_name
 from .model import (
     CatalogResource,
@@ -20,6 +21,7 @@ from .model import (
 from .prompts import RecipePrompt, recipe_prompts
 
 __all__ = [
+    "Call",
     "Catalog",
     "CatalogResource",
     "DirectoryPage",
@@ -29,12 +31,16 @@ __all__ = [
     "HiddenConstruct",
     "HiddenKind",
     "ManifestEntry",
+    "Param",
     "Problem",
     "RecipePrompt",
     "SkillEntry",
+    "Unavailable",
     "check",
+    "extract",
     "hidden_constructs",
     "load",
     "prompt_name",
     "recipe_prompts",
+    "validate",
 ]
