@@ -16,7 +16,7 @@ from typing import Any
 from .. import kite_schemas
 from ..kite_schemas import GENERATIONS, LEGACY_RENAMED, LEGACY_TWIN, Generation, ToolSchema
 from . import _schema
-from .calls import Call, extract
+from .calls import Call, Unavailable, extract
 from .loader import CatalogFile, Scan
 from .model import Problem
 
@@ -57,7 +57,7 @@ def claimed(frontmatter: dict[str, Any] | None) -> tuple[tuple[Generation, ...],
             f"metadata '{GENERATIONS_KEY}' names {', '.join(unknown) or 'nothing'}; "
             f"list generations from: {allowed}"
         )
-    return tuple(sorted({w for w in words if w in GENERATIONS}, key=_ORDER.__getitem__)), None  # type: ignore[misc]
+    return tuple(sorted({w for w in words if w in GENERATIONS}, key=_ORDER.__getitem__)), None
 
 
 def topic_of(path: str, skill_files: set[str]) -> str | None:
@@ -104,33 +104,57 @@ def _metadata_line(file: CatalogFile) -> int:
 
 
 def check_text(text: str, generations: tuple[Generation, ...]) -> list[CallProblem]:
-    """Every problem of the calls in ``text`` on ``generations``, in line order."""
+    """Every problem of the calls in ``text`` on ``generations``, in line order.
+
+    A mark ``(not on GEN: fallback)`` is written once, where the page first names the call:
+    it covers every call of that tool and mode on the page, on GEN."""
+    calls = extract(text)
+    marks: dict[tuple[str, str | None], dict[Generation, Unavailable]] = {}
+    for call in calls:
+        if call.unavailable is not None:
+            for generation in call.unavailable.generations:
+                marks.setdefault((call.tool, call.mode), {}).setdefault(
+                    generation, call.unavailable
+                )
     out: list[CallProblem] = []
-    for call in extract(text):
-        out += _check_call(call, generations)
+    rejected: set[tuple[str, str | None, Generation]] = set()
+    for call in calls:
+        covered = tuple(marks.get((call.tool, call.mode), {}))
+        problems, rejecting = _check_call(call, generations, covered)
+        out += problems
+        rejected.update((call.tool, call.mode, g) for g in rejecting)
+    for (tool, mode), by_generation in marks.items():
+        label = Call(tool, mode, 0).label()
+        for generation, mark in by_generation.items():
+            if generation in generations and (tool, mode, generation) not in rejected:
+                out.append(
+                    CallProblem(
+                        mark.line,
+                        "call-stale-mark",
+                        f"{label} is marked not available on {generation}, yet every call "
+                        f"of it here works there — remove '{generation}' from the mark",
+                    )
+                )
     return sorted(out, key=lambda p: (p.line, p.code, p.message))
 
 
-def _check_call(call: Call, claimed_generations: tuple[Generation, ...]) -> list[CallProblem]:
+def _check_call(
+    call: Call, claimed_generations: tuple[Generation, ...], covered: tuple[Generation, ...]
+) -> tuple[list[CallProblem], list[Generation]]:
+    """The call's problems, and the generations that reject it (marked ones included)."""
     generations = call.only or claimed_generations
-    marked = call.unavailable.generations if call.unavailable else ()
     out: list[CallProblem] = []
+    rejecting: list[Generation] = []
     findings: dict[_Finding, list[str]] = {}
     for generation in generations:
         found, where = _findings(call, generation)
-        if generation in marked:
-            if not found:
-                out.append(
-                    CallProblem(
-                        call.unavailable.line if call.unavailable else call.line,
-                        "call-stale-mark",
-                        f"{call.label()} is marked not available on {generation}, yet "
-                        f"{where} accepts it — remove '{generation}' from the mark",
-                    )
-                )
+        if found:
+            rejecting.append(generation)
+        if generation in covered and not call.only:
             continue
         for finding in found:
-            findings.setdefault(finding, []).append(f"{generation} {where}" if where else generation)
+            place = f"{generation} {where}" if where else generation
+            findings.setdefault(finding, []).append(place)
     if call.unavailable is not None and not (call.unavailable.links or call.unavailable.fallbacks):
         names = " and ".join(call.unavailable.generations)
         out.append(
@@ -145,7 +169,9 @@ def _check_call(call: Call, claimed_generations: tuple[Generation, ...]) -> list
         on = " and ".join(places) if len(places) < 3 else ", ".join(places)
         out.append(
             CallProblem(
-                finding.line, finding.code, f"{call.label()} on {on}: {finding.subject} — {finding.fix}"
+                finding.line,
+                finding.code,
+                f"{call.label()} on {on}: {finding.subject} — {finding.fix}",
             )
         )
     if call.twin is not None and call.mode is not None:
@@ -161,8 +187,8 @@ def _check_call(call: Call, claimed_generations: tuple[Generation, ...]) -> list
             )
     if call.unavailable is not None:
         for fallback in call.unavailable.fallbacks:
-            out += _check_call(fallback, call.unavailable.generations)
-    return out
+            out += _check_call(fallback, call.unavailable.generations, ())[0]
+    return out, rejecting
 
 
 def _target(call: Call, generation: Generation) -> tuple[ToolSchema | None, str | None, str]:
@@ -193,8 +219,10 @@ def _unavailable(call: Call, generation: Generation, what: str) -> _Finding:
 def _findings(call: Call, generation: Generation) -> tuple[list[_Finding], str]:
     if call.mode is None and generation == "grouped":
         return [], ""  # a legacy name is not a grouped call
-    if call.mode is not None and generation == "grouped" and call.tool not in kite_schemas.tools(
-        "grouped"
+    if (
+        call.mode is not None
+        and generation == "grouped"
+        and call.tool not in kite_schemas.tools("grouped")
     ):
         return [
             _Finding(
@@ -218,9 +246,10 @@ def _findings(call: Call, generation: Generation) -> tuple[list[_Finding], str]:
                 )
             ], ""
         if call.mode is not None and (call.tool, call.mode) not in LEGACY_TWIN:
-            if call.tool in kite_schemas.tools("grouped") and call.mode not in kite_schemas.tools(
-                "grouped"
-            )[call.tool].modes:
+            if (
+                call.tool in kite_schemas.tools("grouped")
+                and call.mode not in kite_schemas.tools("grouped")[call.tool].modes
+            ):
                 return [], ""  # the unknown mode is reported on grouped
             return [_unavailable(call, generation, "has no legacy equivalent")], ""
         return [_unavailable(call, generation, "is not a tool of this server")], where
@@ -278,10 +307,10 @@ def _findings(call: Call, generation: Generation) -> tuple[list[_Finding], str]:
                 )
     if call.with_params:
         required = list(mode.required)
-        for param, by_value in mode.required_by_value.items():
-            value = named.get(param) or mode.defaults.get(param)
-            if value is not None:
-                required += by_value.get(value.strip("\"'"), ())
+        for selector, by_value in mode.required_by_value.items():
+            chosen = named.get(selector) or mode.defaults.get(selector)
+            if chosen is not None:
+                required += by_value.get(chosen.strip("\"'"), ())
         missing = [p for p in dict.fromkeys(required) if p not in named]
         if missing:
             names = ", ".join(f"`{p}`" for p in missing)
@@ -305,8 +334,10 @@ def _usable_elsewhere(call: Call, name: str) -> bool:
     if call.mode is not None:
         grouped = kite_schemas.tools("grouped").get(call.tool)
         mode = grouped.mode(call.mode) if grouped else None
-        return grouped is not None and name in grouped.params and (
-            mode is None or name not in mode.ignored
+        return (
+            grouped is not None
+            and name in grouped.params
+            and (mode is None or name not in mode.ignored)
         )
     return any(
         name in tool.params

@@ -236,7 +236,8 @@ class _Parser:
             if mode is not None and twin is None and self.is_(0, "punct", "("):
                 found = self._twin()
                 if found is not None:
-                    twin, progress = found, True
+                    twin, progress = (found[0], found[1]), True
+                    unavailable = unavailable or found[2]
             if unavailable is None and self.is_(0, "punct", "(") and self.is_(1, "word", "not"):
                 unavailable = self._unavailable()
                 progress = unavailable is not None
@@ -305,28 +306,53 @@ class _Parser:
                     return index
         return None
 
-    def _twin(self) -> tuple[str, int] | None:
-        """``(legacy `name`...)`` or ``(`name`...)`` naming exactly one legacy tool."""
+    def _twin(self) -> tuple[str, int, Unavailable | None] | None:
+        """``(legacy `name`...)`` or ``(`name`...)`` naming exactly one legacy tool before any
+        ';'; a mark may follow the ';': ``(legacy `name`; not on GEN: fallback)``."""
         end = self._closing(self.i)
         if end is None:
             return None
-        inner = self.toks[self.i + 1 : end]
+        semi = next(
+            (
+                k
+                for k in range(self.i + 1, end)
+                if self.toks[k].kind == "punct" and self.toks[k].text == ";"
+            ),
+            end,
+        )
+        inner = self.toks[self.i + 1 : semi]
         start = 1 if inner and inner[0].kind == "word" and inner[0].text == "legacy" else 0
         if not inner[start:] or inner[start].kind != "code":
             return None
-        names = [t for t in inner if t.kind == "code" and _is_legacy_head(t.text)]
+        names = [
+            t for t in inner if t.kind == "code" and (t.text == "alerts" or _is_legacy_head(t.text))
+        ]
         if len(names) != 1 or names[0] is not inner[start]:
             return None
+        mark = None
+        if semi < end and self.is_(semi + 1 - self.i, "word", "not"):
+            mark = self._mark(semi + 1, end)
         self.i = end + 1
-        return names[0].text, names[0].line
+        return names[0].text, names[0].line, mark
 
     def _unavailable(self) -> Unavailable | None:
         """``(not on GEN[, GEN]: fallback)``."""
         end = self._closing(self.i)
-        if end is None or not self.is_(2, "word", "on"):
+        if end is None:
             return None
-        line = self.toks[self.i].line
-        index = self.i + 3
+        mark = self._mark(self.i + 1, end)
+        if mark is not None:
+            self.i = end + 1
+        return mark
+
+    def _mark(self, start: int, end: int) -> Unavailable | None:
+        """The mark ``not on GEN[, GEN]: fallback`` in tokens ``start`` to ``end``."""
+        if not (
+            self.is_(start - self.i, "word", "not") and self.is_(start + 1 - self.i, "word", "on")
+        ):
+            return None
+        line = self.toks[start].line
+        index = start + 2
         generations: list[Generation] = []
         while index < end:
             tok = self.toks[index]
@@ -342,7 +368,6 @@ class _Parser:
         inner = self.toks[index:end]
         links = tuple(t.text for t in inner if t.kind == "link")
         fallbacks = tuple(_Parser(inner, tuple(generations)).calls())
-        self.i = end + 1
         return Unavailable(tuple(generations), line, links, fallbacks)
 
 
