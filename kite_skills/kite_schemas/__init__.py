@@ -98,6 +98,13 @@ class ModeSchema:
     required_by_value: dict[str, dict[str, tuple[str, ...]]] = field(
         default_factory=dict, hash=False
     )
+    kite_call: str = ""  # the Kite Connect request, e.g. "POST /orders/{variety}"
+    paginated: bool = False  # slices on the server with ``from`` / ``limit``
+
+    @property
+    def writes(self) -> bool:
+        """The mode changes the account (a POST, PUT or DELETE to Kite)."""
+        return self.kite_call.startswith(("POST ", "PUT ", "DELETE "))
 
 
 @dataclass(frozen=True)
@@ -115,6 +122,11 @@ class ToolSchema:
     @property
     def has_modes(self) -> bool:
         return "" not in self.modes
+
+    @property
+    def writes(self) -> bool:
+        """Some mode of the tool changes the account."""
+        return any(mode.writes for mode in self.modes.values())
 
     def mode(self, name: str | None) -> ModeSchema | None:
         """The mode ``name`` (None or "" for a tool without modes), or None when unknown."""
@@ -223,7 +235,18 @@ def _mode(name: str, facts: dict[str, Any], siblings: dict[str, Any]) -> ModeSch
         tuple(str(p) for p in facts.get("ignored_even_if_given") or []),
         {str(k): _text_of(v) for k, v in (facts.get("defaults") or {}).items()},
         by_value,
+        str(facts.get("kite_call") or ""),
+        _paginated(facts),
     )
+
+
+def _paginated(facts: dict[str, Any]) -> bool:
+    """Recorded as slicing with ``from``/``limit`` ("none" says a mode does not), or
+    answering with a ``pagination`` block (grouped search records only its response)."""
+    recorded = facts.get("pagination")
+    if recorded is not None:
+        return not str(recorded).startswith("none")
+    return '"pagination"' in str(facts.get("response") or "")
 
 
 __all__ = [
