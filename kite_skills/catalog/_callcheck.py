@@ -145,7 +145,9 @@ def _check_call(
     generations = call.only or claimed_generations
     out: list[CallProblem] = []
     rejecting: list[Generation] = []
-    findings: dict[_Finding, list[str]] = {}
+    if call.grouped and (first := _grouped_problem(call)) is not None:
+        return [first], list(generations)
+    findings: dict[tuple[str, int, str], tuple[_Finding, list[Generation], list[str]]] = {}
     for generation in generations:
         found, where = _findings(call, generation)
         if found:
@@ -154,7 +156,11 @@ def _check_call(
             continue
         for finding in found:
             place = f"{generation} {where}" if where else generation
-            findings.setdefault(finding, []).append(place)
+            entry = findings.setdefault(
+                (finding.code, finding.line, finding.subject), (finding, [], [])
+            )
+            entry[1].append(generation)
+            entry[2].append(place)
     if call.unavailable is not None and not (call.unavailable.links or call.unavailable.fallbacks):
         names = " and ".join(call.unavailable.generations)
         out.append(
@@ -165,15 +171,11 @@ def _check_call(
                 "write the fallback call or link the page that gives it after the colon",
             )
         )
-    for finding, places in findings.items():
+    for finding, on_generations, places in findings.values():
         on = " and ".join(places) if len(places) < 3 else ", ".join(places)
-        out.append(
-            CallProblem(
-                finding.line,
-                finding.code,
-                f"{call.label()} on {on}: {finding.subject} — {finding.fix}",
-            )
-        )
+        fix = finding.fix.replace("{generations}", ", ".join(on_generations))
+        message = f"{call.label()} on {on}: {finding.subject} — {fix}"
+        out.append(CallProblem(finding.line, finding.code, message))
     if call.twin is not None and call.mode is not None:
         expected = LEGACY_TWIN.get((call.tool, call.mode))
         if expected is not None and expected != call.twin:
@@ -191,11 +193,31 @@ def _check_call(
     return out, rejecting
 
 
+def _grouped_problem(call: Call) -> CallProblem | None:
+    """An unknown grouped tool or mode, reported once whatever the generations."""
+    grouped = kite_schemas.tools("grouped")
+    tool = grouped.get(call.tool)
+    if tool is None:
+        return CallProblem(
+            call.line,
+            "call-unknown-tool",
+            f"{call.label()}: no such tool — use one of {_listing(grouped)}",
+        )
+    if call.mode not in tool.modes:
+        modes = ", ".join(f"`{m}`" for m in tool.modes)
+        return CallProblem(
+            call.line,
+            "call-unknown-mode",
+            f"{call.label()}: `{call.tool}` has no mode `{call.mode}` — use one of {modes}",
+        )
+    return None
+
+
 def _target(call: Call, generation: Generation) -> tuple[ToolSchema | None, str | None, str]:
     """The tool and mode a call reaches on ``generation``, and how to name it there."""
     tools = kite_schemas.tools(generation)
     if call.mode is None:  # a legacy name
-        return tools.get(call.tool), None, f"`{call.tool}`"
+        return tools.get(call.tool), None, ""
     if generation == "grouped":
         return tools.get(call.tool), call.mode, ""
     twin = LEGACY_TWIN.get((call.tool, call.mode))
@@ -211,7 +233,7 @@ def _unavailable(call: Call, generation: Generation, what: str) -> _Finding:
         "call-unavailable",
         call.line,
         what,
-        f"mark the call '(not on {generation}: <fallback>)' with the fallback call or a link "
+        "mark the call '(not on {generations}: <fallback>)' with the fallback call or a link "
         "to the page that gives it, or claim fewer generations",
     )
 
@@ -219,19 +241,6 @@ def _unavailable(call: Call, generation: Generation, what: str) -> _Finding:
 def _findings(call: Call, generation: Generation) -> tuple[list[_Finding], str]:
     if call.mode is None and generation == "grouped":
         return [], ""  # a legacy name is not a grouped call
-    if (
-        call.mode is not None
-        and generation == "grouped"
-        and call.tool not in kite_schemas.tools("grouped")
-    ):
-        return [
-            _Finding(
-                "call-unknown-tool",
-                call.line,
-                "is no tool",
-                f"use one of {_listing(kite_schemas.tools('grouped'))}",
-            )
-        ], ""
     tool, mode_name, where = _target(call, generation)
     if tool is None:
         if call.mode is None and not any(
@@ -241,16 +250,11 @@ def _findings(call: Call, generation: Generation) -> tuple[list[_Finding], str]:
                 _Finding(
                     "call-unknown-tool",
                     call.line,
-                    "is no tool",
-                    "use a tool of tools/list (see kite_skills/kite_schemas)",
+                    "is no tool of any Kite MCP server",
+                    "check the spelling against tools/list",
                 )
             ], ""
         if call.mode is not None and (call.tool, call.mode) not in LEGACY_TWIN:
-            if (
-                call.tool in kite_schemas.tools("grouped")
-                and call.mode not in kite_schemas.tools("grouped")[call.tool].modes
-            ):
-                return [], ""  # the unknown mode is reported on grouped
             return [_unavailable(call, generation, "has no legacy equivalent")], ""
         return [_unavailable(call, generation, "is not a tool of this server")], where
     mode = tool.mode(mode_name)
@@ -272,7 +276,7 @@ def _findings(call: Call, generation: Generation) -> tuple[list[_Finding], str]:
         shown = f"`{name}`" if name == param.name else f"`{name}` (`{param.name}`)"
         spec = tool.params.get(name)
         if spec is None:
-            if generation != "grouped" and _usable_elsewhere(call, param.name):
+            if generation != "grouped" and not call.only and _usable_elsewhere(call, param.name):
                 found.append(_unavailable(call, generation, f"has no parameter {shown}"))
             else:
                 options = ", ".join(f"`{p}`" for p in tool.params) or "none"
