@@ -1,5 +1,7 @@
 """Shared helpers for the catalog content tests: locating files, splitting Markdown, and the
-Kite tool vocabulary checker.
+Kite tool vocabulary checker. The vocabulary (tools, modes, parameters, writes, pagination,
+legacy twins) comes from kite_skills.kite_schemas; the full call form, with parameters and
+generation marks, is read and checked by kite_skills.catalog.calls (``catalog validate``).
 
 Recipe convention parsed here (documented in skills_catalog/index.md by example):
 - a grouped tool and its mode are written ``` `orders` mode `list` ``` (optionally with the
