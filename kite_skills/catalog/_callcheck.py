@@ -269,6 +269,7 @@ def _findings(call: Call, generation: Generation) -> tuple[list[_Finding], str]:
         ], where
     renames = LEGACY_RENAMED.get(tool.name, {}) if generation != "grouped" else {}
     found: list[_Finding] = []
+    gaps: list[str] = []  # parameters the call's tool takes on another generation only
     named: dict[str, str | None] = {}
     for param in call.params:
         name = renames.get(param.name, param.name)
@@ -277,7 +278,7 @@ def _findings(call: Call, generation: Generation) -> tuple[list[_Finding], str]:
         spec = tool.params.get(name)
         if spec is None:
             if generation != "grouped" and not call.only and _usable_elsewhere(call, param.name):
-                found.append(_unavailable(call, generation, f"has no parameter {shown}"))
+                gaps.append(shown)
             else:
                 options = ", ".join(f"`{p}`" for p in tool.params) or "none"
                 found.append(
@@ -309,6 +310,9 @@ def _findings(call: Call, generation: Generation) -> tuple[list[_Finding], str]:
                         f"use one of {', '.join(f'`{v}`' for v in spec.enum)}",
                     )
                 )
+    if gaps:
+        noun = "parameter" if len(gaps) == 1 else "parameters"
+        found.insert(0, _unavailable(call, generation, f"has no {noun} {', '.join(gaps)}"))
     if call.with_params:
         required = list(mode.required)
         for selector, by_value in mode.required_by_value.items():

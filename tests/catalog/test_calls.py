@@ -300,8 +300,8 @@ def test_a_call_a_generation_cannot_make_must_be_marked(tmp_path: Path) -> None:
     assert (
         LINE,
         "call-unavailable",
-        "`market` mode `search` on legacy-oldest `search_instruments`: has no parameter "
-        "`verbosity` — mark the call '(not on legacy-oldest: <fallback>)' with the fallback "
+        "`market` mode `search` on legacy-oldest `search_instruments`: has no parameters "
+        "`mode` (`search_mode`), `verbosity` — mark the call '(not on legacy-oldest: <fallback>)' with the fallback "
         "call or a link to the page that gives it, or claim fewer generations",
     ) in found
 
