@@ -301,8 +301,9 @@ def test_a_call_a_generation_cannot_make_must_be_marked(tmp_path: Path) -> None:
         LINE,
         "call-unavailable",
         "`market` mode `search` on legacy-oldest `search_instruments`: has no parameters "
-        "`mode` (`search_mode`), `verbosity` — mark the call '(not on legacy-oldest: <fallback>)' with the fallback "
-        "call or a link to the page that gives it, or claim fewer generations",
+        "`mode` (`search_mode`), `isin`, `verbosity` — mark the call '(not on legacy-oldest: "
+        "<fallback>)' with the fallback call or a link to the page that gives it, or claim "
+        "fewer generations",
     ) in found
 
 
