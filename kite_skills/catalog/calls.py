@@ -1,13 +1,14 @@
 """The Kite MCP tool calls a recipe writes, read from its text.
 
-The call form (README, "Writing recipes"):
+The call form (README, "Tool calls in recipes"):
 
 - a grouped tool and its mode: ``` `orders` mode `place` ``` (or ``` `orders` (mode `list`) ```);
 - a legacy tool: its bare backticked name, ``` `place_order` ```;
 - the legacy twin of a grouped call in parentheses right after it:
   ``` `orders` mode `list` (legacy `get_orders`) ``` (or just ``` (`get_orders`) ```);
-- the parameters after ``with``, separated by commas, ``and`` or ``as needed``; a value follows
-  its parameter directly, in backticks or as a number:
+- the parameters after ``with``, separated by commas, ``and``, ``or`` or ``as needed``; a
+  value follows its parameter directly, in backticks or as a number, and ``or`` after a value
+  gives another value of the same parameter (``` `type` `full` or `compact` ```):
   ``` with `variety` `regular`, `exchange`, `from` 0 and `limit` 50 ```; ``such as`` may sit
   between a parameter and an example value. The list ends at anything else (a full stop, a
   colon, a semicolon, other words). A call without ``with`` only names the tool;
@@ -273,16 +274,21 @@ class _Parser:
                 value = self.toks[self.i + 2].text
                 self.i += 3
             out.append(Param(tok.text, value, tok.line))
+            while value is not None and self.is_(0, "word", "or") and self.is_(1, "code"):
+                if self._starts_call(1):  # `type` `full` or `compact`: another value
+                    break
+                out.append(Param(tok.text, self.toks[self.i + 1].text, self.toks[self.i + 1].line))
+                self.i += 2
             if not self._separator():
                 break
         return tuple(out)
 
     def _separator(self) -> bool:
-        """Skip a list separator (',', 'and', ', and', 'as needed') before another parameter."""
+        """Skip a list separator (',', 'and', 'or', ', and', 'as needed') before another one."""
         start = self.i
         if self.is_(0, "punct", ","):
             self.i += 1
-        if self.is_(0, "word", "and"):
+        if self.is_(0, "word", "and", "or"):
             self.i += 1
         while self.is_(0, "word", "as") and self.is_(1, "word", "needed"):
             self.i += 2

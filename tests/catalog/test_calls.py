@@ -62,6 +62,20 @@ def test_example_values_and_as_needed_parameters() -> None:
     assert params(quote) == [("instruments", '["NSE:INFY"]')]
 
 
+def test_or_gives_another_value_after_a_value_and_another_parameter_after_a_name() -> None:
+    (call,) = extract(
+        "`orders` mode `place` with `order_type` `SL` or `SL-M`, `price` or `market_protection`"
+        " and `tag`.\n"
+    )
+    assert params(call) == [
+        ("order_type", "SL"),
+        ("order_type", "SL-M"),
+        ("price", None),
+        ("market_protection", None),
+        ("tag", None),
+    ]
+
+
 def test_the_parenthesised_mode_and_the_legacy_twin() -> None:
     first, second = extract(
         "- `orders` (mode `list`) (legacy `get_orders`)\n"
