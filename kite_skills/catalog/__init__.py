@@ -1,11 +1,14 @@
 """The built-in catalog: load and validate it, navigate help pages, build skill entries.
 
 A pure library: no MCP import. ``load()`` reads the catalog shipped in the installed
-package (``importlib.resources``), never the working directory.
+package (``importlib.resources``), never the working directory. ``check()`` and
+``validate()`` also check every Kite MCP tool call the pages write (``extract_calls``)
+against the recorded schemas of the generations each page claims (``kite_schemas``).
 """
 
 from ._hidden import HiddenConstruct, HiddenKind, hidden_constructs
-from .calls import Call, Param, Unavailable, extract
+from .calls import Call, Param, Unavailable
+from .calls import extract as extract_calls
 from .catalog import Catalog, check, load, validate
 from .loader import prompt_name
 from .model import (
@@ -37,7 +40,7 @@ __all__ = [
     "SkillEntry",
     "Unavailable",
     "check",
-    "extract",
+    "extract_calls",
     "hidden_constructs",
     "load",
     "prompt_name",

@@ -10,7 +10,6 @@ from pathlib import Path
 
 from ..errors import CatalogError, HelpKeyTooLong, UnknownHelpKey
 from . import _facts, _markdown, _schema
-from ._callcheck import call_problems
 from .directory import PAGE_SIZE, DirectoryIndex
 from .loader import CatalogFile, Scan, embedded_root, key_of, resolve_link, scan, under
 from .model import (
@@ -33,6 +32,8 @@ def check(root: Traversable | Path | None = None, label: str | None = None) -> l
     files' own and, for ``catalog validate`` and the build, every tool call a page writes
     checked against the recorded schemas of the generations it claims (``load()`` leaves
     the calls to them: a start-up has no use for the schemas)."""
+    from ._callcheck import call_problems  # the schemas: only a check needs them
+
     result = _scan(root, label)
     return sorted(result.problems + call_problems(result))
 
@@ -48,6 +49,8 @@ def load(root: Traversable | Path | None = None, label: str | None = None) -> Ca
 def validate(root: Traversable | Path | None = None, label: str | None = None) -> Catalog:
     """``load()`` for an author or the build: also checks every tool call the pages write
     (``check()``); raises one ``CatalogError`` listing every problem."""
+    from ._callcheck import call_problems
+
     result = _scan(root, label)
     problems = sorted(result.problems + call_problems(result))
     if problems:

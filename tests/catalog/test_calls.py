@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from kite_skills import catalog
-from kite_skills.catalog import Call, extract
+from kite_skills.catalog import Call
+from kite_skills.catalog import extract_calls as extract
 from kite_skills.cli import main
 
 from .conftest import write_catalog
