@@ -273,9 +273,12 @@ def _findings(call: Call, generation: Generation) -> tuple[list[_Finding], str]:
     named: dict[str, str | None] = {}
     for param in call.params:
         name = renames.get(param.name, param.name)
-        named[name] = param.value
+        again = name in named  # another value of a parameter already named
+        named.setdefault(name, param.value)
         shown = f"`{name}`" if name == param.name else f"`{name}` (`{param.name}`)"
         spec = tool.params.get(name)
+        if again and (spec is None or name in mode.ignored):
+            continue
         if spec is None:
             if generation != "grouped" and not call.only and _usable_elsewhere(call, param.name):
                 gaps.append(shown)
@@ -290,7 +293,7 @@ def _findings(call: Call, generation: Generation) -> tuple[list[_Finding], str]:
                     )
                 )
             continue
-        if name in mode.ignored:
+        if name in mode.ignored and not again:
             found.append(
                 _Finding(
                     "call-ignored-param",

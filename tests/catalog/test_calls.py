@@ -227,6 +227,17 @@ def test_a_value_outside_the_enum(tmp_path: Path) -> None:
     ]
 
 
+def test_each_value_given_with_or_is_checked_and_the_parameter_reported_once(
+    tmp_path: Path,
+) -> None:
+    body = "`portfolio` mode `holdings` with `type` `full` or `partial` and `page` 1 or 2.\n"
+    found = problems(tmp_path, body, 'metadata:\n  kite-mcp-generations: "grouped"\n')
+    assert [(code, message.split(" — ")[0]) for _, code, message in found] == [
+        ("call-bad-value", "`portfolio` mode `holdings` on grouped: takes no `partial` for `type`"),
+        ("call-unknown-param", "`portfolio` mode `holdings` on grouped: has no parameter `page`"),
+    ]
+
+
 def test_a_parameter_the_handler_ignores(tmp_path: Path) -> None:
     body = (
         "`orders` mode `modify` with `variety`, `order_id`, `order_type`, `quantity` and "
