@@ -226,7 +226,10 @@ def place(kite: Any, args: Args, *, need_variety: bool, protection: bool) -> Res
 def modify(kite: Any, args: Args, *, need_variety: bool) -> Result:
     """Quantity defaults to 1 and is always sent; exchange, product, validity_ttl, tag and
     market_protection are never forwarded (orders_tool.go:216; post_tools.go:180 dcf2dc4)."""
-    _need(args, *(("variety", "order_id", "order_type") if need_variety else ("order_id", "order_type")))
+    _need(
+        args,
+        *(("variety", "order_id", "order_type") if need_variety else ("order_id", "order_type")),
+    )
     variety = c.s(args.get("variety"), "regular")
     order_id = c.s(args.get("order_id"))
     params = {
@@ -296,7 +299,15 @@ def _gtt_params(args: Args, product: str) -> tuple[str, dict[str, Any]]:
 
 
 def gtt_place(kite: Any, args: Args, *, bad_type: str) -> Result:
-    _need(args, "exchange", "tradingsymbol", "last_price", "transaction_type", "product", "trigger_type")
+    _need(
+        args,
+        "exchange",
+        "tradingsymbol",
+        "last_price",
+        "transaction_type",
+        "product",
+        "trigger_type",
+    )
     if c.s(args.get("trigger_type")) not in ("single", "two-leg"):
         return fail(bad_type)
     trigger_type, params = _gtt_params(args, c.s(args.get("product")))
@@ -310,7 +321,13 @@ def gtt_modify(kite: Any, args: Args, *, bad_type: str, product_given: bool) -> 
     """Gen c passes product when given; gen a/b never do, so gokiteconnect uses CNC
     (gtt_tool.go:146; post_tools.go:489 in dcf2dc4)."""
     _need(
-        args, "trigger_id", "exchange", "tradingsymbol", "last_price", "transaction_type", "trigger_type"
+        args,
+        "trigger_id",
+        "exchange",
+        "tradingsymbol",
+        "last_price",
+        "transaction_type",
+        "trigger_type",
     )
     if c.s(args.get("trigger_type")) not in ("single", "two-leg"):
         return fail(bad_type)
@@ -422,7 +439,13 @@ COMPACT_INSTRUMENT: Final[tuple[g.Field, ...]] = (
     ("lot_size", "f"),
     ("active", "b"),
 )
-LIVE_QUOTE_FIELDS: Final = ["last_price", "lower_circuit_limit", "upper_circuit_limit", "ohlc", "timestamp"]
+LIVE_QUOTE_FIELDS: Final = [
+    "last_price",
+    "lower_circuit_limit",
+    "upper_circuit_limit",
+    "ohlc",
+    "timestamp",
+]
 
 
 def master(kite: Any) -> list[dict[str, Any]]:
@@ -447,7 +470,9 @@ def _search_rows(rows: list[dict[str, Any]], query: str, filter_on: str) -> list
     if filter_on == "underlying":
         parts = query.split(":")
         if len(parts) > 2:
-            raise Failed(fail("Invalid query format, specify exch:underlying, where exchange is BFO/NFO"))
+            raise Failed(
+                fail("Invalid query format, specify exch:underlying, where exchange is BFO/NFO")
+            )
         exchange, name = (parts[0], parts[1]) if len(parts) == 2 else ("NFO", parts[0])
         return [r for r in rows if r.get("exchange") == exchange and r.get("name") == name]
     field = {"name": "name", "tradingsymbol": "tradingsymbol", "isin": "isin"}.get(filter_on, "id")
@@ -455,11 +480,15 @@ def _search_rows(rows: list[dict[str, Any]], query: str, filter_on: str) -> list
     return [r for r in rows if wanted in str(r.get(field) or "").lower()]
 
 
-def _lookup(kite: Any, args: Args, search_mode: str, default_filter: str = "id") -> list[dict[str, Any]]:
+def _lookup(
+    kite: Any, args: Args, search_mode: str, default_filter: str = "id"
+) -> list[dict[str, Any]]:
     rows = master(kite)
     if search_mode == "search":
         _need(args, "query")
-        return _search_rows(rows, c.s(args.get("query")), c.s(args.get("filter_on"), default_filter))
+        return _search_rows(
+            rows, c.s(args.get("query")), c.s(args.get("filter_on"), default_filter)
+        )
     if search_mode == "get_by_id":
         _need(args, "id")
         found = [r for r in rows if r["id"] == c.s(args.get("id"))]
@@ -478,10 +507,14 @@ def _lookup(kite: Any, args: Args, search_mode: str, default_filter: str = "id")
         _need(args, "exchange", "exch_token")
         exchange, token = c.s(args.get("exchange")), c.i(args.get("exch_token"))
         found = [
-            r for r in rows if r.get("exchange") == exchange and c.i(r.get("exchange_token")) == token
+            r
+            for r in rows
+            if r.get("exchange") == exchange and c.i(r.get("exchange_token")) == token
         ]
     else:
-        return _search_rows(rows, c.s(args.get("query")), c.s(args.get("filter_on"), default_filter))
+        return _search_rows(
+            rows, c.s(args.get("query")), c.s(args.get("filter_on"), default_filter)
+        )
     if not found:
         raise Failed(fail("Instrument not found"))
     return found[:1] if search_mode != "get_by_isin" else found
@@ -508,7 +541,10 @@ def search_grouped(kite: Any, args: Args) -> Result:
                 ohlc=q["ohlc"],
                 quote_timestamp=q["timestamp"],
             )
-    meta: dict[str, Any] = {"instrument_data_source": "bod_instruments", "live_quote_enriched": enriched}
+    meta: dict[str, Any] = {
+        "instrument_data_source": "bod_instruments",
+        "live_quote_enriched": enriched,
+    }
     if enriched:
         meta["live_quote_fields"] = LIVE_QUOTE_FIELDS
     if isinstance(paged, dict):
@@ -521,7 +557,11 @@ def search_legacy(kite: Any, args: Args) -> Result:
     a bare array or the pagination envelope, no meta."""
     found = _lookup(kite, args, c.s(args.get("mode"), "search"))
     compact = c.s(args.get("verbosity"), "compact") == "compact"
-    return ok(c.paginate(args, [g.shape(COMPACT_INSTRUMENT if compact else FULL_INSTRUMENT, r) for r in found]))
+    return ok(
+        c.paginate(
+            args, [g.shape(COMPACT_INSTRUMENT if compact else FULL_INSTRUMENT, r) for r in found]
+        )
+    )
 
 
 def search_oldest(kite: Any, args: Args) -> Result:
@@ -583,9 +623,15 @@ def _alert_params(args: Args, *, ato_basket_required: bool) -> dict[str, Any]:
         if not isinstance(basket, dict):
             raise Failed(fail("parameter 'basket': must be valid JSON"))
         items = basket.get("items")
-        if params["type"] == "ato" and ato_basket_required and not (isinstance(items, list) and items):
+        if (
+            params["type"] == "ato"
+            and ato_basket_required
+            and not (isinstance(items, list) and items)
+        ):
             raise Failed(
-                fail("parameter 'basket': must contain at least one basket item when alert_type=ato")
+                fail(
+                    "parameter 'basket': must contain at least one basket item when alert_type=ato"
+                )
             )
         params["basket"] = basket
     return params
@@ -606,9 +652,7 @@ def alerts(*, ato_basket_required: bool) -> Handler:
             every = _call("Failed to get alerts", kite.get_alerts)
             listed = [a for a in every if a.get("uuid") in uuids]
         else:
-            filters = {
-                k: c.s(args.get(k)) for k in ("status", "type") if c.s(args.get(k))
-            }
+            filters = {k: c.s(args.get(k)) for k in ("status", "type") if c.s(args.get(k))}
             listed = _call("Failed to get alerts", lambda: kite.get_alerts(filters or None))
         out = {"alerts": g.shape_all(g.ALERT, listed)}
         if history:
@@ -713,7 +757,11 @@ def login(text: str) -> Handler:
 
 # ---------------------------------------------------------------- the tables
 
-HOLDINGS_GROUPED: Final = ("Failed to get holdings", "Failed to get holdings summary", "Failed to get compact holdings")
+HOLDINGS_GROUPED: Final = (
+    "Failed to get holdings",
+    "Failed to get holdings summary",
+    "Failed to get compact holdings",
+)
 
 
 def grouped(clock: Callable[[], datetime]) -> Generation:
@@ -761,7 +809,11 @@ def grouped(clock: Callable[[], datetime]) -> Generation:
     )
     mutual_funds = _modes(
         "mutual_funds",
-        {"holdings": _plain(g.MF_HOLDING, "mf_holdings", "Failed to get mutual fund holdings", True)},
+        {
+            "holdings": _plain(
+                g.MF_HOLDING, "mf_holdings", "Failed to get mutual fund holdings", True
+            )
+        },
     )
     table: dict[str, Handler] = {
         "portfolio": portfolio,
@@ -785,7 +837,9 @@ def _legacy_common(bad_type: str) -> dict[str, Handler]:
         "get_order_history": order_history,
         "get_order_trades": order_trades,
         "get_gtts": _paged_list(g.GTT, "get_gtts", "Failed to execute get_gtts"),
-        "get_mf_holdings": _paged_list(g.MF_HOLDING, "mf_holdings", "Failed to execute get_mf_holdings"),
+        "get_mf_holdings": _paged_list(
+            g.MF_HOLDING, "mf_holdings", "Failed to execute get_mf_holdings"
+        ),
         "get_quotes": quote,
         "get_historical_data": historical,
         "get_ltp": _quote_kind("ltp", g.QUOTE_LTP, "Failed to get latest trading prices"),
