@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
@@ -136,8 +137,13 @@ def entries(path: Path) -> Iterator[tuple[int, dict[str, Any] | None]]:
             yield number, value if isinstance(value, dict) else None
 
 
+_UNPRINTABLE: Final = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
 def _shorten(text: str, limit: int = SHOWN_CHARS) -> str:
-    text = " ".join(text.split())
+    """One line for a terminal: whitespace runs as one space, control characters and lone
+    surrogates as escapes (a journal holds whatever a client sent), cut short when long."""
+    text = _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", " ".join(text.split()))
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 
@@ -166,7 +172,8 @@ def timeline(path: Path) -> Iterator[str]:
             continue
         mark = "ERROR" if entry.get("is_error") else "ok"
         yield (
-            f"{entry.get('sim_time', '?')} IST  #{entry.get('seq')}  {entry.get('tool')} "
+            f"{entry.get('sim_time', '?')} IST  #{entry.get('seq')}  "
+            f"{_shorten(str(entry.get('tool')), 80)} "
             f"{_arguments(entry.get('arguments'))}"
         )
         yield f"    {mark}: {_shorten(str(entry.get('result', '')))}"
