@@ -83,10 +83,11 @@ def b(value: Any, default: bool = False) -> bool:
 
 
 def strings(value: Any) -> list[str] | None:
-    """SafeAssertStringArray: a non-array -> nil; non-string and empty elements dropped."""
+    """SafeAssertStringArray: a non-array -> nil; each element read with SafeAssertString
+    (a number becomes its text), empty ones dropped (common.go:221 in dcf2dc4)."""
     if not isinstance(value, list):
         return None
-    return [v for v in value if isinstance(v, str) and v != ""]
+    return [text for text in (s(v, "") for v in value) if text != ""]
 
 
 def required(args: Mapping[str, Any], *names: str) -> str | None:

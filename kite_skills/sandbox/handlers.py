@@ -395,8 +395,9 @@ def historical(kite: Any, args: Args) -> Result:
     return ok(g.shape_all(g.HISTORICAL, rows))
 
 
-# The instrument master's fields as the server keeps them (kc/instruments/instruments.go:38 in
-# 847fe98): full objects, and the compact subset (verbosity=compact).
+# The instrument master's fields as the server keeps them (kc/instruments/instruments.go,
+# struct Instrument, in dcf2dc4 and 847fe98): full objects, and the compact subset
+# (verbosity=compact).
 FULL_INSTRUMENT: Final[tuple[g.Field, ...]] = (
     ("id", "s"),
     ("instrument_token", "i"),
@@ -409,14 +410,14 @@ FULL_INSTRUMENT: Final[tuple[g.Field, ...]] = (
     ("last_price", "f"),
     ("strike", "f"),
     ("tick_size", "f"),
-    ("lot_size", "f"),
-    ("multiplier", "f"),
+    ("lot_size", "i"),
+    ("multiplier", "i"),
     ("instrument_type", "s"),
     ("segment", "s"),
     ("delivery_units", "s"),
     ("price_units", "s"),
-    ("freeze_quantity", "f"),
-    ("max_order_quantity", "f"),
+    ("freeze_quantity", "i"),
+    ("max_order_quantity", "i"),
     ("expiry_type", "s"),
     ("expiry_date", "s"),
     ("exercise_start_date", "s"),
@@ -436,7 +437,7 @@ COMPACT_INSTRUMENT: Final[tuple[g.Field, ...]] = (
     ("name", "s"),
     ("instrument_type", "s"),
     ("segment", "s"),
-    ("lot_size", "f"),
+    ("lot_size", "i"),
     ("active", "b"),
 )
 LIVE_QUOTE_FIELDS: Final = [

@@ -37,9 +37,9 @@ def test_safe_assert_float_and_bool() -> None:
     assert c.b(1) is False  # a number is neither a bool nor a word
 
 
-def test_string_arrays_drop_empty_and_non_string_elements() -> None:
+def test_string_arrays_format_elements_and_drop_empty_ones() -> None:
     assert c.strings("NSE:INFY") is None
-    assert c.strings(["NSE:INFY", "", 5, None, "BSE:TCS"]) == ["NSE:INFY", "BSE:TCS"]
+    assert c.strings(["NSE:INFY", "", 5, None, "BSE:TCS"]) == ["NSE:INFY", "5", "BSE:TCS"]
 
 
 def test_validate_required_texts_and_order() -> None:

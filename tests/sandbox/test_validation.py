@@ -57,7 +57,7 @@ def test_a_missing_or_unknown_mode_is_named(tool: str, modes: str, mode: object)
          "parameter 'trigger_type': must be 'single' or 'two-leg'"),
         ("market", {"mode": "quote", "instruments": []},
          "parameter 'instruments': cannot be empty"),
-        ("market", {"mode": "ltp", "instruments": ["", 5]},
+        ("market", {"mode": "ltp", "instruments": ["", None]},
          "At least one instrument must be specified"),
         ("market", {"mode": "historical", "instrument_token": 1, "from_date": "2026-12-01",
                     "to_date": "2026-12-02 00:00:00", "interval": "day"},
