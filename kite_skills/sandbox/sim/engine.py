@@ -1,0 +1,760 @@
+"""The order engine: validation, states, fills, positions and funds.
+
+States (rules.md §9, kiteconnect-mocks order_info.json): PUT ORDER REQ RECEIVED →
+VALIDATION PENDING → OPEN PENDING → OPEN (or TRIGGER PENDING for SL/SL-M) → COMPLETE /
+CANCELLED / REJECTED; modify: MODIFY VALIDATION PENDING → MODIFY PENDING → MODIFIED → OPEN;
+cancel: CANCEL PENDING → CANCELLED; AMO: AMO REQ RECEIVED until release.
+Orders that fail Kite's pre-exchange validation raise ``KiteError`` and never enter the book
+(rules.md §9, "Rejection before the exchange"); RMS and exchange rejections enter the book as
+REJECTED with ``status_message``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from . import rules, sessions
+from .clock import ist, kite_ts
+from .errors import KiteError, input_error
+from .instruments import EQUITY_MAX_QUANTITY, Instrument, InstrumentMaster
+from .market import Market, on_tick, round_tick
+from .portfolio import Holding, Position, margin_for, total
+from .scenario import Funds
+
+VARIETIES = ("regular", "amo", "co", "iceberg", "auction")
+PRODUCTS = ("CNC", "MIS", "NRML", "MTF")
+ORDER_TYPES = ("MARKET", "LIMIT", "SL", "SL-M")
+VALIDITIES = ("DAY", "IOC", "TTL")
+WORKING = ("OPEN", "TRIGGER PENDING", "AMO REQ RECEIVED")
+TERMINAL = ("COMPLETE", "CANCELLED", "REJECTED")
+
+
+@dataclass
+class Order:
+    order_id: str
+    inst: Instrument
+    variety: str
+    transaction_type: str
+    quantity: int
+    product: str
+    order_type: str
+    price: float
+    trigger_price: float
+    validity: str
+    validity_ttl: int
+    disclosed_quantity: int
+    market_protection: float
+    tag: str
+    placed_at: datetime
+    placed_by: str = "ZS0001"
+    status: str = "PUT ORDER REQ RECEIVED"
+    status_message: str | None = None
+    exchange_order_id: str | None = None
+    exchange_timestamp: datetime | None = None
+    exchange_update_timestamp: datetime | None = None
+    filled_quantity: int = 0
+    fill_value: float = 0.0
+    cancelled_quantity: int = 0
+    modified: bool = False
+    modifications: int = 0
+    limit_price: float = 0.0  # the price fills are checked against (band for protected orders)
+    triggered: bool = False
+    release_at: datetime | None = None
+    expires_at: datetime | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+    history: list[dict[str, Any]] = field(default_factory=list)
+    trades: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def pending_quantity(self) -> int:
+        if self.status in ("CANCELLED", "REJECTED"):
+            return 0
+        return self.quantity - self.filled_quantity - self.cancelled_quantity
+
+    @property
+    def average_price(self) -> float:
+        if not self.filled_quantity:
+            return 0.0
+        return round(self.fill_value / self.filled_quantity, 4)
+
+    def row(self) -> dict[str, Any]:
+        return {
+            "placed_by": self.placed_by,
+            "order_id": self.order_id,
+            "exchange_order_id": self.exchange_order_id,
+            "parent_order_id": None,
+            "status": self.status,
+            "status_message": self.status_message,
+            "status_message_raw": self.status_message,
+            "order_timestamp": kite_ts(self.exchange_update_timestamp or self.placed_at),
+            "exchange_update_timestamp": kite_ts(self.exchange_update_timestamp)
+            if self.exchange_update_timestamp else None,
+            "exchange_timestamp": kite_ts(self.exchange_timestamp)
+            if self.exchange_timestamp else None,
+            "variety": self.variety,
+            "modified": self.modified,
+            "exchange": self.inst.exchange,
+            "tradingsymbol": self.inst.tradingsymbol,
+            "instrument_token": self.inst.instrument_token,
+            "order_type": self.order_type,
+            "transaction_type": self.transaction_type,
+            "validity": self.validity,
+            "validity_ttl": self.validity_ttl,
+            "product": self.product,
+            "quantity": self.quantity,
+            "disclosed_quantity": self.disclosed_quantity,
+            "price": self.price,
+            "trigger_price": self.trigger_price,
+            "average_price": self.average_price,
+            "filled_quantity": self.filled_quantity,
+            "pending_quantity": self.pending_quantity,
+            "cancelled_quantity": self.cancelled_quantity,
+            "market_protection": self.market_protection,
+            "meta": dict(self.meta),
+            "tag": self.tag or None,
+            "tags": [self.tag] if self.tag else [],
+            "guid": f"sim{self.order_id}",
+            "auction_number": "",
+            "account_id": self.placed_by,
+        }
+
+    def record(self, status: str, at: datetime, message: str | None = None) -> None:
+        self.status = status
+        if message is not None:
+            self.status_message = message
+        row = self.row()
+        row["order_timestamp"] = kite_ts(at)
+        row["exchange_update_timestamp"] = kite_ts(at) if self.exchange_order_id else None
+        self.history.append(row)
+
+
+class Engine:
+    """The account: orders, trades, positions, holdings and funds."""
+
+    def __init__(self, master: InstrumentMaster, market: Market, funds: dict[str, Funds],
+                 demat_consent: str, user_id: str, start: datetime) -> None:
+        self.master = master
+        self.market = market
+        self.funds = funds
+        self.demat_consent = demat_consent
+        self.user_id = user_id
+        self.now = ist(start)
+        self.orders: dict[str, Order] = {}
+        self.trades: list[dict[str, Any]] = []
+        self.positions: dict[tuple[str, str, str], Position] = {}
+        self.holdings: dict[str, Holding] = {}
+        self.charges = {"equity": 0.0, "commodity": 0.0}
+        self._order_seq = 0
+        self._trade_seq = 0
+        self._exchange_seq = 0
+        self._liquidity: dict[tuple[int, datetime], int] = {}
+
+    # ----- identifiers ---------------------------------------------------------------------
+    def _next_order_id(self) -> str:
+        self._order_seq += 1
+        return f"{self.now:%y%m%d}{200000000 + self._order_seq:09d}"
+
+    def _next_exchange_id(self) -> str:
+        self._exchange_seq += 1
+        return f"{1100000000000000 + self._exchange_seq * 7919}"
+
+    def _next_trade_id(self) -> str:
+        self._trade_seq += 1
+        return f"{40000000 + self._trade_seq}"
+
+    # ----- lookups ---------------------------------------------------------------------------
+    def instrument(self, exchange: str, tradingsymbol: str) -> Instrument:
+        inst = self.master.get(exchange, tradingsymbol)
+        if inst is None or inst.is_index:
+            raise input_error(rules.UNKNOWN_INSTRUMENT)
+        return inst
+
+    def ltp(self, inst: Instrument) -> float:
+        return self.market.price_at(inst, self.now)
+
+    def underlying_price(self, inst: Instrument) -> float:
+        if inst.underlying:
+            under = self.master.by_key(inst.underlying)
+            if under is not None:
+                return self.ltp(under)
+        return self.ltp(inst)
+
+    def position(self, inst: Instrument, product: str) -> Position:
+        key = (inst.exchange, inst.tradingsymbol, product)
+        pos = self.positions.get(key)
+        if pos is None:
+            pos = Position(inst, product)
+            self.positions[key] = pos
+        return pos
+
+    def get_order(self, order_id: str) -> Order:
+        order = self.orders.get(str(order_id))
+        if order is None:
+            raise KiteError("OrderException", rules.NO_SUCH_ORDER)
+        return order
+
+    # ----- funds -----------------------------------------------------------------------------
+    def _opening_margin_quantity(self, order: Order, quantity: int) -> int:
+        """The part of ``quantity`` that opens or adds to a position (needs margin)."""
+        pos = self.positions.get((order.inst.exchange, order.inst.tradingsymbol, order.product))
+        held = pos.quantity if pos else 0
+        if order.transaction_type == "SELL" and held > 0:
+            return max(quantity - held, 0)
+        if order.transaction_type == "BUY" and held < 0:
+            return max(quantity + held, 0)
+        if order.product == "CNC" and order.transaction_type == "SELL":
+            return 0  # a delivery sell is backed by holdings, checked separately
+        return quantity
+
+    def _order_price(self, order: Order) -> float:
+        if order.order_type in ("MARKET", "SL-M"):
+            return order.limit_price or order.trigger_price or self.ltp(order.inst)
+        return order.price
+
+    def utilised(self, segment: str) -> dict[str, float]:
+        parts = {"span": 0.0, "exposure": 0.0, "option_premium": 0.0, "delivery": 0.0}
+        flows = 0.0
+        m2m = 0.0
+        realised = 0.0
+        for pos in self.positions.values():
+            inst = pos.inst
+            if inst.margin_segment != segment:
+                continue
+            ltp = self.ltp(inst)
+            close = self.market.prev_close(inst, self.now.date())
+            qty = pos.quantity
+            if inst.is_option or pos.product == "CNC":
+                flows += pos.day_sell_value - pos.day_buy_value
+                if inst.is_option and qty < 0:
+                    for k, v in margin_for(inst, pos.product, "SELL", -qty, ltp,
+                                           self.underlying_price(inst)).items():
+                        parts[k] += v
+                continue
+            pnl = pos.m2m(ltp, close)
+            m2m += pnl
+            if qty:
+                side = "BUY" if qty > 0 else "SELL"
+                for k, v in margin_for(inst, pos.product, side, abs(qty), ltp,
+                                       self.underlying_price(inst)).items():
+                    parts[k] += v
+            closed = min(pos.day_buy_quantity, pos.day_sell_quantity)
+            if closed:
+                realised += (pos.day_sell_value / pos.day_sell_quantity
+                             - pos.day_buy_value / pos.day_buy_quantity) * closed
+        for order in self.orders.values():
+            if order.status not in WORKING or order.inst.margin_segment != segment:
+                continue
+            qty = self._opening_margin_quantity(order, order.pending_quantity)
+            if qty:
+                for k, v in margin_for(order.inst, order.product, order.transaction_type, qty,
+                                       self._order_price(order),
+                                       self.underlying_price(order.inst)).items():
+                    parts[k] += v
+        parts["flows"] = flows
+        parts["m2m"] = m2m
+        parts["realised"] = realised
+        return parts
+
+    def net(self, segment: str) -> float:
+        funds = self.funds[segment]
+        used = self.utilised(segment)
+        base = (funds.opening_balance + funds.intraday_payin + funds.collateral
+                + funds.adhoc_margin)
+        blocked = used["span"] + used["exposure"] + used["option_premium"] + used["delivery"]
+        return round(base - blocked + used["m2m"] + used["flows"] - self.charges[segment], 2)
+
+    def margins_row(self, segment: str) -> dict[str, Any]:
+        funds = self.funds[segment]
+        used = self.utilised(segment)
+        debits = (used["span"] + used["exposure"] + used["option_premium"] + used["delivery"]
+                  + self.charges[segment])
+        net = self.net(segment)
+        return {
+            "enabled": funds.enabled,
+            "net": net,
+            "available": {
+                "adhoc_margin": funds.adhoc_margin,
+                "cash": funds.opening_balance,
+                "opening_balance": funds.opening_balance,
+                "live_balance": round(funds.opening_balance + funds.intraday_payin - debits
+                                      + used["flows"] + used["m2m"], 2),
+                "collateral": funds.collateral,
+                "intraday_payin": funds.intraday_payin,
+            },
+            "utilised": {
+                "debits": round(debits, 2),
+                "exposure": round(used["exposure"], 2),
+                "m2m_realised": round(-used["realised"], 2),
+                "m2m_unrealised": round(-(used["m2m"] - used["realised"]), 2),
+                "option_premium": round(used["option_premium"], 2),
+                "payout": 0.0,
+                "span": round(used["span"], 2),
+                "holding_sales": round(max(used["flows"], 0.0), 2),
+                "turnover": 0.0,
+                "liquid_collateral": 0.0,
+                "stock_collateral": funds.collateral,
+                "delivery": round(used["delivery"], 2),
+            },
+        }
+
+    # ----- placing ---------------------------------------------------------------------------
+    def place(self, *, variety: str, exchange: str, tradingsymbol: str, transaction_type: str,
+              quantity: int, product: str, order_type: str, price: float | None = None,
+              validity: str | None = None, validity_ttl: int | None = None,
+              disclosed_quantity: int | None = None, trigger_price: float | None = None,
+              iceberg_legs: int | None = None, iceberg_quantity: int | None = None,
+              auction_number: str | None = None, tag: str | None = None,
+              market_protection: float | None = None, meta: dict[str, Any] | None = None,
+              demat_only: bool = False, placed_by: str | None = None) -> Order:
+        # --- input checks: InputException, nothing enters the book ---
+        if variety not in VARIETIES:
+            raise input_error(rules.BAD_VARIETY)
+        if variety == "co":
+            raise input_error(rules.CO_UNSUPPORTED)
+        if variety == "auction":
+            raise input_error(rules.NO_AUCTION)
+        inst = self.instrument(exchange, tradingsymbol)
+        if transaction_type not in ("BUY", "SELL"):
+            raise input_error(rules.BAD_PARAM.format(name="transaction_type"))
+        if product not in PRODUCTS:
+            raise input_error(rules.BAD_PARAM.format(name="product"))
+        if order_type not in ORDER_TYPES:
+            raise input_error(rules.BAD_PARAM.format(name="order_type"))
+        validity = validity or "DAY"
+        if validity not in VALIDITIES:
+            raise input_error(rules.BAD_PARAM.format(name="validity"))
+        if validity == "TTL" and not validity_ttl:
+            raise input_error(rules.BAD_PARAM.format(name="validity_ttl"))
+        if isinstance(quantity, bool) or not isinstance(quantity, int) or quantity <= 0:
+            raise input_error(rules.BAD_QUANTITY)
+        if tag is not None and tag != "" and not rules.tag_ok(tag):
+            raise input_error(rules.BAD_TAG)
+        price = float(price or 0.0)
+        trigger = float(trigger_price or 0.0)
+        protection = float(market_protection or 0.0)
+        if order_type in ("LIMIT", "SL") and price <= 0:
+            raise input_error(rules.NEEDS_PRICE)
+        if order_type in ("SL", "SL-M") and trigger <= 0:
+            raise input_error(rules.NEEDS_TRIGGER)
+        # rules.md §3: MARKET and SL-M need a non-zero market_protection via the API.
+        if order_type in ("MARKET", "SL-M") and protection == 0:
+            raise input_error(rules.NO_PROTECTION)
+        if disclosed_quantity and disclosed_quantity > quantity:
+            raise input_error(rules.DISCLOSED_QTY)
+        # rules.md §2: iceberg legs 2..50; not as AMO.
+        legs = 0
+        if variety == "iceberg":
+            legs = int(iceberg_legs or 0)
+            if not 2 <= legs <= 50:
+                raise input_error(rules.ICEBERG_LEGS)
+            leg_qty = int(iceberg_quantity or 0)
+            lot = max(inst.lot_size, 1)
+            if leg_qty <= 0 or leg_qty * legs < quantity or leg_qty % lot:
+                raise input_error(rules.ICEBERG_QTY)
+        # rules.md §2 freeze quantity (per leg for iceberg); §1 equity 1,00,000-share cap.
+        slice_qty = int(iceberg_quantity or quantity) if variety == "iceberg" else quantity
+        if inst.freeze_quantity and slice_qty > inst.freeze_quantity:
+            lot = max(inst.lot_size, 1)
+            raise input_error(rules.FREEZE.format(
+                qty=quantity, lots=quantity // lot, freeze=inst.freeze_quantity,
+                freeze_lots=inst.freeze_quantity // lot))
+        if inst.is_equity and slice_qty > EQUITY_MAX_QUANTITY:
+            raise input_error(rules.EQUITY_MAX.format(qty=quantity))
+        # rules.md §6: session windows and AMO windows.
+        open_now = sessions.is_open(inst.exchange, self.now)
+        if variety == "amo":
+            if not sessions.in_amo_window(inst.exchange, self.now):
+                raise input_error(rules.AMO_DURING_MARKET.format(
+                    window=rules.AMO_WINDOWS[inst.exchange]))
+        elif not open_now:
+            raise input_error(rules.MARKET_CLOSED)
+        # rules.md §5: no fresh MIS after the auto square-off time.
+        if product == "MIS":
+            cutoff = sessions.square_off_time(inst.exchange, self.now.date())
+            session = sessions.session(inst.exchange, self.now.date())
+            if session is not None and cutoff <= self.now < session[1] + timedelta(hours=1):
+                raise input_error(rules.MIS_BLOCKED.format(time=f"{cutoff:%H:%M}"))
+        ltp = self.ltp(inst)
+        lower, upper = self.market.circuits(inst, self.now.date())
+        # rules.md §1: prices beyond the circuit limits are blocked before the exchange.
+        if order_type in ("LIMIT", "SL") and lower and price < lower:
+            raise input_error(rules.CIRCUIT_LOW.format(limit=f"{lower:.2f}"))
+        if order_type in ("LIMIT", "SL") and upper and price > upper:
+            raise input_error(rules.CIRCUIT_HIGH.format(limit=f"{upper:.2f}"))
+        if order_type in ("SL", "SL-M"):
+            if transaction_type == "SELL" and lower and trigger < lower:
+                raise input_error(rules.TRIGGER_CIRCUIT_SELL.format(limit=f"{lower:.2f}"))
+            if transaction_type == "BUY" and upper and trigger > upper:
+                raise input_error(rules.TRIGGER_CIRCUIT_BUY.format(limit=f"{upper:.2f}"))
+            # rules.md §1: a buy stop triggers above the LTP, a sell stop below it.
+            if variety != "amo" and transaction_type == "BUY" and trigger <= ltp:
+                raise input_error(rules.TRIGGER_SIDE_BUY.format(ltp=f"{ltp:.2f}"))
+            if variety != "amo" and transaction_type == "SELL" and trigger >= ltp:
+                raise input_error(rules.TRIGGER_SIDE_SELL.format(ltp=f"{ltp:.2f}"))
+        # rules.md §10/§11: delivery sells need free holdings, and TPIN authorisation for demat
+        # shares without DDPI (demat_consent other than "consent").
+        auth_used = 0
+        t1_used = 0
+        if product == "CNC" and transaction_type == "SELL" and inst.is_equity:
+            t1_used, auth_used = self._check_holdings(inst, quantity, demat_only)
+        order = Order(
+            order_id=self._next_order_id(), inst=inst, variety=variety,
+            transaction_type=transaction_type, quantity=quantity, product=product,
+            order_type=order_type, price=price, trigger_price=trigger, validity=validity,
+            validity_ttl=int(validity_ttl or 0), disclosed_quantity=int(disclosed_quantity or 0),
+            market_protection=protection, tag=tag or "", placed_at=self.now,
+            placed_by=placed_by or self.user_id, meta=dict(meta or {}),
+        )
+        if legs:
+            order.meta["iceberg"] = {"leg": 1, "legs": legs, "leg_quantity": iceberg_quantity,
+                                     "total_quantity": quantity, "remaining_quantity": quantity}
+        order.meta["_t1_used"] = t1_used
+        order.meta["_auth_used"] = auth_used
+        self.orders[order.order_id] = order
+        order.record("PUT ORDER REQ RECEIVED", self.now)
+        order.record("VALIDATION PENDING", self.now)
+        # --- RMS checks: the order enters the book as REJECTED ---
+        lot = max(inst.lot_size, 1)
+        if quantity % lot:
+            self._reject(order, rules.LOT_MULTIPLE.format(lot=lot))
+            return order
+        order.limit_price = self._limit_for(order, ltp)
+        segment = inst.margin_segment
+        needed_qty = self._opening_margin_quantity(order, quantity)
+        if needed_qty:
+            required = total(margin_for(inst, product, transaction_type, needed_qty,
+                                        self._order_price(order), self.underlying_price(inst)))
+            available = self.net(segment) + required * 0  # the order itself is not yet counted
+            order.status = "VALIDATION PENDING"
+            if required > available:
+                self._reject(order, rules.INSUFFICIENT_FUNDS.format(required=required,
+                                                                   available=available))
+                return order
+        if variety == "amo":
+            order.release_at = sessions.amo_release_time(inst.exchange, order_type, self.now)
+            order.record("AMO REQ RECEIVED", self.now)
+            return order
+        self._send_to_exchange(order)
+        return order
+
+    def _check_holdings(self, inst: Instrument, quantity: int,
+                        demat_only: bool) -> tuple[int, int]:
+        holding = self.holdings.get(inst.key)
+        pending = sum(o.pending_quantity for o in self.orders.values()
+                      if o.inst.key == inst.key and o.product == "CNC"
+                      and o.transaction_type == "SELL" and o.status in WORKING)
+        pending_t1 = sum(int(o.meta.get("_t1_used", 0)) for o in self.orders.values()
+                         if o.inst.key == inst.key and o.status in WORKING)
+        pos = self.positions.get((inst.exchange, inst.tradingsymbol, "CNC"))
+        bought_today = max(pos.quantity, 0) if pos else 0
+        demat = holding.demat_free() if holding else 0
+        t1 = 0 if demat_only or holding is None else holding.t1_free()
+        t1 = max(t1 - pending_t1, 0)
+        free = demat + t1 + (0 if demat_only else bought_today) - pending
+        if quantity > free:
+            raise KiteError("InputException", rules.INSUFFICIENT_HOLDINGS)
+        # Sell T+1 (BTST) and today's buys first: they need no depository authorisation.
+        from_t1 = min(quantity, t1)
+        from_today = min(quantity - from_t1, 0 if demat_only else bought_today)
+        from_demat = quantity - from_t1 - from_today
+        if from_demat and self.demat_consent != "consent" and holding is not None:
+            pending_auth = sum(int(o.meta.get("_auth_used", 0)) for o in self.orders.values()
+                               if o.inst.key == inst.key and o.status in WORKING)
+            authorised = holding.authorised_quantity - holding.sold_authorised - pending_auth
+            if from_demat > authorised:
+                # HTTP 428 (rules.md §11, https://kite.trade/forum/discussion/7786/).
+                raise KiteError("InputException", rules.NEEDS_AUTHORISATION.format(
+                    qty=from_demat - max(authorised, 0)), status=428)
+        return from_t1, from_demat
+
+    def _limit_for(self, order: Order, ltp: float) -> float:
+        """The price a protected MARKET/SL-M order is converted to (rules.md §3): the band
+        ``market_protection`` % away from the LTP (SL-M: from the trigger price)."""
+        if order.order_type not in ("MARKET", "SL-M"):
+            return order.price
+        percent = (rules.AUTO_PROTECTION_PERCENT if order.market_protection < 0
+                   else order.market_protection)
+        base = order.trigger_price if order.order_type == "SL-M" else ltp
+        tick = order.inst.tick_size
+        if order.transaction_type == "BUY":
+            return round_tick(base * (1 + percent / 100), tick, "up")
+        return max(round_tick(base * (1 - percent / 100), tick, "down"), tick)
+
+    def _reject(self, order: Order, message: str) -> None:
+        order.record("REJECTED", self.now, message)
+        order.meta.pop("_t1_used", None)
+
+    def _send_to_exchange(self, order: Order) -> None:
+        inst = order.inst
+        order.record("OPEN PENDING", self.now)
+        # rules.md §1: exchange rejections for prices off the tick grid.
+        if order.order_type in ("LIMIT", "SL") and not on_tick(order.price, inst.tick_size):
+            self._reject(order, rules.PRICE_TICK)
+            return
+        if order.order_type in ("SL", "SL-M") and not on_tick(order.trigger_price,
+                                                             inst.tick_size):
+            self._reject(order, rules.TRIGGER_TICK)
+            return
+        # rules.md §4: SL-M on NSE options and on every BSE segment.
+        if order.order_type == "SL-M" and (
+                (inst.exchange == "NFO" and inst.is_option) or inst.exchange in ("BSE", "BFO")):
+            self._reject(order, rules.SLM_BARRED)
+            return
+        order.exchange_order_id = self._next_exchange_id()
+        order.exchange_timestamp = self.now
+        order.exchange_update_timestamp = self.now
+        if order.validity == "TTL":
+            order.expires_at = self.now + timedelta(minutes=order.validity_ttl)
+        if order.order_type in ("SL", "SL-M"):
+            order.record("TRIGGER PENDING", self.now)
+        else:
+            order.record("OPEN", self.now)
+        self.match_now(order)
+
+    # ----- fills -----------------------------------------------------------------------------
+    def match_now(self, order: Order) -> None:
+        """Try ``order`` against the current tick (placement, release, trigger)."""
+        inst = order.inst
+        path = self.market.day_path(inst, self.now.date())
+        import bisect
+
+        i = bisect.bisect_right(path.times, self.now) - 1
+        if i < 0 or not sessions.is_open(inst.exchange, self.now):
+            self._ioc_done(order)
+            return
+        self.on_tick(order, path.times[i], path.prices[i], path.liquidity[i], immediate=True)
+        self._ioc_done(order)
+
+    def _ioc_done(self, order: Order) -> None:
+        if order.validity == "IOC" and order.status == "OPEN":
+            order.cancelled_quantity = order.quantity - order.filled_quantity
+            order.record("CANCELLED", self.now)
+
+    def on_tick(self, order: Order, at: datetime, price: float, liquidity: int | None,
+                immediate: bool = False) -> None:
+        if order.status == "TRIGGER PENDING":
+            hit = (price >= order.trigger_price if order.transaction_type == "BUY"
+                   else price <= order.trigger_price)
+            if not hit:
+                return
+            order.triggered = True
+            if order.order_type == "SL-M":
+                order.limit_price = self._limit_for(order, price)
+            order.exchange_update_timestamp = at
+            order.record("OPEN", at)
+            immediate = True
+        if order.status != "OPEN":
+            return
+        limit = order.limit_price
+        marketable = price <= limit if order.transaction_type == "BUY" else price >= limit
+        if not marketable:
+            return
+        # A resting limit fills at its own price; a marketable one (placement, trigger) at the
+        # tick's price.
+        fill_price = price if immediate or order.order_type in ("MARKET", "SL-M") else limit
+        if order.order_type in ("MARKET", "SL-M"):
+            fill_price = price
+        want = order.pending_quantity
+        if liquidity is not None:
+            key = (order.inst.instrument_token, at)
+            left = liquidity - self._liquidity.get(key, 0)
+            lot = max(order.inst.lot_size, 1)
+            left = left // lot * lot
+            if left <= 0:
+                return
+            want = min(want, left)
+            self._liquidity[key] = self._liquidity.get(key, 0) + want
+        self.fill(order, want, fill_price, at)
+
+    def fill(self, order: Order, quantity: int, price: float, at: datetime) -> None:
+        order.filled_quantity += quantity
+        order.fill_value += quantity * price
+        order.exchange_update_timestamp = at
+        trade = {
+            "trade_id": self._next_trade_id(),
+            "order_id": order.order_id,
+            "exchange": order.inst.exchange,
+            "tradingsymbol": order.inst.tradingsymbol,
+            "instrument_token": order.inst.instrument_token,
+            "product": order.product,
+            "average_price": price,
+            "quantity": quantity,
+            "exchange_order_id": order.exchange_order_id,
+            "transaction_type": order.transaction_type,
+            "fill_timestamp": kite_ts(at),
+            "order_timestamp": kite_ts(order.placed_at),
+            "exchange_timestamp": kite_ts(at),
+        }
+        self.trades.append(trade)
+        order.trades.append(trade)
+        self.position(order.inst, order.product).add_fill(order.transaction_type, quantity,
+                                                          price)
+        holding = self.holdings.get(order.inst.key)
+        if holding is not None and order.product == "CNC" and order.transaction_type == "SELL":
+            t1 = min(int(order.meta.get("_t1_used", 0)), quantity)
+            order.meta["_t1_used"] = int(order.meta.get("_t1_used", 0)) - t1
+            holding.sold_t1 += t1
+            demat = min(int(order.meta.get("_auth_used", 0)), quantity - t1)
+            order.meta["_auth_used"] = int(order.meta.get("_auth_used", 0)) - demat
+            holding.sold_authorised += demat
+            holding.used_quantity += quantity
+        if "iceberg" in order.meta:
+            ice = order.meta["iceberg"]
+            ice["remaining_quantity"] = order.quantity - order.filled_quantity
+            ice["leg"] = min(ice["legs"], 1 + order.filled_quantity // max(ice["leg_quantity"],
+                                                                            1))
+        if order.pending_quantity == 0:
+            order.record("COMPLETE", at)
+
+    # ----- modify / cancel -------------------------------------------------------------------
+    def modify(self, variety: str, order_id: str, quantity: int | None, price: float | None,
+               order_type: str | None, trigger_price: float | None, validity: str | None,
+               disclosed_quantity: int | None) -> Order:
+        order = self.get_order(order_id)
+        if order.status not in WORKING:
+            raise input_error(rules.NOT_MODIFIABLE.format(status=order.status.lower()))
+        self._check_variety(order, variety)
+        # rules.md §7: at most 25 modifications per order.
+        if order.modifications >= rules.MAX_MODIFICATIONS:
+            raise KiteError("NetworkException", rules.TOO_MANY_MODIFICATIONS)
+        new_type = order_type or order.order_type
+        if new_type not in ORDER_TYPES:
+            raise input_error(rules.BAD_PARAM.format(name="order_type"))
+        new_qty = int(quantity) if quantity else order.quantity
+        new_price = float(price) if price else (order.price if new_type in ("LIMIT", "SL")
+                                                else 0.0)
+        new_trigger = float(trigger_price) if trigger_price else (
+            order.trigger_price if new_type in ("SL", "SL-M") else 0.0)
+        inst = order.inst
+        if new_qty < order.filled_quantity or new_qty <= 0:
+            raise input_error(rules.BELOW_FILLED.format(filled=order.filled_quantity))
+        if new_qty % max(inst.lot_size, 1):
+            raise input_error(rules.LOT_MULTIPLE.format(lot=inst.lot_size))
+        if inst.freeze_quantity and new_qty > inst.freeze_quantity and order.variety != "iceberg":
+            lot = max(inst.lot_size, 1)
+            raise input_error(rules.FREEZE.format(
+                qty=new_qty, lots=new_qty // lot, freeze=inst.freeze_quantity,
+                freeze_lots=inst.freeze_quantity // lot))
+        if new_type in ("LIMIT", "SL") and new_price <= 0:
+            raise input_error(rules.NEEDS_PRICE)
+        if new_type in ("SL", "SL-M") and new_trigger <= 0:
+            raise input_error(rules.NEEDS_TRIGGER)
+        if new_type in ("MARKET", "SL-M") and order.market_protection == 0:
+            raise input_error(rules.NO_PROTECTION)
+        if new_type in ("LIMIT", "SL") and not on_tick(new_price, inst.tick_size):
+            raise input_error(rules.PRICE_TICK)
+        if new_type in ("SL", "SL-M") and not on_tick(new_trigger, inst.tick_size):
+            raise input_error(rules.TRIGGER_TICK)
+        lower, upper = self.market.circuits(inst, self.now.date())
+        if new_type in ("LIMIT", "SL") and lower and new_price < lower:
+            raise input_error(rules.CIRCUIT_LOW.format(limit=f"{lower:.2f}"))
+        if new_type in ("LIMIT", "SL") and upper and new_price > upper:
+            raise input_error(rules.CIRCUIT_HIGH.format(limit=f"{upper:.2f}"))
+        if new_type == "SL-M" and (
+                (inst.exchange == "NFO" and inst.is_option) or inst.exchange in ("BSE", "BFO")):
+            raise input_error(rules.SLM_BARRED)
+        order.modifications += 1
+        was = order.status
+        order.record("MODIFY VALIDATION PENDING", self.now)
+        order.record("MODIFY PENDING", self.now)
+        order.quantity, order.price, order.trigger_price = new_qty, new_price, new_trigger
+        order.order_type = new_type
+        if validity:
+            order.validity = validity
+        if disclosed_quantity is not None:
+            order.disclosed_quantity = int(disclosed_quantity)
+        order.modified = True
+        order.limit_price = self._limit_for(order, self.ltp(inst))
+        order.exchange_update_timestamp = self.now if order.exchange_order_id else None
+        order.record("MODIFIED", self.now)
+        if was == "AMO REQ RECEIVED":
+            order.record("AMO REQ RECEIVED", self.now)
+            return order
+        if new_type in ("SL", "SL-M") and not order.triggered:
+            order.record("TRIGGER PENDING", self.now)
+        else:
+            order.record("OPEN", self.now)
+        self.match_now(order)
+        return order
+
+    def _check_variety(self, order: Order, variety: str) -> None:
+        if variety not in VARIETIES:
+            raise input_error(rules.BAD_VARIETY)
+        # rules.md §6: once an AMO is at the exchange, modify/cancel use variety regular.
+        if order.variety == "amo" and order.status != "AMO REQ RECEIVED" and variety == "amo":
+            raise input_error(rules.AMO_RELEASED)
+        if order.status == "AMO REQ RECEIVED" and not sessions.in_amo_window(
+                order.inst.exchange, self.now):
+            raise input_error(rules.AMO_DURING_MARKET.format(
+                window=rules.AMO_WINDOWS[order.inst.exchange]))
+
+    def cancel(self, variety: str, order_id: str, message: str | None = None) -> Order:
+        order = self.get_order(order_id)
+        if order.status not in WORKING:
+            raise input_error(rules.NOT_CANCELLABLE.format(status=order.status.lower()))
+        self._check_variety(order, variety)
+        self._cancel(order, self.now, message)
+        return order
+
+    def _cancel(self, order: Order, at: datetime, message: str | None = None) -> None:
+        # CANCEL PENDING is an expected transient state (kite-domain.md §2; no Zerodha source).
+        order.record("CANCEL PENDING", at)
+        order.cancelled_quantity = order.quantity - order.filled_quantity
+        if order.exchange_order_id:
+            order.exchange_update_timestamp = at
+        order.record("CANCELLED", at, message)
+
+    # ----- scheduled events ------------------------------------------------------------------
+    def release_amo(self, order: Order, at: datetime) -> None:
+        if order.status != "AMO REQ RECEIVED":
+            return
+        saved = self.now
+        self.now = at
+        order.limit_price = self._limit_for(order, self.ltp(order.inst))
+        self._send_to_exchange(order)
+        self.now = saved
+
+    def square_off(self, exchanges: tuple[str, ...], at: datetime) -> None:
+        """MIS auto square-off (rules.md §5): cancel open MIS orders, close MIS positions at the
+        LTP, charge ₹50 + GST per order."""
+        for order in list(self.orders.values()):
+            if (order.product == "MIS" and order.status in WORKING
+                    and order.inst.exchange in exchanges):
+                self._cancel(order, at, rules.SQUARE_OFF_MESSAGE)
+        for pos in list(self.positions.values()):
+            if pos.product != "MIS" or pos.inst.exchange not in exchanges or pos.quantity == 0:
+                continue
+            side = "SELL" if pos.quantity > 0 else "BUY"
+            qty = abs(pos.quantity)
+            price = self.market.price_at(pos.inst, at)
+            order = Order(
+                order_id=self._next_order_id(), inst=pos.inst, variety="regular",
+                transaction_type=side, quantity=qty, product="MIS", order_type="MARKET",
+                price=0.0, trigger_price=0.0, validity="DAY", validity_ttl=0,
+                disclosed_quantity=0, market_protection=-1, tag="", placed_at=at,
+                placed_by="ADMINSQF",
+            )
+            self.orders[order.order_id] = order
+            order.record("PUT ORDER REQ RECEIVED", at)
+            order.record("VALIDATION PENDING", at)
+            order.record("OPEN PENDING", at)
+            order.exchange_order_id = self._next_exchange_id()
+            order.exchange_timestamp = at
+            order.status_message = rules.SQUARE_OFF_MESSAGE
+            order.record("OPEN", at)
+            order.limit_price = price
+            self.fill(order, qty, price, at)
+            self.charges[pos.inst.margin_segment] += rules.SQUARE_OFF_CHARGE
+
+    def close_session(self, exchanges: tuple[str, ...], at: datetime) -> None:
+        """Unfilled DAY orders are cancelled at the close."""
+        for order in self.orders.values():
+            if (order.inst.exchange in exchanges and order.status in ("OPEN", "TRIGGER PENDING")
+                    and order.placed_at.date() == at.date()):
+                self._cancel(order, at)
+
+    def expire_ttl(self, order: Order, at: datetime) -> None:
+        if order.status in ("OPEN", "TRIGGER PENDING"):
+            self._cancel(order, at)

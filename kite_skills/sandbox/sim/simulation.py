@@ -1,0 +1,756 @@
+"""``Simulation``: a fake Kite Connect over a scenario, driven by ``advance_to``."""
+
+from __future__ import annotations
+
+import heapq
+import json
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from . import gtt as gtt_rules
+from . import rules, sessions
+from .alerts import OPERATORS, Alert
+from .clock import IST, ist, kite_ts
+from .engine import WORKING, Engine, Order
+from .errors import KiteError, input_error
+from .gtt import Gtt
+from .instruments import Instrument, InstrumentFacts, master_for
+from .market import Market
+from .portfolio import Holding, Position, margin_for, total
+from .scenario import Scenario
+
+INTERVALS: dict[str, int | None] = {
+    "minute": 1, "3minute": 3, "5minute": 5, "10minute": 10, "15minute": 15,
+    "30minute": 30, "60minute": 60, "day": None,
+}
+# Kite's longest range per request for each interval (Kite Connect historical API docs, as
+# quoted on the Kite forum). The error text is UNVERIFIED.
+MAX_DAYS = {"minute": 60, "3minute": 100, "5minute": 100, "10minute": 100, "15minute": 200,
+            "30minute": 200, "60minute": 400, "day": 2000}
+_GROUPS = (("NSE", "BSE"), ("NFO", "BFO"), ("MCX",))
+
+
+class Simulation:
+    def __init__(self, scenario: Scenario, start: datetime | None = None) -> None:
+        self.scenario = scenario
+        self.day = scenario.clock.date()
+        self.master = master_for(self.day)
+        self.market = Market(self.master, self.day, dict(scenario.market))
+        self.user_id = str(scenario.profile.get("user_id", "ZS0001"))
+        self.engine = Engine(self.master, self.market, dict(scenario.funds),
+                             scenario.demat_consent, self.user_id, scenario.clock)
+        self.gtts: dict[int, Gtt] = {}
+        self.alerts: dict[str, Alert] = {}
+        self._gtt_seq = 100000
+        self._alert_seq = 0
+        self._cursor = ist(scenario.clock)
+        self._load()
+        clock = self._cursor
+        if sessions.is_trading_day(clock.date()):
+            for group in _GROUPS:  # a scenario that starts past the square-off time
+                cut = sessions.square_off_time(group[0], clock.date())
+                if cut <= clock:
+                    self.engine.now = cut
+                    self.engine.square_off(group, cut)
+        self.engine.now = self._cursor
+        if start is not None:
+            start = ist(start)
+            if start > self._cursor:
+                self.advance_to(start)
+            else:
+                self._cursor = start
+                self.engine.now = start
+
+    # ----- loading the scenario -------------------------------------------------------------
+    def _inst(self, key: str) -> Instrument:
+        inst = self.master.by_key(key)
+        assert inst is not None, key
+        return inst
+
+    def _load(self) -> None:
+        sc = self.scenario
+        for row in sc.holdings:
+            inst = self._inst(row["key"])
+            self.engine.holdings[inst.key] = Holding(
+                inst=inst, quantity=row["quantity"], t1_quantity=row["t1_quantity"],
+                realised_quantity=row["realised_quantity"], used_quantity=row["used_quantity"],
+                authorised_quantity=row["authorised_quantity"],
+                authorised_date=row["authorised_date"] or (
+                    kite_ts(datetime.combine(self.day, time(7, 5), IST))
+                    if row["authorised_quantity"] else ""),
+                collateral_quantity=row["collateral_quantity"],
+                collateral_type=row["collateral_type"], average_price=row["average_price"],
+                opening_quantity=row["opening_quantity"] or row["quantity"],
+            )
+        for row in sc.positions:
+            inst = self._inst(row["key"])
+            pos = self.engine.position(inst, row["product"])
+            pos.overnight_quantity = row["quantity"]
+            pos.overnight_price = row["average_price"] or self.market.prev_close(inst, self.day)
+        for row in sorted(sc.orders, key=lambda r: r["at"]):
+            self._seed_order(row)
+        for row in sc.gtts:
+            inst = self._inst(row["key"])
+            created = row["created_at"] or datetime.combine(
+                sessions.previous_trading_day(self.day), time(10, 0), IST)
+            self._gtt_seq += 1
+            self.gtts[self._gtt_seq] = Gtt(
+                id=self._gtt_seq, inst=inst, type=row["type"],
+                trigger_values=list(row["trigger_values"]),
+                last_price=row["last_price"] or self.market.prev_close(inst, self.day),
+                orders=list(row["orders"]), created_at=created, updated_at=created,
+                status=row["status"], user_id=self.user_id)
+        for row in sc.alerts:
+            inst = self._inst(row["key"])
+            rhs = None
+            if row["rhs_type"] == "instrument":
+                rhs = self.master.get(row["rhs_exchange"], row["rhs_tradingsymbol"])
+            created = datetime.combine(sessions.previous_trading_day(self.day), time(10, 0), IST)
+            alert = self._new_alert(row["name"], row["type"], inst, row["operator"],
+                                    row["rhs_type"], row["rhs_constant"], rhs, row["basket"],
+                                    created)
+            alert.status = row["status"]
+
+    def _seed_order(self, row: dict[str, Any]) -> None:
+        eng = self.engine
+        at: datetime = row["at"]
+        eng.now = at
+        inst = self._inst(row["key"])
+        order = Order(
+            order_id=eng._next_order_id(), inst=inst, variety=row["variety"],
+            transaction_type=row["transaction_type"], quantity=row["quantity"],
+            product=row["product"], order_type=row["order_type"], price=row["price"],
+            trigger_price=row["trigger_price"], validity=row["validity"], validity_ttl=0,
+            disclosed_quantity=0, market_protection=row["market_protection"], tag=row["tag"],
+            placed_at=at, placed_by=self.user_id)
+        eng.orders[order.order_id] = order
+        order.record("PUT ORDER REQ RECEIVED", at)
+        order.record("VALIDATION PENDING", at)
+        status = row["status"]
+        if status == "REJECTED":
+            order.record("REJECTED", at, row["status_message"] or rules.INSUFFICIENT_FUNDS.format(
+                required=order.quantity * (order.price or eng.ltp(inst)), available=0.0))
+            return
+        order.record("OPEN PENDING", at)
+        order.exchange_order_id = eng._next_exchange_id()
+        order.exchange_timestamp = at
+        order.exchange_update_timestamp = at
+        order.limit_price = eng._limit_for(order, eng.ltp(inst))
+        order.record("TRIGGER PENDING" if status == "TRIGGER PENDING" else "OPEN", at)
+        filled = row["filled_quantity"]
+        if filled < 0:
+            filled = order.quantity if status == "COMPLETE" else 0
+        if filled:
+            price = row["average_price"] or row["price"] or eng.ltp(inst)
+            eng.fill(order, filled, price, at)
+        if status == "CANCELLED" and order.status != "COMPLETE":
+            eng._cancel(order, at, row["status_message"] or None)
+
+    # ----- time -----------------------------------------------------------------------------
+    @property
+    def now(self) -> datetime:
+        return self._cursor
+
+    def _watched(self) -> set[int]:
+        tokens = {o.inst.instrument_token for o in self.engine.orders.values()
+                  if o.status in ("OPEN", "TRIGGER PENDING")}
+        tokens |= {g.inst.instrument_token for g in self.gtts.values() if g.status == "active"}
+        for alert in self.alerts.values():
+            if alert.status == "enabled":
+                tokens.add(alert.inst.instrument_token)
+        return tokens
+
+    def advance_to(self, when: datetime) -> None:
+        """Process every event up to ``when`` in time order (ticks, AMO release, square-off,
+        session close, TTL expiry). An earlier ``when`` is ignored."""
+        when = ist(when).replace(microsecond=0)
+        start = self._cursor
+        if when <= start:
+            return
+        heap: list[tuple[datetime, int, int, str, Any]] = []
+        seq = 0
+
+        def push(at: datetime, prio: int, kind: str, payload: Any) -> None:
+            nonlocal seq
+            seq += 1
+            heapq.heappush(heap, (at, prio, seq, kind, payload))
+
+        day = start.date()
+        while day <= when.date():
+            if sessions.is_trading_day(day):
+                for group in _GROUPS:
+                    window = sessions.session(group[0], day)
+                    assert window is not None
+                    cut = sessions.square_off_time(group[0], day)
+                    if start < cut <= when:
+                        push(cut, 2, "squareoff", group)
+                    if start < window[1] <= when:
+                        push(window[1], 3, "close", group)
+            day += timedelta(days=1)
+        for order in self.engine.orders.values():
+            if order.release_at is not None and start < order.release_at <= when:
+                push(order.release_at, 0, "release", order.order_id)
+            if order.expires_at is not None and start < order.expires_at <= when:
+                push(order.expires_at, 4, "ttl", order.order_id)
+        watched: set[int] = set()
+
+        def watch(after: datetime) -> None:
+            for token in sorted(self._watched() - watched):
+                watched.add(token)
+                inst = self.master.by_token(token)
+                assert inst is not None
+                for tick in self.market.ticks_between(inst, after, when):
+                    push(tick.at, 1, "tick", (inst, tick.price, tick.liquidity))
+
+        watch(start)
+        while heap:
+            at, _, _, kind, payload = heapq.heappop(heap)
+            self.engine.now = at
+            if kind == "tick":
+                inst, price, liquidity = payload
+                self._on_tick(inst, at, price, liquidity)
+            elif kind == "release":
+                self.engine.release_amo(self.engine.orders[payload], at)
+            elif kind == "squareoff":
+                self.engine.square_off(payload, at)
+            elif kind == "close":
+                self.engine.close_session(payload, at)
+                self._close_gtt_orders(payload, at)
+            elif kind == "ttl":
+                self.engine.expire_ttl(self.engine.orders[payload], at)
+            watch(at)
+        self._cursor = when
+        self.engine.now = when
+
+    def _on_tick(self, inst: Instrument, at: datetime, price: float,
+                 liquidity: int | None) -> None:
+        for order in list(self.engine.orders.values()):
+            if order.inst.instrument_token == inst.instrument_token and order.status in (
+                    "OPEN", "TRIGGER PENDING"):
+                self.engine.on_tick(order, at, price, liquidity)
+        for trigger in list(self.gtts.values()):
+            if trigger.inst.instrument_token == inst.instrument_token and \
+                    trigger.status == "active":
+                leg = trigger.leg_hit(price)
+                if leg is not None:
+                    self._fire_gtt(trigger, leg, at)
+        for alert in list(self.alerts.values()):
+            if alert.inst.instrument_token == inst.instrument_token and alert.status == "enabled":
+                self._check_alert(alert, at, price)
+
+    def _close_gtt_orders(self, group: tuple[str, ...], at: datetime) -> None:
+        """GTT orders are DAY orders: cancelled at the close like the rest (rules.md §8)."""
+
+    # ----- account (read) -------------------------------------------------------------------
+    def profile(self) -> dict[str, Any]:
+        return json.loads(json.dumps(self.scenario.profile))  # type: ignore[no-any-return]
+
+    def margins(self, segment: str | None = None) -> dict[str, Any]:
+        if segment is not None:
+            if segment not in ("equity", "commodity"):
+                raise input_error("Invalid segment.")  # UNVERIFIED text
+            return self.engine.margins_row(segment)
+        return {"equity": self.engine.margins_row("equity"),
+                "commodity": self.engine.margins_row("commodity")}
+
+    def holdings(self) -> list[dict[str, Any]]:
+        out = []
+        for h in self.engine.holdings.values():
+            ltp = self.engine.ltp(h.inst)
+            close = self.market.prev_close(h.inst, self.now.date())
+            out.append({
+                "tradingsymbol": h.inst.tradingsymbol,
+                "exchange": h.inst.exchange,
+                "instrument_token": h.inst.instrument_token,
+                "isin": h.inst.isin,
+                "product": "CNC",
+                "price": 0,
+                "quantity": h.quantity,
+                "used_quantity": h.used_quantity,
+                "t1_quantity": h.t1_quantity,
+                "realised_quantity": h.realised_quantity,
+                "authorised_quantity": h.authorised_quantity,
+                "authorised_date": h.authorised_date,
+                "authorisation": {},
+                "opening_quantity": h.opening_quantity,
+                "short_quantity": 0,
+                "collateral_quantity": h.collateral_quantity,
+                "collateral_type": h.collateral_type,
+                "discrepancy": False,
+                "average_price": h.average_price,
+                "last_price": ltp,
+                "close_price": close,
+                "pnl": round((ltp - h.average_price) * h.quantity, 2),
+                "day_change": round(ltp - close, 2),
+                "day_change_percentage": round((ltp - close) / close * 100, 4) if close else 0.0,
+                "mtf": {"quantity": 0, "used_quantity": 0, "average_price": 0, "value": 0,
+                        "initial_margin": 0},
+            })
+        return out
+
+    def positions(self) -> dict[str, list[dict[str, Any]]]:
+        net: list[dict[str, Any]] = []
+        day: list[dict[str, Any]] = []
+        for pos in self.engine.positions.values():
+            if not pos.traded_today and pos.overnight_quantity == 0:
+                continue
+            ltp = self.engine.ltp(pos.inst)
+            close = self.market.prev_close(pos.inst, self.now.date())
+            day_row, net_row = pos.rows(ltp, close)
+            net.append(net_row)
+            if day_row is not None:
+                day.append(day_row)
+        return {"net": net, "day": day}
+
+    def orders(self) -> list[dict[str, Any]]:
+        return [o.row() for o in self.engine.orders.values()]
+
+    def order_history(self, order_id: str) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.engine.get_order(order_id).history]
+
+    def order_trades(self, order_id: str) -> list[dict[str, Any]]:
+        return [dict(t) for t in self.engine.get_order(order_id).trades]
+
+    def trades(self) -> list[dict[str, Any]]:
+        return [dict(t) for t in self.engine.trades]
+
+    # ----- orders (write) -------------------------------------------------------------------
+    def place_order(self, variety: str, exchange: str, tradingsymbol: str,
+                    transaction_type: str, quantity: int, product: str, order_type: str,
+                    price: float | None = None, validity: str | None = None,
+                    validity_ttl: int | None = None, disclosed_quantity: int | None = None,
+                    trigger_price: float | None = None, iceberg_legs: int | None = None,
+                    iceberg_quantity: int | None = None, auction_number: str | None = None,
+                    tag: str | None = None,
+                    market_protection: float | None = None) -> dict[str, Any]:
+        order = self.engine.place(
+            variety=variety, exchange=exchange, tradingsymbol=tradingsymbol,
+            transaction_type=transaction_type, quantity=quantity, product=product,
+            order_type=order_type, price=price, validity=validity, validity_ttl=validity_ttl,
+            disclosed_quantity=disclosed_quantity, trigger_price=trigger_price,
+            iceberg_legs=iceberg_legs, iceberg_quantity=iceberg_quantity,
+            auction_number=auction_number, tag=tag, market_protection=market_protection)
+        return {"order_id": order.order_id}
+
+    def modify_order(self, variety: str, order_id: str, parent_order_id: str | None = None,
+                     quantity: int | None = None, price: float | None = None,
+                     order_type: str | None = None, trigger_price: float | None = None,
+                     validity: str | None = None,
+                     disclosed_quantity: int | None = None) -> dict[str, Any]:
+        order = self.engine.modify(variety, order_id, quantity, price, order_type,
+                                   trigger_price, validity, disclosed_quantity)
+        return {"order_id": order.order_id}
+
+    def cancel_order(self, variety: str, order_id: str,
+                     parent_order_id: str | None = None) -> dict[str, Any]:
+        order = self.engine.cancel(variety, order_id)
+        return {"order_id": order.order_id}
+
+    def convert_position(self, exchange: str, tradingsymbol: str, transaction_type: str,
+                         position_type: str, quantity: int, old_product: str,
+                         new_product: str) -> bool:
+        inst = self.engine.instrument(exchange, tradingsymbol)
+        # rules.md §5: no conversion to MIS after the auto square-off time.
+        cutoff = sessions.square_off_time(inst.exchange, self.now.date())
+        if new_product == "MIS" and self.now >= cutoff:
+            raise input_error(rules.MIS_BLOCKED.format(time=f"{cutoff:%H:%M}"))
+        old = self.engine.positions.get((exchange, tradingsymbol, old_product))
+        sign = 1 if transaction_type == "BUY" else -1
+        if old is None or sign * old.quantity < quantity or quantity <= 0:
+            raise input_error("Insufficient position quantity to convert.")  # UNVERIFIED
+        new = self.engine.position(inst, new_product)
+        avg_value = (old.day_buy_value / old.day_buy_quantity if sign > 0 and
+                     old.day_buy_quantity else
+                     old.day_sell_value / old.day_sell_quantity if old.day_sell_quantity
+                     else self.engine.ltp(inst) * inst.multiplier)
+        if sign > 0:
+            old.day_buy_quantity -= quantity
+            old.day_buy_value -= avg_value * quantity
+        else:
+            old.day_sell_quantity -= quantity
+            old.day_sell_value -= avg_value * quantity
+        new.add_fill(transaction_type, quantity, avg_value / inst.multiplier)
+        return True
+
+    def _margin_row(self, item: dict[str, Any]) -> dict[str, Any]:
+        inst = self.engine.instrument(str(item.get("exchange")), str(item.get("tradingsymbol")))
+        qty = int(item.get("quantity") or 0)
+        price = float(item.get("price") or 0) or self.engine.ltp(inst)
+        parts = margin_for(inst, str(item.get("product") or "CNC"),
+                           str(item.get("transaction_type") or "BUY"), qty, price,
+                           self.engine.underlying_price(inst))
+        zero_charges = {"transaction_tax": 0.0, "transaction_tax_type": "stt",
+                        "exchange_turnover_charge": 0.0, "sebi_turnover_charge": 0.0,
+                        "brokerage": 0.0, "stamp_duty": 0.0,
+                        "gst": {"igst": 0.0, "cgst": 0.0, "sgst": 0.0, "total": 0.0},
+                        "total": 0.0}
+        return {
+            "type": inst.margin_segment, "tradingsymbol": inst.tradingsymbol,
+            "exchange": inst.exchange, "span": round(parts["span"], 2),
+            "exposure": round(parts["exposure"], 2),
+            "option_premium": round(parts["option_premium"], 2), "additional": 0, "bo": 0,
+            "cash": 0, "var": round(parts["delivery"], 2),
+            "pnl": {"realised": 0, "unrealised": 0},
+            "leverage": 5 if item.get("product") == "MIS" and inst.is_equity else 1,
+            "charges": zero_charges, "total": round(total(parts), 2),
+        }
+
+    def order_margins(self, orders: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [self._margin_row(item) for item in orders]
+
+    def basket_order_margins(self, orders: list[dict[str, Any]], consider_positions: bool = True,
+                             mode: str | None = None) -> dict[str, Any]:
+        rows = self.order_margins(orders)
+        summed = {k: round(sum(float(r[k]) for r in rows), 2)
+                  for k in ("span", "exposure", "option_premium", "total")}
+        block = {"type": "", "tradingsymbol": "", "exchange": "", "additional": 0, "bo": 0,
+                 "cash": 0, "var": 0, "pnl": {"realised": 0, "unrealised": 0}, "leverage": 1,
+                 "charges": rows[0]["charges"] if rows else {}, **summed}
+        return {"initial": dict(block), "final": dict(block), "orders": rows,
+                "charges": block["charges"]}
+
+    # ----- GTT ------------------------------------------------------------------------------
+    def get_gtts(self) -> list[dict[str, Any]]:
+        return [g.row() for g in sorted(self.gtts.values(), key=lambda g: -g.id)
+                if g.status != "deleted"]
+
+    def get_gtt(self, trigger_id: int) -> dict[str, Any]:
+        return self._gtt(trigger_id).row()
+
+    def _gtt(self, trigger_id: int) -> Gtt:
+        found = self.gtts.get(int(trigger_id))
+        if found is None or found.status == "deleted":
+            raise gtt_rules.not_found()
+        return found
+
+    def place_gtt(self, trigger_type: str, tradingsymbol: str, exchange: str,
+                  trigger_values: list[float], last_price: float,
+                  orders: list[dict[str, Any]]) -> dict[str, Any]:
+        inst = self.engine.instrument(exchange, tradingsymbol)
+        legs = gtt_rules.validate(inst, trigger_type, list(trigger_values), float(last_price),
+                                  orders)
+        active = sum(1 for g in self.gtts.values() if g.status == "active")
+        if active >= rules.GTT_MAX_ACTIVE:
+            raise input_error(rules.GTT_TOO_MANY)
+        self._gtt_seq += 1
+        trigger = Gtt(id=self._gtt_seq, inst=inst, type=trigger_type,
+                      trigger_values=[float(v) for v in trigger_values],
+                      last_price=float(last_price), orders=legs, created_at=self.now,
+                      updated_at=self.now, user_id=self.user_id)
+        if gtt_rules.too_close(trigger.trigger_values, self.engine.ltp(inst)):
+            trigger.status = "disabled"
+        self.gtts[trigger.id] = trigger
+        return {"trigger_id": trigger.id}
+
+    def modify_gtt(self, trigger_id: int, trigger_type: str, tradingsymbol: str, exchange: str,
+                   trigger_values: list[float], last_price: float,
+                   orders: list[dict[str, Any]]) -> dict[str, Any]:
+        trigger = self._gtt(trigger_id)
+        if trigger.status != "active":
+            raise input_error(rules.GTT_NOT_ACTIVE)
+        inst = self.engine.instrument(exchange, tradingsymbol)
+        legs = gtt_rules.validate(inst, trigger_type, list(trigger_values), float(last_price),
+                                  orders)
+        trigger.inst, trigger.type, trigger.orders = inst, trigger_type, legs
+        trigger.trigger_values = [float(v) for v in trigger_values]
+        trigger.last_price = float(last_price)
+        trigger.updated_at = self.now
+        if gtt_rules.too_close(trigger.trigger_values, self.engine.ltp(inst)):
+            trigger.status = "disabled"
+        return {"trigger_id": trigger.id}
+
+    def delete_gtt(self, trigger_id: int) -> dict[str, Any]:
+        trigger = self._gtt(trigger_id)
+        if trigger.status != "active":
+            raise input_error(rules.GTT_NOT_ACTIVE)
+        trigger.status = "deleted"
+        trigger.updated_at = self.now
+        return {"trigger_id": trigger.id}
+
+    def _fire_gtt(self, trigger: Gtt, leg: int, at: datetime) -> None:
+        """Place the leg's LIMIT order under the same rules (rules.md §8); a sell is backed only
+        by demat shares (kite-domain.md §0)."""
+        spec = trigger.orders[leg]
+        trigger.status = "triggered"
+        trigger.updated_at = at
+        result: dict[str, Any] = {
+            "account_id": self.user_id, "exchange": trigger.inst.exchange,
+            "tradingsymbol": trigger.inst.tradingsymbol, "validity": "DAY",
+            "product": spec["product"], "order_type": "LIMIT",
+            "transaction_type": spec["transaction_type"], "quantity": spec["quantity"],
+            "price": spec["price"], "meta": {"gtt": trigger.id}, "timestamp": kite_ts(at),
+            "triggered_at": spec["price"],
+        }
+        try:
+            order = self.engine.place(
+                variety="regular", exchange=trigger.inst.exchange,
+                tradingsymbol=trigger.inst.tradingsymbol,
+                transaction_type=spec["transaction_type"], quantity=spec["quantity"],
+                product=spec["product"], order_type="LIMIT", price=spec["price"],
+                meta={"gtt": trigger.id}, demat_only=True)
+        except KiteError as err:
+            result["order_result"] = {"order_id": "", "rejection_reason": err.message,
+                                      "status": "failed"}
+        else:
+            failed = order.status == "REJECTED"
+            result["order_result"] = {"order_id": order.order_id,
+                                      "rejection_reason": order.status_message or ""
+                                      if failed else "",
+                                      "status": "failed" if failed else "success"}
+        results: list[dict[str, Any] | None] = [None] * len(trigger.orders)
+        results[leg] = result
+        trigger.results = results
+
+    # ----- alerts ---------------------------------------------------------------------------
+    def _new_alert(self, name: str, kind: str, inst: Instrument, op: str, rhs_type: str,
+                   constant: float, rhs: Instrument | None, basket: Any,
+                   created: datetime) -> Alert:
+        self._alert_seq += 1
+        uuid = f"{self._alert_seq:08x}-0000-4000-8000-{inst.instrument_token:012x}"
+        alert = Alert(uuid=uuid, name=name, type=kind, inst=inst, operator=op,
+                      rhs_type=rhs_type, rhs_constant=constant, rhs_inst=rhs,
+                      basket=basket if isinstance(basket, dict) else None, created_at=created,
+                      updated_at=created, user_id=self.user_id)
+        self.alerts[uuid] = alert
+        return alert
+
+    def _alert_params(self, params: dict[str, Any]) -> tuple[Any, ...]:
+        name = str(params.get("name") or "")
+        kind = str(params.get("type") or params.get("alert_type") or "simple")
+        if not name:
+            raise input_error("Invalid `name`.")  # UNVERIFIED
+        if kind not in ("simple", "ato"):
+            raise input_error("Invalid `type`.")  # UNVERIFIED
+        inst = self.master.get(str(params.get("lhs_exchange")),
+                               str(params.get("lhs_tradingsymbol")))
+        if inst is None:
+            raise input_error("Invalid `lhs_tradingsymbol`.")  # UNVERIFIED
+        if str(params.get("lhs_attribute") or "LastTradedPrice") != "LastTradedPrice":
+            raise input_error("Invalid `lhs_attribute`.")  # sandbox: only LastTradedPrice
+        op = str(params.get("operator") or "")
+        if op not in OPERATORS:
+            raise input_error("Invalid `operator`.")  # UNVERIFIED
+        rhs_type = str(params.get("rhs_type") or "constant")
+        rhs = None
+        constant = 0.0
+        if rhs_type == "instrument":
+            rhs = self.master.get(str(params.get("rhs_exchange")),
+                                  str(params.get("rhs_tradingsymbol")))
+            if rhs is None:
+                raise input_error("Invalid `rhs_tradingsymbol`.")  # UNVERIFIED
+        else:
+            try:
+                constant = float(params.get("rhs_constant") or 0)
+            except (TypeError, ValueError) as exc:
+                raise input_error("Invalid `rhs_constant`.") from exc  # UNVERIFIED
+        basket = params.get("basket")
+        if isinstance(basket, str) and basket:
+            try:
+                basket = json.loads(basket)
+            except ValueError as exc:
+                raise input_error("Invalid `basket`.") from exc  # UNVERIFIED
+        if kind == "ato" and not (isinstance(basket, dict) and basket.get("items")):
+            raise input_error("Invalid `basket`. An ATO alert needs basket items.")  # UNV.
+        return name, kind, inst, op, rhs_type, constant, rhs, basket
+
+    def get_alerts(self, filters: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        out = []
+        for alert in self.alerts.values():
+            if filters and filters.get("status") and alert.status != filters["status"]:
+                continue
+            if filters and filters.get("type") and alert.type != filters["type"]:
+                continue
+            out.append(alert.row())
+        return out
+
+    def _alert(self, uuid: str) -> Alert:
+        alert = self.alerts.get(uuid)
+        if alert is None:
+            raise input_error(rules.ALERT_NOT_FOUND)
+        return alert
+
+    def get_alert(self, uuid: str) -> dict[str, Any]:
+        return self._alert(uuid).row()
+
+    def create_alert(self, **params: Any) -> dict[str, Any]:
+        if len(self.alerts) >= rules.ALERT_MAX:
+            raise input_error(rules.ALERT_TOO_MANY)
+        name, kind, inst, op, rhs_type, constant, rhs, basket = self._alert_params(params)
+        return self._new_alert(name, kind, inst, op, rhs_type, constant, rhs, basket,
+                               self.now).row()
+
+    def modify_alert(self, uuid: str, **params: Any) -> dict[str, Any]:
+        alert = self._alert(uuid)
+        name, kind, inst, op, rhs_type, constant, rhs, basket = self._alert_params(params)
+        alert.name, alert.type, alert.inst, alert.operator = name, kind, inst, op
+        alert.rhs_type, alert.rhs_constant, alert.rhs_inst = rhs_type, constant, rhs
+        alert.basket = basket if isinstance(basket, dict) else None
+        alert.updated_at = self.now
+        alert.status, alert.disabled_reason, alert.armed = "enabled", "", True
+        return alert.row()
+
+    def delete_alerts(self, *uuids: str) -> None:
+        for uuid in uuids:
+            self._alert(uuid)
+        for uuid in uuids:
+            del self.alerts[uuid]
+
+    def get_alert_history(self, uuid: str) -> list[dict[str, Any]]:
+        return [dict(h) for h in self._alert(uuid).history]
+
+    def _check_alert(self, alert: Alert, at: datetime, price: float) -> None:
+        rhs = self.market.price_at(alert.rhs_inst, at) if alert.rhs_inst else alert.rhs_constant
+        if not alert.holds(price, rhs):
+            alert.armed = True
+            return
+        if not alert.armed:
+            return
+        alert.armed = False
+        alert.alert_count += 1
+        alert.updated_at = at
+        order_meta: list[dict[str, Any]] | None = None
+        if alert.type == "ato" and alert.basket:
+            order_meta = []
+            for item in alert.basket.get("items", []):
+                params = dict(item.get("params") or {})
+                try:
+                    order = self.engine.place(
+                        variety=str(params.get("variety") or "regular"),
+                        exchange=str(item.get("exchange")),
+                        tradingsymbol=str(item.get("tradingsymbol")),
+                        transaction_type=str(params.get("transaction_type")),
+                        quantity=int(params.get("quantity") or 0),
+                        product=str(params.get("product")),
+                        order_type=str(params.get("order_type")),
+                        price=params.get("price"), trigger_price=params.get("trigger_price"),
+                        validity=params.get("validity"),
+                        market_protection=params.get("market_protection"),
+                        meta={"alert": alert.uuid})
+                    order_meta.append({"order_id": order.order_id, "status": order.status,
+                                       "status_message": order.status_message})
+                except KiteError as err:
+                    order_meta.append({"order_id": "", "status": "failed",
+                                       "status_message": err.message})
+            # An ATO alert places its basket once.
+            alert.status, alert.disabled_reason = "disabled", "triggered"
+        quote = self.market.quote_row(alert.inst, at)
+        quote.update({"tradingsymbol": alert.inst.tradingsymbol,
+                      "exchange": "INDICES" if alert.inst.is_index else alert.inst.exchange})
+        target = (f"{alert.rhs_inst.exchange}:{alert.rhs_inst.tradingsymbol}"
+                  if alert.rhs_inst else f"{alert.rhs_constant:g}")
+        alert.history.append({
+            "uuid": alert.uuid, "type": alert.type, "meta": [quote],
+            "condition": f"LastTradedPrice({alert.inst.exchange}:{alert.inst.tradingsymbol}) "
+                         f"{alert.operator} {target}",
+            "created_at": kite_ts(at), "order_meta": order_meta,
+        })
+
+    # ----- market ---------------------------------------------------------------------------
+    def _lookup(self, names: tuple[str, ...]) -> list[tuple[str, Instrument]]:
+        out = []
+        for name in names:
+            inst = self.master.by_key(str(name))
+            if inst is not None:
+                out.append((str(name), inst))
+        return out
+
+    def quote(self, *instruments: str) -> dict[str, Any]:
+        return {k: self.market.quote_row(i, self.now) for k, i in self._lookup(instruments)}
+
+    def ohlc(self, *instruments: str) -> dict[str, Any]:
+        return {k: self.market.ohlc_row(i, self.now) for k, i in self._lookup(instruments)}
+
+    def ltp(self, *instruments: str) -> dict[str, Any]:
+        return {k: self.market.ltp_row(i, self.now) for k, i in self._lookup(instruments)}
+
+    def historical_data(self, instrument_token: int, from_date: datetime | date | str,
+                        to_date: datetime | date | str, interval: str,
+                        continuous: bool = False, oi: bool = False) -> list[dict[str, Any]]:
+        inst = self.master.by_token(int(instrument_token))
+        if inst is None:
+            raise input_error("invalid token")  # UNVERIFIED
+        if interval not in INTERVALS:
+            raise input_error("invalid interval")  # UNVERIFIED
+        start, end = _moment(from_date), _moment(to_date, end_of_day=True)
+        if end < start:
+            raise input_error("invalid from/to dates: from is after to")  # UNVERIFIED
+        if (end - start).days > MAX_DAYS[interval]:
+            raise input_error(f"interval exceeds max limit: {MAX_DAYS[interval]} days")  # UNV.
+        return self.market.candles(inst, start, end, INTERVALS[interval], self.now, oi)
+
+    def instruments(self, exchange: str | None = None) -> list[dict[str, Any]]:
+        return [i.row() for i in self.master.all()
+                if exchange is None or i.exchange == exchange]
+
+    def instrument_facts(self, exchange: str, tradingsymbol: str) -> InstrumentFacts:
+        inst = self.master.get(exchange, tradingsymbol)
+        if inst is None:
+            raise input_error(rules.UNKNOWN_INSTRUMENT)
+        lower, upper = self.market.circuits(inst, self.now.date())
+        return InstrumentFacts(
+            instrument_token=inst.instrument_token, exchange=inst.exchange,
+            tradingsymbol=inst.tradingsymbol, instrument_type=inst.instrument_type,
+            segment=inst.segment, tick_size=inst.tick_size, lot_size=inst.lot_size,
+            freeze_quantity=inst.freeze_quantity,
+            max_order_quantity=(100000 if inst.is_equity else inst.freeze_quantity),
+            lower_circuit=lower, upper_circuit=upper,
+            expiry=inst.expiry.isoformat() if inst.expiry else "", strike=inst.strike,
+            isin=inst.isin, name=inst.name)
+
+    # ----- mutual funds ---------------------------------------------------------------------
+    def _nav_date(self) -> date:
+        return sessions.previous_trading_day(self.now.date())
+
+    def mf_instruments(self) -> list[dict[str, Any]]:
+        return [f.row(self._nav_date()) for f in self.master.mutual_funds]
+
+    def mf_holdings(self) -> list[dict[str, Any]]:
+        out = []
+        for row in self.scenario.mf_holdings:
+            fund = self.master.mutual_fund(row["tradingsymbol"])
+            assert fund is not None
+            out.append({
+                "folio": row["folio"], "fund": fund.name, "tradingsymbol": fund.tradingsymbol,
+                "average_price": row["average_price"], "last_price": fund.nav,
+                "last_price_date": self._nav_date().isoformat(),
+                "pledged_quantity": row["pledged_quantity"],
+                "pnl": round((fund.nav - row["average_price"]) * row["quantity"], 2),
+                "quantity": row["quantity"],
+            })
+        return out
+
+    def mf_orders(self, order_id: str | None = None) -> list[dict[str, Any]] | dict[str, Any]:
+        rows = [dict(r) for r in self.scenario.mf_orders]
+        if order_id is None:
+            return rows
+        for row in rows:
+            if str(row.get("order_id")) == str(order_id):
+                return row
+        raise KiteError("OrderException", rules.NO_SUCH_ORDER)
+
+    def mf_sips(self, sip_id: str | None = None) -> list[dict[str, Any]] | dict[str, Any]:
+        rows = [dict(r) for r in self.scenario.mf_sips]
+        if sip_id is None:
+            return rows
+        for row in rows:
+            if str(row.get("sip_id")) == str(sip_id):
+                return row
+        raise input_error("Invalid `sip_id`.")  # UNVERIFIED
+
+
+def _moment(value: datetime | date | str, end_of_day: bool = False) -> datetime:
+    if isinstance(value, datetime):
+        return ist(value)
+    if isinstance(value, date):
+        return datetime.combine(value, time(23, 59, 59) if end_of_day else time(0, 0), IST)
+    text = str(value).strip()
+    try:
+        if len(text) == 10:
+            day = date.fromisoformat(text)
+            return datetime.combine(day, time(23, 59, 59) if end_of_day else time(0, 0), IST)
+        return ist(datetime.fromisoformat(text))
+    except ValueError as exc:
+        raise input_error(f"invalid date {text!r}") from exc  # UNVERIFIED
+
+
+__all__ = ["INTERVALS", "Position", "Simulation", "WORKING"]
