@@ -25,14 +25,7 @@ from typing import Any, Final
 from . import coerce as c
 from . import gotypes as g
 
-try:
-    from .sim import KiteError
-except ImportError:  # until the simulation library lands in this branch
-
-    class KiteError(Exception):  # type: ignore[no-redef]
-        """Stand-in for kite_skills.sandbox.sim.KiteError."""
-
-        error_type = "GeneralException"
+from .sim import KiteError
 
 
 Args = Mapping[str, Any]
