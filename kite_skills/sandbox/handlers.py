@@ -24,9 +24,7 @@ from typing import Any, Final
 
 from . import coerce as c
 from . import gotypes as g
-
 from .sim import KiteError
-
 
 Args = Mapping[str, Any]
 
@@ -444,14 +442,26 @@ LIVE_QUOTE_FIELDS: Final = [
 
 def master(kite: Any) -> list[dict[str, Any]]:
     """The instrument master as the server holds it: each CSV row with ``id`` =
-    ``EXCHANGE:TRADINGSYMBOL``, ``expiry`` as ``expiry_date``, the facts Kite keeps beside
-    it, and ``active``."""
+    ``EXCHANGE:TRADINGSYMBOL``, ``expiry`` as ``expiry_date``, the facts its JSON master
+    carries beside the CSV's (ISIN, freeze and maximum order quantities, circuit limits, from
+    the simulation's ``instrument_facts``), and ``active``."""
     rows = []
     for row in _call("Instrument manager is not initialized.", kite.instruments):
         item = dict(row)
-        item["id"] = f"{row.get('exchange', '')}:{row.get('tradingsymbol', '')}"
+        exchange, symbol = str(row.get("exchange", "")), str(row.get("tradingsymbol", ""))
+        item["id"] = f"{exchange}:{symbol}"
         item.setdefault("expiry_date", row.get("expiry") or "")
         item.setdefault("active", True)
+        try:
+            facts = kite.instrument_facts(exchange, symbol)
+        except KiteError:
+            facts = None
+        if facts is not None:
+            item.setdefault("isin", facts.isin)
+            item.setdefault("freeze_quantity", facts.freeze_quantity)
+            item.setdefault("max_order_quantity", facts.max_order_quantity)
+            item.setdefault("lower_circuit_limit", facts.lower_circuit)
+            item.setdefault("upper_circuit_limit", facts.upper_circuit)
         rows.append(item)
     return rows
 
@@ -694,7 +704,10 @@ def _with_reason(handler: Handler) -> Handler:
     """The alerts handlers append Kite's reason: ``Failed to create alert: <err>``."""
 
     def run(kite: Any, args: Args) -> Result:
-        result = handler(kite, args)
+        try:
+            result = handler(kite, args)
+        except Failed as stop:
+            result = stop.result
         if result.is_error and result.kite_error is not None:
             return Result(f"{result.text}: {result.kite_error}", True, result.kite_error)
         return result

@@ -20,7 +20,7 @@ from mcp import Client, StdioServerParameters, types
 ROOT = Path(__file__).resolve().parents[2]
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
-START = "2026-12-01 10:15"  # a weekday mid-session; every test pins the clock with --at
+START = "2026-12-02 11:30"  # the default scenario's clock, given with --at as a person would
 
 
 def env(home: Path) -> dict[str, str]:

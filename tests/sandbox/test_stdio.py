@@ -42,11 +42,11 @@ async def test_grouped_tools_over_stdio(tmp_path: Path, mode: str, version: str)
             await client.call_tool("get_orders", {})
         assert unknown.value.code == -32602 and 'unknown tool "get_orders"' in str(unknown.value)
     recorded = [json.loads(line) for line in journal.read_text().splitlines()]
-    assert recorded[0]["kind"] == "start" and recorded[0]["clock"] == "2026-12-01 10:15"
+    assert recorded[0]["kind"] == "start" and recorded[0]["clock"] == "2026-12-02 11:30"
     calls = [e for e in recorded if e["kind"] == "call"]
     assert [e["tool"] for e in calls] == ["portfolio", "orders", "orders", "get_orders"]
     assert calls[1]["result"].startswith("Invalid mode") and calls[1]["is_error"]
-    assert calls[0]["sim_time"].startswith("2026-12-01 10:15")
+    assert calls[0]["sim_time"].startswith("2026-12-02 11:30")
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
@@ -84,7 +84,7 @@ def test_one_stderr_line_says_it_is_a_simulation(tmp_path: Path) -> None:
     lines = stderr.splitlines()
     assert len(lines) == 1, stderr
     assert "SIMULATION" in lines[0] and "scenario 'default'" in lines[0]
-    assert "clock 2026-12-01 10:15 IST" in lines[0] and "j.jsonl" in lines[0]
+    assert "clock 2026-12-02 11:30 IST" in lines[0] and "j.jsonl" in lines[0]
 
 
 def test_a_bad_scenario_file_serves_nothing(tmp_path: Path) -> None:
