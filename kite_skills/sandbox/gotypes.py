@@ -311,28 +311,30 @@ def go_int(value: Any) -> int:
     return 0
 
 
+def _parse_time(text: str) -> datetime | None:
+    """models.Time's layouts: IST wall times, then zoned ones (models/time.go)."""
+    for layout in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d"):
+        try:
+            return datetime.strptime(text, layout).replace(tzinfo=IST)
+        except ValueError:
+            continue
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=IST)
+
+
 def go_time(value: Any) -> str:
     """A Kite timestamp (``YYYY-MM-DD HH:MM:SS`` or ``YYYY-MM-DD`` IST, or zoned) as Go's
-    time.Time marshals it (RFC 3339); empty or null -> the zero time."""
+    time.Time marshals it (RFC 3339); empty, null or unreadable -> the zero time."""
     if isinstance(value, datetime):
-        moment = value if value.tzinfo else value.replace(tzinfo=IST)
+        moment: datetime | None = value if value.tzinfo else value.replace(tzinfo=IST)
     elif isinstance(value, str) and value.strip():
-        text = value.strip()
-        moment = None
-        for layout in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d"):
-            try:
-                moment = datetime.strptime(text, layout).replace(tzinfo=IST)
-                break
-            except ValueError:
-                continue
-        if moment is None:
-            try:
-                moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-            except ValueError:
-                return ZERO_TIME
-            if moment.tzinfo is None:
-                moment = moment.replace(tzinfo=IST)
+        moment = _parse_time(value.strip())
     else:
+        moment = None
+    if moment is None:
         return ZERO_TIME
     text = moment.isoformat()
     if moment.microsecond:

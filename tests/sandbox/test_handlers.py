@@ -199,3 +199,19 @@ def test_session_and_login_say_signed_in(kite: sim.Simulation) -> None:
         f"You are already logged in as {kite.profile()['user_name']}. "
         "There is no need to log in again."
     )
+
+
+def test_market_data_as_go_maps_and_candles(kite: sim.Simulation) -> None:
+    quote = call(kite, "market", mode="quote", instruments=["NSE:INFY", "NSE:ITC"])
+    assert list(quote) == ["NSE:INFY", "NSE:ITC"]  # Go sorts map keys
+    assert list(quote["NSE:INFY"]) == [name for name, _ in g.QUOTE]
+    assert len(quote["NSE:INFY"]["depth"]["buy"]) == 5
+    assert quote["NSE:INFY"]["timestamp"].endswith("+05:30")
+    ltp = call(kite, "market", mode="ltp", instruments=["NSE:INFY"])
+    assert list(ltp["NSE:INFY"]) == ["instrument_token", "last_price"]
+    token = quote["NSE:INFY"]["instrument_token"]
+    candles = call(kite, "market", mode="historical", instrument_token=token,
+                   from_date="2026-12-01 09:15:00", to_date="2026-12-02 11:00:00",
+                   interval="60minute")  # fmt: skip
+    assert candles and list(candles[0]) == ["date", "open", "high", "low", "close", "volume", "oi"]
+    assert candles[0]["date"].startswith("2026-12-01T09:15:00+05:30")
