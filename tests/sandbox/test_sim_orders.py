@@ -6,8 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from kite_skills.sandbox.sim import KiteError, Simulation, parse_scenario
-from kite_skills.sandbox.sim import rules
+from kite_skills.sandbox.sim import KiteError, Simulation, parse_scenario, rules
 
 BASE = """
 clock: "2026-12-02 11:30:00"
@@ -23,9 +22,16 @@ def sim(extra: str = "", base: str = BASE) -> Simulation:
 
 
 def place(s: Simulation, **kw: object) -> dict:
-    args: dict = {"variety": "regular", "exchange": "NSE", "tradingsymbol": "INFY",
-                  "transaction_type": "BUY", "quantity": 1, "product": "CNC",
-                  "order_type": "LIMIT", "price": 1500.0}
+    args: dict = {
+        "variety": "regular",
+        "exchange": "NSE",
+        "tradingsymbol": "INFY",
+        "transaction_type": "BUY",
+        "quantity": 1,
+        "product": "CNC",
+        "order_type": "LIMIT",
+        "price": 1500.0,
+    }
     args.update(kw)
     return s.place_order(**args)
 
@@ -75,22 +81,35 @@ def test_tick_size_rejections_enter_the_book() -> None:
     oid = place(s, price=1500.03)["order_id"]
     assert order(s, oid)["status"] == "REJECTED"
     assert order(s, oid)["status_message"] == rules.PRICE_TICK
-    oid = place(s, transaction_type="SELL", order_type="SL", price=1400.0,
-                trigger_price=1401.03)["order_id"]
-    assert order(s, oid)["status_message"] == "16316 : The trigger price is not a multiple of tick size"
+    oid = place(s, transaction_type="SELL", order_type="SL", price=1400.0, trigger_price=1401.03)[
+        "order_id"
+    ]
+    assert (
+        order(s, oid)["status_message"]
+        == "16316 : The trigger price is not a multiple of tick size"
+    )
 
 
 def test_lot_multiple_and_freeze() -> None:
     s = sim()
-    oid = place(s, exchange="NFO", tradingsymbol="NIFTY26DECFUT", quantity=60, product="NRML",
-                price=26000.0)["order_id"]
+    oid = place(
+        s, exchange="NFO", tradingsymbol="NIFTY26DECFUT", quantity=60, product="NRML", price=26000.0
+    )["order_id"]
     assert order(s, oid)["status"] == "REJECTED"
     assert order(s, oid)["status_message"] == "Quantity should be a multiple of lot size 65."
-    err = refused(s, exchange="NFO", tradingsymbol="NIFTY26DECFUT", quantity=1820,
-                  product="NRML", price=26000.0)
+    err = refused(
+        s,
+        exchange="NFO",
+        tradingsymbol="NIFTY26DECFUT",
+        quantity=1820,
+        product="NRML",
+        price=26000.0,
+    )
     assert err.error_type == "InputException"
-    assert err.message.startswith("The order quantity 1820 (28 lots) is higher than the maximum "
-                                  "quantity of 1755 (27 lots) allowed by the exchanges.")
+    assert err.message.startswith(
+        "The order quantity 1820 (28 lots) is higher than the maximum "
+        "quantity of 1755 (27 lots) allowed by the exchanges."
+    )
 
 
 def test_circuit_limits() -> None:
@@ -98,8 +117,7 @@ def test_circuit_limits() -> None:
     facts = s.instrument_facts("NSE", "INFY")
     err = refused(s, price=round(facts.upper_circuit + 10, 1))
     assert err.message == rules.CIRCUIT_HIGH.format(limit=f"{facts.upper_circuit:.2f}")
-    err = refused(s, transaction_type="SELL", price=round(facts.lower_circuit - 10, 1),
-                  quantity=1)
+    err = refused(s, transaction_type="SELL", price=round(facts.lower_circuit - 10, 1), quantity=1)
     assert "lower circuit limit" in err.message
 
 
@@ -109,24 +127,46 @@ def test_insufficient_funds_against_net() -> None:
     oid = place(s, quantity=400, price=1600.0)["order_id"]
     row = order(s, oid)
     assert row["status"] == "REJECTED"
-    assert row["status_message"] == (f"Insufficient funds. Required margin is 640000.00 but "
-                                     f"available margin is {net:.2f}. Check the orderbook for "
-                                     "open orders.")
+    assert row["status_message"] == (
+        f"Insufficient funds. Required margin is 640000.00 but "
+        f"available margin is {net:.2f}. Check the orderbook for "
+        "open orders."
+    )
     assert [r["status"] for r in s.order_history(oid)] == [
-        "PUT ORDER REQ RECEIVED", "VALIDATION PENDING", "REJECTED"]
+        "PUT ORDER REQ RECEIVED",
+        "VALIDATION PENDING",
+        "REJECTED",
+    ]
 
 
 def test_market_needs_protection_and_slm_barred() -> None:
     s = sim()
     assert refused(s, order_type="MARKET", price=None).message == rules.NO_PROTECTION
-    assert refused(s, order_type="SL-M", price=None, trigger_price=1700.0,
-                   market_protection=0).message == rules.NO_PROTECTION
-    oid = place(s, exchange="NFO", tradingsymbol="NIFTY26D0826000CE", quantity=65,
-                product="NRML", order_type="SL-M", price=None, trigger_price=500.0,
-                market_protection=-1)["order_id"]
+    assert (
+        refused(s, order_type="SL-M", price=None, trigger_price=1700.0, market_protection=0).message
+        == rules.NO_PROTECTION
+    )
+    oid = place(
+        s,
+        exchange="NFO",
+        tradingsymbol="NIFTY26D0826000CE",
+        quantity=65,
+        product="NRML",
+        order_type="SL-M",
+        price=None,
+        trigger_price=500.0,
+        market_protection=-1,
+    )["order_id"]
     assert order(s, oid)["status_message"] == "16052 : Function not available"
-    oid = place(s, exchange="BSE", tradingsymbol="SBIN", order_type="SL-M", price=None,
-                trigger_price=1100.0, market_protection=2)["order_id"]
+    oid = place(
+        s,
+        exchange="BSE",
+        tradingsymbol="SBIN",
+        order_type="SL-M",
+        price=None,
+        trigger_price=1100.0,
+        market_protection=2,
+    )["order_id"]
     assert order(s, oid)["status"] == "REJECTED"
 
 
@@ -135,12 +175,17 @@ def test_tags_iceberg_and_sessions() -> None:
     assert refused(s, tag="too-long-and-dashed").message == rules.BAD_TAG
     assert refused(s, tag="a" * 21).message == rules.BAD_TAG
     place(s, tag="a" * 20, price=1300.0)
-    assert refused(s, variety="iceberg", quantity=100, iceberg_legs=1,
-                   iceberg_quantity=100).message == rules.ICEBERG_LEGS
-    assert refused(s, variety="iceberg", quantity=100, iceberg_legs=51,
-                   iceberg_quantity=2).message == rules.ICEBERG_LEGS
+    assert (
+        refused(s, variety="iceberg", quantity=100, iceberg_legs=1, iceberg_quantity=100).message
+        == rules.ICEBERG_LEGS
+    )
+    assert (
+        refused(s, variety="iceberg", quantity=100, iceberg_legs=51, iceberg_quantity=2).message
+        == rules.ICEBERG_LEGS
+    )
     assert refused(s, variety="amo", price=1300.0).message.startswith(
-        "AMO orders can be placed only outside market hours")
+        "AMO orders can be placed only outside market hours"
+    )
     s.advance_to(s.now.replace(hour=17))
     assert refused(s, price=1300.0).message == rules.MARKET_CLOSED
     oid = place(s, variety="amo", price=1300.0)["order_id"]
@@ -162,7 +207,9 @@ def test_fresh_mis_after_square_off_and_square_off() -> None:
     mis = [p for p in net if p["product"] == "MIS"]
     assert mis and mis[0]["quantity"] == 0
     closing = [o for o in s.orders() if o["placed_by"] == "ADMINSQF"]
-    assert closing and closing[0]["transaction_type"] == "SELL" and closing[0]["status"] == "COMPLETE"
+    assert (
+        closing and closing[0]["transaction_type"] == "SELL" and closing[0]["status"] == "COMPLETE"
+    )
     err = refused(s, product="MIS", price=1600.0)
     assert err.message == rules.MIS_BLOCKED.format(time="15:20")
     place(s, product="CNC", price=1300.0)  # CNC still works until 15:30
@@ -170,7 +217,8 @@ def test_fresh_mis_after_square_off_and_square_off() -> None:
 
 def test_holdings_sells_t1_and_tpin() -> None:
     text = BASE.replace("consent}}", "physical}}").replace(
-        "average_price: 1480}", "average_price: 1480, authorised_quantity: 30}")
+        "average_price: 1480}", "average_price: 1480, authorised_quantity: 30}"
+    )
     s = sim(base=text)
     # T+1 (20, BTST) plus 30 authorised demat shares: 50 sell without TPIN trouble.
     place(s, transaction_type="SELL", quantity=50, price=1300.0)
@@ -179,8 +227,10 @@ def test_holdings_sells_t1_and_tpin() -> None:
     assert info.value.status == 428
     assert info.value.message == "10 quantity needs authorisation at depository"
     s2 = sim()
-    assert refused(s2, transaction_type="SELL", quantity=121, price=1300.0).message == \
-        rules.INSUFFICIENT_HOLDINGS
+    assert (
+        refused(s2, transaction_type="SELL", quantity=121, price=1300.0).message
+        == rules.INSUFFICIENT_HOLDINGS
+    )
 
 
 def test_partial_fills_and_protected_market_remainder() -> None:
@@ -216,8 +266,15 @@ positions:
     books = s.positions()
     assert books["day"] == [] and books["net"][0]["overnight_quantity"] == 65
     ltp = s.ltp("NFO:NIFTY26DECFUT")["NFO:NIFTY26DECFUT"]["last_price"]
-    place(s, exchange="NFO", tradingsymbol="NIFTY26DECFUT", quantity=65, product="NRML",
-          transaction_type="SELL", price=round(ltp - 50, 1))
+    place(
+        s,
+        exchange="NFO",
+        tradingsymbol="NIFTY26DECFUT",
+        quantity=65,
+        product="NRML",
+        transaction_type="SELL",
+        price=round(ltp - 50, 1),
+    )
     books = s.positions()
     assert books["day"][0]["quantity"] == -65 and books["day"][0]["overnight_quantity"] == 0
     assert books["net"][0]["quantity"] == 0 and books["net"][0]["overnight_quantity"] == 65
@@ -227,9 +284,59 @@ def test_determinism() -> None:
     def run() -> tuple:
         s = sim()
         place(s, price=1590.0, quantity=5)
-        place(s, exchange="NFO", tradingsymbol="NIFTY26DECFUT", quantity=65, product="NRML",
-              order_type="SL", price=26300.0, trigger_price=26250.0)
+        place(
+            s,
+            exchange="NFO",
+            tradingsymbol="NIFTY26DECFUT",
+            quantity=65,
+            product="NRML",
+            order_type="SL",
+            price=26300.0,
+            trigger_price=26250.0,
+        )
         s.advance_to(s.now + timedelta(hours=3))
         return s.orders(), s.trades(), s.positions(), s.margins()
 
     assert run() == run()
+
+
+def test_stop_loss_trail_trigger_side_and_equity_cap() -> None:
+    extra = """
+market:
+  NSE:INFY:
+    path:
+      - ["11:31", 1600.0]
+      - ["11:35", 1585.0]
+"""
+    s = sim(extra)
+    s.advance_to(s.now.replace(minute=31))
+    err = refused(s, transaction_type="SELL", order_type="SL", price=1590.0, trigger_price=1610.0)
+    assert err.message == rules.TRIGGER_SIDE_SELL.format(ltp="1600.00")
+    oid = place(
+        s, transaction_type="SELL", order_type="SL", price=1580.0, trigger_price=1590.0, quantity=5
+    )["order_id"]
+    assert order(s, oid)["status"] == "TRIGGER PENDING"
+    s.advance_to(s.now.replace(minute=36))
+    assert [r["status"] for r in s.order_history(oid)][-3:] == [
+        "TRIGGER PENDING",
+        "OPEN",
+        "COMPLETE",
+    ]
+    assert s.order_trades(oid)[0]["average_price"] == 1585.0
+    err = refused(s, tradingsymbol="IDEA", price=10.0, quantity=100_001)
+    assert err.message == rules.EQUITY_MAX.format(qty=100001)
+
+
+def test_market_orders_blocked_in_stock_options() -> None:
+    s = sim()
+    err = refused(
+        s,
+        exchange="NFO",
+        tradingsymbol="RELIANCE26DEC1540CE",
+        quantity=500,
+        product="NRML",
+        order_type="MARKET",
+        price=None,
+        market_protection=-1,
+    )
+    assert err.message == rules.STOCK_OPTION_MARKET

@@ -11,12 +11,13 @@ REJECTED with ``status_message``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+import bisect
+from dataclasses import dataclass, field, replace
+from datetime import datetime, time, timedelta
 from typing import Any
 
 from . import rules, sessions
-from .clock import ist, kite_ts
+from .clock import IST, ist, kite_ts
 from .errors import KiteError, input_error
 from .instruments import EQUITY_MAX_QUANTITY, Instrument, InstrumentMaster
 from .market import Market, on_tick, round_tick
@@ -90,9 +91,11 @@ class Order:
             "status_message_raw": self.status_message,
             "order_timestamp": kite_ts(self.exchange_update_timestamp or self.placed_at),
             "exchange_update_timestamp": kite_ts(self.exchange_update_timestamp)
-            if self.exchange_update_timestamp else None,
+            if self.exchange_update_timestamp
+            else None,
             "exchange_timestamp": kite_ts(self.exchange_timestamp)
-            if self.exchange_timestamp else None,
+            if self.exchange_timestamp
+            else None,
             "variety": self.variety,
             "modified": self.modified,
             "exchange": self.inst.exchange,
@@ -112,7 +115,7 @@ class Order:
             "pending_quantity": self.pending_quantity,
             "cancelled_quantity": self.cancelled_quantity,
             "market_protection": self.market_protection,
-            "meta": dict(self.meta),
+            "meta": {k: v for k, v in self.meta.items() if not k.startswith("_")},
             "tag": self.tag or None,
             "tags": [self.tag] if self.tag else [],
             "guid": f"sim{self.order_id}",
@@ -133,8 +136,15 @@ class Order:
 class Engine:
     """The account: orders, trades, positions, holdings and funds."""
 
-    def __init__(self, master: InstrumentMaster, market: Market, funds: dict[str, Funds],
-                 demat_consent: str, user_id: str, start: datetime) -> None:
+    def __init__(
+        self,
+        master: InstrumentMaster,
+        market: Market,
+        funds: dict[str, Funds],
+        demat_consent: str,
+        user_id: str,
+        start: datetime,
+    ) -> None:
         self.master = master
         self.market = market
         self.funds = funds
@@ -150,6 +160,7 @@ class Engine:
         self._trade_seq = 0
         self._exchange_seq = 0
         self._liquidity: dict[tuple[int, datetime], int] = {}
+        self._today_sold: dict[str, int] = {}
 
     # ----- identifiers ---------------------------------------------------------------------
     def _next_order_id(self) -> str:
@@ -228,29 +239,38 @@ class Engine:
             if inst.is_option or pos.product == "CNC":
                 flows += pos.day_sell_value - pos.day_buy_value
                 if inst.is_option and qty < 0:
-                    for k, v in margin_for(inst, pos.product, "SELL", -qty, ltp,
-                                           self.underlying_price(inst)).items():
+                    for k, v in margin_for(
+                        inst, pos.product, "SELL", -qty, ltp, self.underlying_price(inst)
+                    ).items():
                         parts[k] += v
                 continue
             pnl = pos.m2m(ltp, close)
             m2m += pnl
             if qty:
                 side = "BUY" if qty > 0 else "SELL"
-                for k, v in margin_for(inst, pos.product, side, abs(qty), ltp,
-                                       self.underlying_price(inst)).items():
+                for k, v in margin_for(
+                    inst, pos.product, side, abs(qty), ltp, self.underlying_price(inst)
+                ).items():
                     parts[k] += v
             closed = min(pos.day_buy_quantity, pos.day_sell_quantity)
             if closed:
-                realised += (pos.day_sell_value / pos.day_sell_quantity
-                             - pos.day_buy_value / pos.day_buy_quantity) * closed
+                realised += (
+                    pos.day_sell_value / pos.day_sell_quantity
+                    - pos.day_buy_value / pos.day_buy_quantity
+                ) * closed
         for order in self.orders.values():
             if order.status not in WORKING or order.inst.margin_segment != segment:
                 continue
             qty = self._opening_margin_quantity(order, order.pending_quantity)
             if qty:
-                for k, v in margin_for(order.inst, order.product, order.transaction_type, qty,
-                                       self._order_price(order),
-                                       self.underlying_price(order.inst)).items():
+                for k, v in margin_for(
+                    order.inst,
+                    order.product,
+                    order.transaction_type,
+                    qty,
+                    self._order_price(order),
+                    self.underlying_price(order.inst),
+                ).items():
                     parts[k] += v
         parts["flows"] = flows
         parts["m2m"] = m2m
@@ -260,16 +280,20 @@ class Engine:
     def net(self, segment: str) -> float:
         funds = self.funds[segment]
         used = self.utilised(segment)
-        base = (funds.opening_balance + funds.intraday_payin + funds.collateral
-                + funds.adhoc_margin)
+        base = funds.opening_balance + funds.intraday_payin + funds.collateral + funds.adhoc_margin
         blocked = used["span"] + used["exposure"] + used["option_premium"] + used["delivery"]
         return round(base - blocked + used["m2m"] + used["flows"] - self.charges[segment], 2)
 
     def margins_row(self, segment: str) -> dict[str, Any]:
         funds = self.funds[segment]
         used = self.utilised(segment)
-        debits = (used["span"] + used["exposure"] + used["option_premium"] + used["delivery"]
-                  + self.charges[segment])
+        debits = (
+            used["span"]
+            + used["exposure"]
+            + used["option_premium"]
+            + used["delivery"]
+            + self.charges[segment]
+        )
         net = self.net(segment)
         return {
             "enabled": funds.enabled,
@@ -278,8 +302,14 @@ class Engine:
                 "adhoc_margin": funds.adhoc_margin,
                 "cash": funds.opening_balance,
                 "opening_balance": funds.opening_balance,
-                "live_balance": round(funds.opening_balance + funds.intraday_payin - debits
-                                      + used["flows"] + used["m2m"], 2),
+                "live_balance": round(
+                    funds.opening_balance
+                    + funds.intraday_payin
+                    - debits
+                    + used["flows"]
+                    + used["m2m"],
+                    2,
+                ),
                 "collateral": funds.collateral,
                 "intraday_payin": funds.intraday_payin,
             },
@@ -300,14 +330,30 @@ class Engine:
         }
 
     # ----- placing ---------------------------------------------------------------------------
-    def place(self, *, variety: str, exchange: str, tradingsymbol: str, transaction_type: str,
-              quantity: int, product: str, order_type: str, price: float | None = None,
-              validity: str | None = None, validity_ttl: int | None = None,
-              disclosed_quantity: int | None = None, trigger_price: float | None = None,
-              iceberg_legs: int | None = None, iceberg_quantity: int | None = None,
-              auction_number: str | None = None, tag: str | None = None,
-              market_protection: float | None = None, meta: dict[str, Any] | None = None,
-              demat_only: bool = False, placed_by: str | None = None) -> Order:
+    def place(
+        self,
+        *,
+        variety: str,
+        exchange: str,
+        tradingsymbol: str,
+        transaction_type: str,
+        quantity: int,
+        product: str,
+        order_type: str,
+        price: float | None = None,
+        validity: str | None = None,
+        validity_ttl: int | None = None,
+        disclosed_quantity: int | None = None,
+        trigger_price: float | None = None,
+        iceberg_legs: int | None = None,
+        iceberg_quantity: int | None = None,
+        auction_number: str | None = None,
+        tag: str | None = None,
+        market_protection: float | None = None,
+        meta: dict[str, Any] | None = None,
+        demat_only: bool = False,
+        placed_by: str | None = None,
+    ) -> Order:
         # --- input checks: InputException, nothing enters the book ---
         if variety not in VARIETIES:
             raise input_error(rules.BAD_VARIETY)
@@ -341,6 +387,11 @@ class Engine:
         # rules.md §3: MARKET and SL-M need a non-zero market_protection via the API.
         if order_type in ("MARKET", "SL-M") and protection == 0:
             raise input_error(rules.NO_PROTECTION)
+        if order_type == "MARKET" and inst.is_option:
+            if inst.name not in ("NIFTY", "BANKNIFTY"):
+                raise input_error(rules.STOCK_OPTION_MARKET)
+            if variety == "amo":
+                raise input_error(rules.INDEX_OPTION_MARKET_AMO)
         if disclosed_quantity and disclosed_quantity > quantity:
             raise input_error(rules.DISCLOSED_QTY)
         # rules.md §2: iceberg legs 2..50; not as AMO.
@@ -357,17 +408,23 @@ class Engine:
         slice_qty = int(iceberg_quantity or quantity) if variety == "iceberg" else quantity
         if inst.freeze_quantity and slice_qty > inst.freeze_quantity:
             lot = max(inst.lot_size, 1)
-            raise input_error(rules.FREEZE.format(
-                qty=quantity, lots=quantity // lot, freeze=inst.freeze_quantity,
-                freeze_lots=inst.freeze_quantity // lot))
+            raise input_error(
+                rules.FREEZE.format(
+                    qty=quantity,
+                    lots=quantity // lot,
+                    freeze=inst.freeze_quantity,
+                    freeze_lots=inst.freeze_quantity // lot,
+                )
+            )
         if inst.is_equity and slice_qty > EQUITY_MAX_QUANTITY:
             raise input_error(rules.EQUITY_MAX.format(qty=quantity))
         # rules.md §6: session windows and AMO windows.
         open_now = sessions.is_open(inst.exchange, self.now)
         if variety == "amo":
             if not sessions.in_amo_window(inst.exchange, self.now):
-                raise input_error(rules.AMO_DURING_MARKET.format(
-                    window=rules.AMO_WINDOWS[inst.exchange]))
+                raise input_error(
+                    rules.AMO_DURING_MARKET.format(window=rules.AMO_WINDOWS[inst.exchange])
+                )
         elif not open_now:
             raise input_error(rules.MARKET_CLOSED)
         # rules.md §5: no fresh MIS after the auto square-off time.
@@ -395,23 +452,38 @@ class Engine:
                 raise input_error(rules.TRIGGER_SIDE_SELL.format(ltp=f"{ltp:.2f}"))
         # rules.md §10/§11: delivery sells need free holdings, and TPIN authorisation for demat
         # shares without DDPI (demat_consent other than "consent").
-        auth_used = 0
-        t1_used = 0
+        alloc: dict[str, int] | None = None
         if product == "CNC" and transaction_type == "SELL" and inst.is_equity:
-            t1_used, auth_used = self._check_holdings(inst, quantity, demat_only)
+            alloc = self._check_holdings(inst, quantity, demat_only)
         order = Order(
-            order_id=self._next_order_id(), inst=inst, variety=variety,
-            transaction_type=transaction_type, quantity=quantity, product=product,
-            order_type=order_type, price=price, trigger_price=trigger, validity=validity,
-            validity_ttl=int(validity_ttl or 0), disclosed_quantity=int(disclosed_quantity or 0),
-            market_protection=protection, tag=tag or "", placed_at=self.now,
-            placed_by=placed_by or self.user_id, meta=dict(meta or {}),
+            order_id=self._next_order_id(),
+            inst=inst,
+            variety=variety,
+            transaction_type=transaction_type,
+            quantity=quantity,
+            product=product,
+            order_type=order_type,
+            price=price,
+            trigger_price=trigger,
+            validity=validity,
+            validity_ttl=int(validity_ttl or 0),
+            disclosed_quantity=int(disclosed_quantity or 0),
+            market_protection=protection,
+            tag=tag or "",
+            placed_at=self.now,
+            placed_by=placed_by or self.user_id,
+            meta=dict(meta or {}),
         )
         if legs:
-            order.meta["iceberg"] = {"leg": 1, "legs": legs, "leg_quantity": iceberg_quantity,
-                                     "total_quantity": quantity, "remaining_quantity": quantity}
-        order.meta["_t1_used"] = t1_used
-        order.meta["_auth_used"] = auth_used
+            order.meta["iceberg"] = {
+                "leg": 1,
+                "legs": legs,
+                "leg_quantity": iceberg_quantity,
+                "total_quantity": quantity,
+                "remaining_quantity": quantity,
+            }
+        if alloc is not None:
+            order.meta["_alloc"] = alloc
         self.orders[order.order_id] = order
         order.record("PUT ORDER REQ RECEIVED", self.now)
         order.record("VALIDATION PENDING", self.now)
@@ -424,13 +496,21 @@ class Engine:
         segment = inst.margin_segment
         needed_qty = self._opening_margin_quantity(order, quantity)
         if needed_qty:
-            required = total(margin_for(inst, product, transaction_type, needed_qty,
-                                        self._order_price(order), self.underlying_price(inst)))
-            available = self.net(segment) + required * 0  # the order itself is not yet counted
-            order.status = "VALIDATION PENDING"
+            required = total(
+                margin_for(
+                    inst,
+                    product,
+                    transaction_type,
+                    needed_qty,
+                    self._order_price(order),
+                    self.underlying_price(inst),
+                )
+            )
+            available = self.net(segment)  # the new order is not in the book's blocks yet
             if required > available:
-                self._reject(order, rules.INSUFFICIENT_FUNDS.format(required=required,
-                                                                   available=available))
+                self._reject(
+                    order, rules.INSUFFICIENT_FUNDS.format(required=required, available=available)
+                )
                 return order
         if variety == "amo":
             order.release_at = sessions.amo_release_time(inst.exchange, order_type, self.now)
@@ -439,43 +519,65 @@ class Engine:
         self._send_to_exchange(order)
         return order
 
-    def _check_holdings(self, inst: Instrument, quantity: int,
-                        demat_only: bool) -> tuple[int, int]:
+    def _pending_alloc(self, inst: Instrument) -> dict[str, int]:
+        """What working delivery sells of ``inst`` still hold, by source of the shares."""
+        out = {"t1": 0, "today": 0, "demat": 0}
+        for o in self.orders.values():
+            if o.inst.key == inst.key and o.status in WORKING and "_alloc" in o.meta:
+                for k, v in o.meta["_alloc"].items():
+                    out[k] += int(v)
+        return out
+
+    def _check_holdings(self, inst: Instrument, quantity: int, demat_only: bool) -> dict[str, int]:
+        """Which shares a delivery sell of ``quantity`` uses: today's buys first (an intraday
+        square-up), then T+1 shares (BTST), then demat shares. A GTT's sell (``demat_only``)
+        is backed only by demat shares less open sells (kite-domain.md §0). Raises Kite's
+        errors (rules.md §10, §11)."""
         holding = self.holdings.get(inst.key)
-        pending = sum(o.pending_quantity for o in self.orders.values()
-                      if o.inst.key == inst.key and o.product == "CNC"
-                      and o.transaction_type == "SELL" and o.status in WORKING)
-        pending_t1 = sum(int(o.meta.get("_t1_used", 0)) for o in self.orders.values()
-                         if o.inst.key == inst.key and o.status in WORKING)
+        pending = self._pending_alloc(inst)
         pos = self.positions.get((inst.exchange, inst.tradingsymbol, "CNC"))
-        bought_today = max(pos.quantity, 0) if pos else 0
+        bought = (pos.day_buy_quantity if pos else 0) - self._today_sold.get(inst.key, 0)
         demat = holding.demat_free() if holding else 0
-        t1 = 0 if demat_only or holding is None else holding.t1_free()
-        t1 = max(t1 - pending_t1, 0)
-        free = demat + t1 + (0 if demat_only else bought_today) - pending
-        if quantity > free:
+        if demat_only:
+            t1_avail, today_avail = 0, 0
+            demat_avail = demat - sum(pending.values())
+        else:
+            t1_avail = (holding.t1_free() if holding else 0) - pending["t1"]
+            today_avail = bought - pending["today"]
+            demat_avail = demat - pending["demat"]
+        t1_avail, today_avail, demat_avail = (
+            max(t1_avail, 0),
+            max(today_avail, 0),
+            max(demat_avail, 0),
+        )
+        if quantity > t1_avail + today_avail + demat_avail:
             raise KiteError("InputException", rules.INSUFFICIENT_HOLDINGS)
-        # Sell T+1 (BTST) and today's buys first: they need no depository authorisation.
-        from_t1 = min(quantity, t1)
-        from_today = min(quantity - from_t1, 0 if demat_only else bought_today)
+        from_today = min(quantity, today_avail)
+        from_t1 = min(quantity - from_today, t1_avail)
         from_demat = quantity - from_t1 - from_today
+        # Without DDPI/POA, demat shares need today's TPIN authorisation; T+1 shares and today's
+        # buys are not in demat yet and need none (rules.md §11).
         if from_demat and self.demat_consent != "consent" and holding is not None:
-            pending_auth = sum(int(o.meta.get("_auth_used", 0)) for o in self.orders.values()
-                               if o.inst.key == inst.key and o.status in WORKING)
-            authorised = holding.authorised_quantity - holding.sold_authorised - pending_auth
+            authorised = holding.authorised_quantity - holding.sold_authorised - pending["demat"]
             if from_demat > authorised:
-                # HTTP 428 (rules.md §11, https://kite.trade/forum/discussion/7786/).
-                raise KiteError("InputException", rules.NEEDS_AUTHORISATION.format(
-                    qty=from_demat - max(authorised, 0)), status=428)
-        return from_t1, from_demat
+                # HTTP 428 (https://kite.trade/forum/discussion/7786/).
+                raise KiteError(
+                    "InputException",
+                    rules.NEEDS_AUTHORISATION.format(qty=from_demat - max(authorised, 0)),
+                    status=428,
+                )
+        return {"t1": from_t1, "today": from_today, "demat": from_demat}
 
     def _limit_for(self, order: Order, ltp: float) -> float:
         """The price a protected MARKET/SL-M order is converted to (rules.md §3): the band
         ``market_protection`` % away from the LTP (SL-M: from the trigger price)."""
         if order.order_type not in ("MARKET", "SL-M"):
             return order.price
-        percent = (rules.AUTO_PROTECTION_PERCENT if order.market_protection < 0
-                   else order.market_protection)
+        percent = (
+            rules.AUTO_PROTECTION_PERCENT
+            if order.market_protection < 0
+            else order.market_protection
+        )
         base = order.trigger_price if order.order_type == "SL-M" else ltp
         tick = order.inst.tick_size
         if order.transaction_type == "BUY":
@@ -484,7 +586,6 @@ class Engine:
 
     def _reject(self, order: Order, message: str) -> None:
         order.record("REJECTED", self.now, message)
-        order.meta.pop("_t1_used", None)
 
     def _send_to_exchange(self, order: Order) -> None:
         inst = order.inst
@@ -493,13 +594,13 @@ class Engine:
         if order.order_type in ("LIMIT", "SL") and not on_tick(order.price, inst.tick_size):
             self._reject(order, rules.PRICE_TICK)
             return
-        if order.order_type in ("SL", "SL-M") and not on_tick(order.trigger_price,
-                                                             inst.tick_size):
+        if order.order_type in ("SL", "SL-M") and not on_tick(order.trigger_price, inst.tick_size):
             self._reject(order, rules.TRIGGER_TICK)
             return
         # rules.md §4: SL-M on NSE options and on every BSE segment.
         if order.order_type == "SL-M" and (
-                (inst.exchange == "NFO" and inst.is_option) or inst.exchange in ("BSE", "BFO")):
+            (inst.exchange == "NFO" and inst.is_option) or inst.exchange in ("BSE", "BFO")
+        ):
             self._reject(order, rules.SLM_BARRED)
             return
         order.exchange_order_id = self._next_exchange_id()
@@ -518,8 +619,6 @@ class Engine:
         """Try ``order`` against the current tick (placement, release, trigger)."""
         inst = order.inst
         path = self.market.day_path(inst, self.now.date())
-        import bisect
-
         i = bisect.bisect_right(path.times, self.now) - 1
         if i < 0 or not sessions.is_open(inst.exchange, self.now):
             self._ioc_done(order)
@@ -532,11 +631,20 @@ class Engine:
             order.cancelled_quantity = order.quantity - order.filled_quantity
             order.record("CANCELLED", self.now)
 
-    def on_tick(self, order: Order, at: datetime, price: float, liquidity: int | None,
-                immediate: bool = False) -> None:
+    def on_tick(
+        self,
+        order: Order,
+        at: datetime,
+        price: float,
+        liquidity: int | None,
+        immediate: bool = False,
+    ) -> None:
         if order.status == "TRIGGER PENDING":
-            hit = (price >= order.trigger_price if order.transaction_type == "BUY"
-                   else price <= order.trigger_price)
+            hit = (
+                price >= order.trigger_price
+                if order.transaction_type == "BUY"
+                else price <= order.trigger_price
+            )
             if not hit:
                 return
             order.triggered = True
@@ -589,29 +697,42 @@ class Engine:
         }
         self.trades.append(trade)
         order.trades.append(trade)
-        self.position(order.inst, order.product).add_fill(order.transaction_type, quantity,
-                                                          price)
-        holding = self.holdings.get(order.inst.key)
-        if holding is not None and order.product == "CNC" and order.transaction_type == "SELL":
-            t1 = min(int(order.meta.get("_t1_used", 0)), quantity)
-            order.meta["_t1_used"] = int(order.meta.get("_t1_used", 0)) - t1
-            holding.sold_t1 += t1
-            demat = min(int(order.meta.get("_auth_used", 0)), quantity - t1)
-            order.meta["_auth_used"] = int(order.meta.get("_auth_used", 0)) - demat
-            holding.sold_authorised += demat
-            holding.used_quantity += quantity
+        self.position(order.inst, order.product).add_fill(order.transaction_type, quantity, price)
+        alloc = order.meta.get("_alloc")
+        if alloc is not None:
+            left = quantity
+            used = {}
+            for source in ("today", "t1", "demat"):
+                take = min(left, int(alloc[source]))
+                alloc[source] -= take
+                used[source] = take
+                left -= take
+            holding = self.holdings.get(order.inst.key)
+            if holding is not None:
+                holding.sold_t1 += used["t1"]
+                holding.sold_authorised += used["demat"]
+                holding.used_quantity += used["t1"] + used["demat"]
+            key = order.inst.key
+            self._today_sold[key] = self._today_sold.get(key, 0) + used["today"]
         if "iceberg" in order.meta:
             ice = order.meta["iceberg"]
             ice["remaining_quantity"] = order.quantity - order.filled_quantity
-            ice["leg"] = min(ice["legs"], 1 + order.filled_quantity // max(ice["leg_quantity"],
-                                                                            1))
+            ice["leg"] = min(ice["legs"], 1 + order.filled_quantity // max(ice["leg_quantity"], 1))
         if order.pending_quantity == 0:
             order.record("COMPLETE", at)
 
     # ----- modify / cancel -------------------------------------------------------------------
-    def modify(self, variety: str, order_id: str, quantity: int | None, price: float | None,
-               order_type: str | None, trigger_price: float | None, validity: str | None,
-               disclosed_quantity: int | None) -> Order:
+    def modify(
+        self,
+        variety: str,
+        order_id: str,
+        quantity: int | None,
+        price: float | None,
+        order_type: str | None,
+        trigger_price: float | None,
+        validity: str | None,
+        disclosed_quantity: int | None,
+    ) -> Order:
         order = self.get_order(order_id)
         if order.status not in WORKING:
             raise input_error(rules.NOT_MODIFIABLE.format(status=order.status.lower()))
@@ -623,10 +744,12 @@ class Engine:
         if new_type not in ORDER_TYPES:
             raise input_error(rules.BAD_PARAM.format(name="order_type"))
         new_qty = int(quantity) if quantity else order.quantity
-        new_price = float(price) if price else (order.price if new_type in ("LIMIT", "SL")
-                                                else 0.0)
-        new_trigger = float(trigger_price) if trigger_price else (
-            order.trigger_price if new_type in ("SL", "SL-M") else 0.0)
+        new_price = float(price) if price else (order.price if new_type in ("LIMIT", "SL") else 0.0)
+        new_trigger = (
+            float(trigger_price)
+            if trigger_price
+            else (order.trigger_price if new_type in ("SL", "SL-M") else 0.0)
+        )
         inst = order.inst
         if new_qty < order.filled_quantity or new_qty <= 0:
             raise input_error(rules.BELOW_FILLED.format(filled=order.filled_quantity))
@@ -634,9 +757,14 @@ class Engine:
             raise input_error(rules.LOT_MULTIPLE.format(lot=inst.lot_size))
         if inst.freeze_quantity and new_qty > inst.freeze_quantity and order.variety != "iceberg":
             lot = max(inst.lot_size, 1)
-            raise input_error(rules.FREEZE.format(
-                qty=new_qty, lots=new_qty // lot, freeze=inst.freeze_quantity,
-                freeze_lots=inst.freeze_quantity // lot))
+            raise input_error(
+                rules.FREEZE.format(
+                    qty=new_qty,
+                    lots=new_qty // lot,
+                    freeze=inst.freeze_quantity,
+                    freeze_lots=inst.freeze_quantity // lot,
+                )
+            )
         if new_type in ("LIMIT", "SL") and new_price <= 0:
             raise input_error(rules.NEEDS_PRICE)
         if new_type in ("SL", "SL-M") and new_trigger <= 0:
@@ -653,7 +781,8 @@ class Engine:
         if new_type in ("LIMIT", "SL") and upper and new_price > upper:
             raise input_error(rules.CIRCUIT_HIGH.format(limit=f"{upper:.2f}"))
         if new_type == "SL-M" and (
-                (inst.exchange == "NFO" and inst.is_option) or inst.exchange in ("BSE", "BFO")):
+            (inst.exchange == "NFO" and inst.is_option) or inst.exchange in ("BSE", "BFO")
+        ):
             raise input_error(rules.SLM_BARRED)
         order.modifications += 1
         was = order.status
@@ -686,9 +815,11 @@ class Engine:
         if order.variety == "amo" and order.status != "AMO REQ RECEIVED" and variety == "amo":
             raise input_error(rules.AMO_RELEASED)
         if order.status == "AMO REQ RECEIVED" and not sessions.in_amo_window(
-                order.inst.exchange, self.now):
-            raise input_error(rules.AMO_DURING_MARKET.format(
-                window=rules.AMO_WINDOWS[order.inst.exchange]))
+            order.inst.exchange, self.now
+        ):
+            raise input_error(
+                rules.AMO_DURING_MARKET.format(window=rules.AMO_WINDOWS[order.inst.exchange])
+            )
 
     def cancel(self, variety: str, order_id: str, message: str | None = None) -> Order:
         order = self.get_order(order_id)
@@ -720,8 +851,11 @@ class Engine:
         """MIS auto square-off (rules.md §5): cancel open MIS orders, close MIS positions at the
         LTP, charge ₹50 + GST per order."""
         for order in list(self.orders.values()):
-            if (order.product == "MIS" and order.status in WORKING
-                    and order.inst.exchange in exchanges):
+            if (
+                order.product == "MIS"
+                and order.status in WORKING
+                and order.inst.exchange in exchanges
+            ):
                 self._cancel(order, at, rules.SQUARE_OFF_MESSAGE)
         for pos in list(self.positions.values()):
             if pos.product != "MIS" or pos.inst.exchange not in exchanges or pos.quantity == 0:
@@ -730,10 +864,21 @@ class Engine:
             qty = abs(pos.quantity)
             price = self.market.price_at(pos.inst, at)
             order = Order(
-                order_id=self._next_order_id(), inst=pos.inst, variety="regular",
-                transaction_type=side, quantity=qty, product="MIS", order_type="MARKET",
-                price=0.0, trigger_price=0.0, validity="DAY", validity_ttl=0,
-                disclosed_quantity=0, market_protection=-1, tag="", placed_at=at,
+                order_id=self._next_order_id(),
+                inst=pos.inst,
+                variety="regular",
+                transaction_type=side,
+                quantity=qty,
+                product="MIS",
+                order_type="MARKET",
+                price=0.0,
+                trigger_price=0.0,
+                validity="DAY",
+                validity_ttl=0,
+                disclosed_quantity=0,
+                market_protection=-1,
+                tag="",
+                placed_at=at,
                 placed_by="ADMINSQF",
             )
             self.orders[order.order_id] = order
@@ -749,11 +894,103 @@ class Engine:
             self.charges[pos.inst.margin_segment] += rules.SQUARE_OFF_CHARGE
 
     def close_session(self, exchanges: tuple[str, ...], at: datetime) -> None:
-        """Unfilled DAY orders are cancelled at the close."""
+        """Whatever is still working at the close is cancelled (Kite has no good-till-cancelled
+        orders; a GTT's order that did not fill is cancelled too, rules.md §8)."""
         for order in self.orders.values():
-            if (order.inst.exchange in exchanges and order.status in ("OPEN", "TRIGGER PENDING")
-                    and order.placed_at.date() == at.date()):
+            if order.inst.exchange in exchanges and order.status in ("OPEN", "TRIGGER PENDING"):
                 self._cancel(order, at)
+
+    def roll_day(self, at: datetime) -> None:
+        """The start of a new trading day (at midnight before it): yesterday settles.
+
+        - funds: the opening balance takes yesterday's cash flows (delivery and option trades),
+          the M2M of futures and MIS positions (settled daily) and the charges;
+        - holdings: T+1 shares settle into demat (realised), shares sold leave, today's CNC
+          buys arrive as T+1; used and TPIN-authorised quantities reset (authorisation lasts a
+          day, rules.md §11);
+        - positions: carried NRML positions become overnight at yesterday's close; expired
+          contracts settle at their last price (options at intrinsic value) and close;
+        - the order book and tradebook start empty, except AMOs waiting for release.
+        """
+        self.now = at
+        day = at.date()
+        before = sessions.previous_trading_day(day)
+        close_at = datetime.combine(before, time(23, 59, 59), IST)
+        for segment in ("equity", "commodity"):
+            used = self.utilised(segment)
+            funds = self.funds[segment]
+            self.funds[segment] = replace(
+                funds,
+                opening_balance=round(
+                    funds.opening_balance
+                    + funds.intraday_payin
+                    + used["flows"]
+                    + used["m2m"]
+                    - self.charges[segment],
+                    2,
+                ),
+                intraday_payin=0.0,
+            )
+            self.charges[segment] = 0.0
+        for holding in self.holdings.values():
+            holding.realised_quantity += holding.t1_quantity - holding.used_quantity
+            holding.t1_quantity = 0
+            holding.used_quantity = holding.sold_t1 = holding.sold_authorised = 0
+            holding.authorised_quantity = 0
+            holding.authorised_date = ""
+        carried: dict[tuple[str, str, str], Position] = {}
+        for key, pos in self.positions.items():
+            qty = pos.quantity
+            inst = pos.inst
+            if qty == 0:
+                continue
+            last = self.market.price_at(inst, close_at)
+            if pos.product == "CNC" and inst.is_equity:
+                if qty > 0:
+                    bought = (
+                        pos.day_buy_value / pos.day_buy_quantity if pos.day_buy_quantity else last
+                    )
+                    target = self.holdings.get(inst.key)
+                    if target is None:
+                        target = Holding(inst, 0, 0, 0, 0, 0, "", 0, "", 0.0, 0)
+                        self.holdings[inst.key] = target
+                    total_qty = target.realised_quantity + qty
+                    target.average_price = round(
+                        (target.average_price * target.realised_quantity + bought * qty)
+                        / total_qty,
+                        4,
+                    )
+                    target.t1_quantity += qty
+                continue
+            if inst.expiry is not None and inst.expiry < day:
+                if inst.is_option:
+                    spot = self.underlying_price_at(inst, close_at)
+                    value = max(
+                        0.0,
+                        spot - inst.strike if inst.instrument_type == "CE" else inst.strike - spot,
+                    )
+                    funds = self.funds[inst.margin_segment]
+                    self.funds[inst.margin_segment] = replace(
+                        funds,
+                        opening_balance=round(
+                            funds.opening_balance + qty * value * inst.multiplier, 2
+                        ),
+                    )
+                continue
+            carried[key] = Position(inst, pos.product, qty, last)
+        for holding in self.holdings.values():
+            holding.quantity = holding.realised_quantity + holding.t1_quantity
+            holding.opening_quantity = holding.quantity
+        self.holdings = {k: h for k, h in self.holdings.items() if h.quantity > 0}
+        self.positions = carried
+        self.orders = {k: o for k, o in self.orders.items() if o.status == "AMO REQ RECEIVED"}
+        self.trades = []
+        self._today_sold = {}
+        self._liquidity = {}
+
+    def underlying_price_at(self, inst: Instrument, moment: datetime) -> float:
+        under = self.master.by_key(inst.underlying) if inst.underlying else None
+        return self.market.price_at(under or inst, moment)
 
     def expire_ttl(self, order: Order, at: datetime) -> None:
         if order.status in ("OPEN", "TRIGGER PENDING"):

@@ -31,10 +31,16 @@ class Gtt:
     def row(self) -> dict[str, Any]:
         orders = []
         for i, leg in enumerate(self.orders):
-            item = {"exchange": self.inst.exchange, "tradingsymbol": self.inst.tradingsymbol,
-                    "product": leg["product"], "order_type": "LIMIT",
-                    "transaction_type": leg["transaction_type"], "quantity": leg["quantity"],
-                    "price": leg["price"], "result": None}
+            item = {
+                "exchange": self.inst.exchange,
+                "tradingsymbol": self.inst.tradingsymbol,
+                "product": leg["product"],
+                "order_type": "LIMIT",
+                "transaction_type": leg["transaction_type"],
+                "quantity": leg["quantity"],
+                "price": leg["price"],
+                "result": None,
+            }
             if i < len(self.results):
                 item["result"] = self.results[i]
             orders.append(item)
@@ -47,10 +53,13 @@ class Gtt:
             "updated_at": kite_ts(self.updated_at),
             "expires_at": kite_ts(self.created_at + timedelta(days=365)),
             "status": self.status,
-            "condition": {"exchange": self.inst.exchange, "last_price": self.last_price,
-                          "tradingsymbol": self.inst.tradingsymbol,
-                          "trigger_values": list(self.trigger_values),
-                          "instrument_token": self.inst.instrument_token},
+            "condition": {
+                "exchange": self.inst.exchange,
+                "last_price": self.last_price,
+                "tradingsymbol": self.inst.tradingsymbol,
+                "trigger_values": list(self.trigger_values),
+                "instrument_token": self.inst.instrument_token,
+            },
             "orders": orders,
             "meta": self.meta or {},
         }
@@ -70,8 +79,13 @@ class Gtt:
         return 0 if price <= trigger else None
 
 
-def validate(inst: Instrument, trigger_type: str, trigger_values: list[float],
-             last_price: float, orders: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def validate(
+    inst: Instrument,
+    trigger_type: str,
+    trigger_values: list[float],
+    last_price: float,
+    orders: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
     """Check a GTT definition; returns its normalised legs. Raises KiteError."""
     if trigger_type not in ("single", "two-leg"):
         raise input_error(rules.BAD_PARAM.format(name="type"))
@@ -100,8 +114,15 @@ def validate(inst: Instrument, trigger_type: str, trigger_values: list[float],
             raise input_error(rules.BAD_PARAM.format(name="transaction_type"))
         if qty <= 0:
             raise input_error(rules.BAD_QUANTITY)
-        legs.append({"transaction_type": side, "quantity": qty, "price": price,
-                     "product": product, "order_type": "LIMIT"})
+        legs.append(
+            {
+                "transaction_type": side,
+                "quantity": qty,
+                "price": price,
+                "product": product,
+                "order_type": "LIMIT",
+            }
+        )
     for value in [*values, *(leg["price"] for leg in legs)]:
         if not on_tick(value, inst.tick_size):
             raise input_error(rules.GTT_TICK.format(tick=f"{inst.tick_size:g}"))

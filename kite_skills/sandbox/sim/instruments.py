@@ -166,7 +166,12 @@ def equity_tick(price: float) -> float:
 
 @lru_cache(maxsize=1)
 def _data() -> dict[str, Any]:
-    text = resources.files(__package__).joinpath("data").joinpath("instruments.json").read_text("utf-8")
+    text = (
+        resources.files(__package__)
+        .joinpath("data")
+        .joinpath("instruments.json")
+        .read_text("utf-8")
+    )
     data: dict[str, Any] = json.loads(text)
     return data
 
@@ -227,9 +232,23 @@ class InstrumentMaster:
         for spec in data["commodities"]:
             for expiry in sessions.mcx_expiries(day, 2):
                 symbol = f"{spec['name']}{expiry:%y}{_MONTHS[expiry.month - 1]}FUT"
-                rows.append(self._fno(symbol, spec["name"], "MCX", "MCX-FUT", "FUT", expiry, 0.0,
-                                      spec, float(spec["tick_size"]), float(spec["band"]),
-                                      float(spec["price"]), "", int(spec["multiplier"])))
+                rows.append(
+                    self._fno(
+                        symbol,
+                        spec["name"],
+                        "MCX",
+                        "MCX-FUT",
+                        "FUT",
+                        expiry,
+                        0.0,
+                        spec,
+                        float(spec["tick_size"]),
+                        float(spec["band"]),
+                        float(spec["price"]),
+                        "",
+                        int(spec["multiplier"]),
+                    )
+                )
         self._rows = tuple(rows)
         self._by_key = {row.key: row for row in rows}
         self._by_token = {row.instrument_token: row for row in rows}
@@ -237,9 +256,22 @@ class InstrumentMaster:
             raise ValueError("instrument master: duplicate instrument tokens")
         self.mutual_funds = tuple(MutualFund(*row) for row in data["mutual_funds"])
 
-    def _fno(self, symbol: str, name: str, exchange: str, segment: str, itype: str,
-             expiry: date, strike: float, spec: dict[str, Any], tick: float, band: float,
-             close: float, underlying: str, multiplier: int = 1) -> Instrument:
+    def _fno(
+        self,
+        symbol: str,
+        name: str,
+        exchange: str,
+        segment: str,
+        itype: str,
+        expiry: date,
+        strike: float,
+        spec: dict[str, Any],
+        tick: float,
+        band: float,
+        close: float,
+        underlying: str,
+        multiplier: int = 1,
+    ) -> Instrument:
         etoken = 30000 + zlib.crc32(f"{exchange}:{symbol}".encode()) % 2_000_000
         while _token(exchange, etoken) in getattr(self, "_seen", set()):
             etoken += 1
@@ -272,8 +304,22 @@ class InstrumentMaster:
         monthly = sessions.monthly_expiries(self.day, 2)
         for expiry in monthly:
             symbol = f"{name}{expiry:%y}{_MONTHS[expiry.month - 1]}FUT"
-            out.append(self._fno(symbol, name, exchange, f"{exchange}-FUT", "FUT", expiry, 0.0,
-                                 spec, 0.1, 10.0, 0.0, under.key))
+            out.append(
+                self._fno(
+                    symbol,
+                    name,
+                    exchange,
+                    f"{exchange}-FUT",
+                    "FUT",
+                    expiry,
+                    0.0,
+                    spec,
+                    0.1,
+                    10.0,
+                    0.0,
+                    under.key,
+                )
+            )
         weekly = spec["options"] == "weekly"
         expiries = sessions.weekly_expiries(self.day, 2) if weekly else monthly
         step = float(spec["strike_step"])
@@ -288,8 +334,22 @@ class InstrumentMaster:
                 strike = atm + i * step
                 for kind in ("CE", "PE"):
                     symbol = f"{prefix}{_strike_text(strike)}{kind}"
-                    out.append(self._fno(symbol, name, exchange, f"{exchange}-OPT", kind, expiry,
-                                         strike, spec, 0.05, 0.0, 0.0, under.key))
+                    out.append(
+                        self._fno(
+                            symbol,
+                            name,
+                            exchange,
+                            f"{exchange}-OPT",
+                            kind,
+                            expiry,
+                            strike,
+                            spec,
+                            0.05,
+                            0.0,
+                            0.0,
+                            under.key,
+                        )
+                    )
         return out
 
     def all(self) -> tuple[Instrument, ...]:

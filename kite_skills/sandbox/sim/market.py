@@ -209,13 +209,13 @@ class Market:
             minutes = n
         else:
             target = self._day_close_target(inst, day)
-        vol = self._vol(inst) / math.sqrt(max(minutes, 1))
+        step = self._vol(inst) / math.sqrt(max(minutes, 1))
         open_price = prev * math.exp(rng.gauss(0, self._vol(inst) / 4))
         if explicit and minutes == 0:
             open_price = explicit[0].price
         walk = [0.0]
         for _ in range(max(minutes - 1, 0)):
-            walk.append(walk[-1] + rng.gauss(0, vol))
+            walk.append(walk[-1] + rng.gauss(0, step))
         if target is not None and minutes > 0:
             goal = math.log(target / open_price)
             last = walk[-1]
@@ -224,8 +224,9 @@ class Market:
         base_volume = 2000 if inst.is_index else 500 + rng.randrange(5000)
         for i in range(minutes):
             path.times.append(start + timedelta(minutes=i))
-            path.prices.append(max(round_tick(open_price * math.exp(walk[i]), inst.tick_size),
-                                   inst.tick_size))
+            path.prices.append(
+                max(round_tick(open_price * math.exp(walk[i]), inst.tick_size), inst.tick_size)
+            )
             path.liquidity.append(default_liq)
             path.volumes.append(base_volume + rng.randrange(base_volume))
         for tick in explicit:
@@ -278,8 +279,10 @@ class Market:
             upper = close + max(close, self.prev_close(self._underlying(inst), day) * 0.02)
             return inst.tick_size, round_tick(upper, inst.tick_size, "down")
         band = inst.band / 100
-        return (round_tick(close * (1 - band), inst.tick_size, "up"),
-                round_tick(close * (1 + band), inst.tick_size, "down"))
+        return (
+            round_tick(close * (1 - band), inst.tick_size, "up"),
+            round_tick(close * (1 + band), inst.tick_size, "down"),
+        )
 
     def day_stats(self, inst: Instrument, moment: datetime) -> dict[str, Any]:
         moment = ist(moment)
@@ -292,8 +295,16 @@ class Market:
         path, i = self._index_at(inst, moment)
         close = self.prev_close(inst, day)
         if i < 0:
-            return {"open": 0.0, "high": 0.0, "low": 0.0, "close": close, "volume": 0,
-                    "last": close, "last_time": None, "last_qty": 0}
+            return {
+                "open": 0.0,
+                "high": 0.0,
+                "low": 0.0,
+                "close": close,
+                "volume": 0,
+                "last": close,
+                "last_time": None,
+                "last_qty": 0,
+            }
         prices = path.prices[: i + 1]
         return {
             "open": prices[0],
@@ -309,16 +320,22 @@ class Market:
 
     # ----- Kite shapes --------------------------------------------------------------------
     def ltp_row(self, inst: Instrument, moment: datetime) -> dict[str, Any]:
-        return {"instrument_token": inst.instrument_token,
-                "last_price": self.price_at(inst, moment)}
+        return {
+            "instrument_token": inst.instrument_token,
+            "last_price": self.price_at(inst, moment),
+        }
 
     def ohlc_row(self, inst: Instrument, moment: datetime) -> dict[str, Any]:
         stats = self.day_stats(inst, moment)
         return {
             "instrument_token": inst.instrument_token,
             "last_price": self.price_at(inst, moment),
-            "ohlc": {"open": stats["open"], "high": stats["high"], "low": stats["low"],
-                     "close": stats["close"]},
+            "ohlc": {
+                "open": stats["open"],
+                "high": stats["high"],
+                "low": stats["low"],
+                "close": stats["close"],
+            },
         }
 
     def quote_row(self, inst: Instrument, moment: datetime) -> dict[str, Any]:
@@ -341,14 +358,29 @@ class Market:
             "net_change": round(last - stats["close"], 2) if stats["close"] else 0.0,
             "lower_circuit_limit": lower,
             "upper_circuit_limit": upper,
-            "ohlc": {"open": stats["open"], "high": stats["high"], "low": stats["low"],
-                     "close": stats["close"]},
+            "ohlc": {
+                "open": stats["open"],
+                "high": stats["high"],
+                "low": stats["low"],
+                "close": stats["close"],
+            },
             "depth": {"buy": [], "sell": []},
         }
         if inst.is_index:
-            for key in ("last_quantity", "buy_quantity", "sell_quantity", "volume",
-                        "average_price", "oi", "oi_day_high", "oi_day_low", "depth",
-                        "lower_circuit_limit", "upper_circuit_limit", "last_trade_time"):
+            for key in (
+                "last_quantity",
+                "buy_quantity",
+                "sell_quantity",
+                "volume",
+                "average_price",
+                "oi",
+                "oi_day_high",
+                "oi_day_low",
+                "depth",
+                "lower_circuit_limit",
+                "upper_circuit_limit",
+                "last_trade_time",
+            ):
                 row.pop(key, None)
             return row
         depth = self.depth(inst, moment)
@@ -370,12 +402,16 @@ class Market:
         for side, sign in (("buy", -1), ("sell", 1)):
             for k in range(1, 6):
                 qty = (limit // 5 if limit else rng.randrange(1, 400)) or 1
-                levels[side].append({
-                    "price": max(round_tick(last + sign * k * inst.tick_size, inst.tick_size),
-                                 inst.tick_size),
-                    "quantity": max(qty // lot, 1) * lot,
-                    "orders": rng.randrange(1, 20),
-                })
+                levels[side].append(
+                    {
+                        "price": max(
+                            round_tick(last + sign * k * inst.tick_size, inst.tick_size),
+                            inst.tick_size,
+                        ),
+                        "quantity": max(qty // lot, 1) * lot,
+                        "orders": rng.randrange(1, 20),
+                    }
+                )
         return levels
 
     def open_interest(self, inst: Instrument, day: date) -> int:
@@ -383,8 +419,15 @@ class Market:
         return (rng.randrange(200, 20000)) * max(inst.lot_size, 1)
 
     # ----- historical -----------------------------------------------------------------------
-    def candles(self, inst: Instrument, start: datetime, end: datetime, minutes: int | None,
-                now: datetime, with_oi: bool) -> list[dict[str, Any]]:
+    def candles(
+        self,
+        inst: Instrument,
+        start: datetime,
+        end: datetime,
+        minutes: int | None,
+        now: datetime,
+        with_oi: bool,
+    ) -> list[dict[str, Any]]:
         """Candles of ``minutes`` (None: daily) between ``start`` and ``end``, none after now."""
         out: list[dict[str, Any]] = []
         start, end, now = ist(start), min(ist(end), ist(now)), ist(now)
@@ -407,33 +450,49 @@ class Market:
             start = datetime.combine(day, time(9, 15), IST)
             close_at = datetime.combine(day, time(15, 30), IST)
             a, b = self._derived(inst, h, close_at), self._derived(inst, lo, close_at)
-            return (self._derived(inst, o, start), max(a, b), min(a, b),
-                    self._derived(inst, c, close_at), max(1, v // 50) * max(inst.lot_size, 1))
+            return (
+                self._derived(inst, o, start),
+                max(a, b),
+                min(a, b),
+                self._derived(inst, c, close_at),
+                max(1, v // 50) * max(inst.lot_size, 1),
+            )
         rng = _seed("day", inst.instrument_token, day.isoformat())
         prev = self.prev_close(inst, day)
-        open_price = round_tick(prev * math.exp(rng.gauss(0, self._vol(inst) / 4)),
-                                inst.tick_size)
+        open_price = round_tick(prev * math.exp(rng.gauss(0, self._vol(inst) / 4)), inst.tick_size)
         close = self.prev_close(inst, sessions.next_trading_day(day))
         wide = _seed("range", inst.instrument_token, day.isoformat())
         vol = self._vol(inst)
-        high = round_tick(max(open_price, close) * (1 + abs(wide.gauss(0, vol / 2))),
-                          inst.tick_size)
-        low = round_tick(min(open_price, close) * (1 - abs(wide.gauss(0, vol / 2))),
-                         inst.tick_size)
+        high = round_tick(
+            max(open_price, close) * (1 + abs(wide.gauss(0, vol / 2))), inst.tick_size
+        )
+        low = round_tick(min(open_price, close) * (1 - abs(wide.gauss(0, vol / 2))), inst.tick_size)
         volume = 375 * (2000 + wide.randrange(8000))
         return open_price, high, low, close, volume
 
     def _past_daily(self, inst: Instrument, day: date, with_oi: bool) -> dict[str, Any]:
         o, h, lo, c, v = self._past_ohlc(inst, day)
-        row: dict[str, Any] = {"date": candle_ts(datetime.combine(day, time(0, 0), IST)),
-                               "open": o, "high": h, "low": lo, "close": c,
-                               "volume": 0 if inst.is_index else v}
+        row: dict[str, Any] = {
+            "date": candle_ts(datetime.combine(day, time(0, 0), IST)),
+            "open": o,
+            "high": h,
+            "low": lo,
+            "close": c,
+            "volume": 0 if inst.is_index else v,
+        }
         if with_oi:
             row["oi"] = self.open_interest(inst, day) if inst.is_derivative else 0
         return row
 
-    def _day_candles(self, inst: Instrument, day: date, start: datetime, end: datetime,
-                     minutes: int | None, with_oi: bool) -> list[dict[str, Any]]:
+    def _day_candles(
+        self,
+        inst: Instrument,
+        day: date,
+        start: datetime,
+        end: datetime,
+        minutes: int | None,
+        with_oi: bool,
+    ) -> list[dict[str, Any]]:
         path = self.day_path(inst, day)
         if not path.times:
             return []
@@ -453,8 +512,14 @@ class Market:
             hi, lo = max(last, price) + wiggle, max(min(last, price) - wiggle, inst.tick_size)
             candle = buckets.get(key)
             if candle is None:
-                buckets[key] = {"date": key, "open": price if minutes is None else last,
-                                "high": hi, "low": lo, "close": price, "volume": volume}
+                buckets[key] = {
+                    "date": key,
+                    "open": price if minutes is None else last,
+                    "high": hi,
+                    "low": lo,
+                    "close": price,
+                    "volume": volume,
+                }
             else:
                 candle["high"] = max(candle["high"], hi)
                 candle["low"] = min(candle["low"], lo)
@@ -463,8 +528,9 @@ class Market:
             last = price
         rows: list[dict[str, Any]] = []
         for key in sorted(buckets):
-            lower_bound = start if minutes is not None else datetime.combine(
-                start.date(), time(0, 0), IST)
+            lower_bound = (
+                start if minutes is not None else datetime.combine(start.date(), time(0, 0), IST)
+            )
             if key < lower_bound:
                 continue
             candle = buckets[key]

@@ -81,8 +81,12 @@ class Position:
         """Today's mark-to-market: day cash flows plus the position valued at LTP, the
         overnight part measured from the previous close."""
         mult = self.inst.multiplier
-        return (self.day_sell_value - self.day_buy_value + self.quantity * ltp * mult
-                - self.overnight_quantity * close * mult)
+        return (
+            self.day_sell_value
+            - self.day_buy_value
+            + self.quantity * ltp * mult
+            - self.overnight_quantity * close * mult
+        )
 
     def rows(self, ltp: float, close: float) -> tuple[dict[str, Any] | None, dict[str, Any]]:
         """(Day row or None, Net row) in Kite's position shape."""
@@ -95,13 +99,29 @@ class Position:
         net = self._row(self.quantity, on, buy_q, buy_v, sell_q, sell_v, ltp, close)
         day = None
         if self.traded_today:
-            day = self._row(self.day_buy_quantity - self.day_sell_quantity, 0,
-                            self.day_buy_quantity, self.day_buy_value, self.day_sell_quantity,
-                            self.day_sell_value, ltp, close)
+            day = self._row(
+                self.day_buy_quantity - self.day_sell_quantity,
+                0,
+                self.day_buy_quantity,
+                self.day_buy_value,
+                self.day_sell_quantity,
+                self.day_sell_value,
+                ltp,
+                close,
+            )
         return day, net
 
-    def _row(self, qty: int, overnight: int, buy_q: int, buy_v: float, sell_q: int,
-             sell_v: float, ltp: float, close: float) -> dict[str, Any]:
+    def _row(
+        self,
+        qty: int,
+        overnight: int,
+        buy_q: int,
+        buy_v: float,
+        sell_q: int,
+        sell_v: float,
+        ltp: float,
+        close: float,
+    ) -> dict[str, Any]:
         mult = self.inst.multiplier
         buy_p = buy_v / (buy_q * mult) if buy_q else 0.0
         sell_p = sell_v / (sell_q * mult) if sell_q else 0.0
@@ -114,8 +134,7 @@ class Position:
             avg = 0.0
         closed = min(buy_q, sell_q)
         realised = (sell_p - buy_p) * closed * mult if closed else 0.0
-        m2m = (self.day_sell_value - self.day_buy_value + qty * ltp * mult
-               - overnight * close * mult)
+        m2m = self.day_sell_value - self.day_buy_value + qty * ltp * mult - overnight * close * mult
         return {
             "tradingsymbol": self.inst.tradingsymbol,
             "exchange": self.inst.exchange,
@@ -142,17 +161,20 @@ class Position:
             "sell_m2m": round(sell_v, 2),
             "day_buy_quantity": self.day_buy_quantity,
             "day_buy_price": round(self.day_buy_value / (self.day_buy_quantity * mult), 4)
-            if self.day_buy_quantity else 0.0,
+            if self.day_buy_quantity
+            else 0.0,
             "day_buy_value": round(self.day_buy_value, 2),
             "day_sell_quantity": self.day_sell_quantity,
             "day_sell_price": round(self.day_sell_value / (self.day_sell_quantity * mult), 4)
-            if self.day_sell_quantity else 0.0,
+            if self.day_sell_quantity
+            else 0.0,
             "day_sell_value": round(self.day_sell_value, 2),
         }
 
 
-def margin_for(inst: Instrument, product: str, side: str, quantity: int, price: float,
-               underlying_price: float) -> dict[str, float]:
+def margin_for(
+    inst: Instrument, product: str, side: str, quantity: int, price: float, underlying_price: float
+) -> dict[str, float]:
     """Margin blocked by ``quantity`` at ``price``, split as Kite's utilised fields."""
     value = quantity * price * inst.multiplier
     out = {"span": 0.0, "exposure": 0.0, "option_premium": 0.0, "delivery": 0.0}

@@ -18,79 +18,120 @@ PRICE_TICK = "16317 : The price is not a multiple of tick size"
 LOT_MULTIPLE = "Quantity should be a multiple of lot size {lot}."
 
 # §2 freeze quantity. Source: https://kite.trade/forum/discussion/comment/42709/
-FREEZE = ("The order quantity {qty} ({lots} lots) is higher than the maximum quantity of "
-          "{freeze} ({freeze_lots} lots) allowed by the exchanges. Please reduce the order "
-          "quantity or use iceberg orders.")
+FREEZE = (
+    "The order quantity {qty} ({lots} lots) is higher than the maximum quantity of "
+    "{freeze} ({freeze_lots} lots) allowed by the exchanges. Please reduce the order "
+    "quantity or use iceberg orders."
+)
 # §1 Kite pre-validation blocks quantity > 1,00,000 shares (kite-order-rejections page).
 # UNVERIFIED wording.
-EQUITY_MAX = ("Order quantity {qty} is higher than the maximum of 100000 shares allowed per "
-              "order. Please reduce the order quantity or use iceberg orders.")
+EQUITY_MAX = (
+    "Order quantity {qty} is higher than the maximum of 100000 shares allowed per "
+    "order. Please reduce the order quantity or use iceberg orders."
+)
 # §2 iceberg: legs 2..50 (https://kite.trade/forum/discussion/comment/46708/ and /51724).
 # UNVERIFIED wording.
 ICEBERG_LEGS = "Iceberg legs should be between 2 and 50."
-ICEBERG_QTY = ("Iceberg quantity should be at least the total quantity divided by the number of "
-               "legs, and a multiple of the lot size.")  # UNVERIFIED
+ICEBERG_QTY = (
+    "Iceberg quantity should be at least the total quantity divided by the number of "
+    "legs, and a multiple of the lot size."
+)  # UNVERIFIED
 ICEBERG_AMO = "Iceberg orders cannot be placed as AMO."  # UNVERIFIED; rule: rules.md §2/§6
 
 # §1 circuit limits: Kite pre-validation blocks prices beyond circuit limits
 # (https://support.zerodha.com/category/console/portfolio/holdings/articles/kite-order-rejections).
 # UNVERIFIED wording, modelled on the GTT rejection reason "...lower than the current lower
 # circuit limit..." (kite-domain.md §6) and the trigger template of §1.
-CIRCUIT_LOW = ("Your order price is lower than the current lower circuit limit of {limit}. "
-               "Place an order within the daily range.")
-CIRCUIT_HIGH = ("Your order price is higher than the current upper circuit limit of {limit}. "
-                "Place an order within the daily range.")
+CIRCUIT_LOW = (
+    "Your order price is lower than the current lower circuit limit of {limit}. "
+    "Place an order within the daily range."
+)
+CIRCUIT_HIGH = (
+    "Your order price is higher than the current upper circuit limit of {limit}. "
+    "Place an order within the daily range."
+)
 # §1 trigger vs circuit. Source: https://kite.trade/forum/discussion/3141/ (template).
-TRIGGER_CIRCUIT_SELL = ("Trigger price for stoploss sell orders cannot be below the lower "
-                        "circuit price. Please try placing the order with trigger price above "
-                        "{limit}.")
-TRIGGER_CIRCUIT_BUY = ("Trigger price for stoploss buy orders cannot be above the upper circuit "
-                       "price. Please try placing the order with trigger price below {limit}.")
+TRIGGER_CIRCUIT_SELL = (
+    "Trigger price for stoploss sell orders cannot be below the lower "
+    "circuit price. Please try placing the order with trigger price above "
+    "{limit}."
+)
+TRIGGER_CIRCUIT_BUY = (
+    "Trigger price for stoploss buy orders cannot be above the upper circuit "
+    "price. Please try placing the order with trigger price below {limit}."
+)
 # §1 trigger side vs LTP (kite-order-rejections page). UNVERIFIED wording.
-TRIGGER_SIDE_BUY = ("Trigger price for stoploss buy orders should be higher than the last "
-                    "traded price {ltp}.")
-TRIGGER_SIDE_SELL = ("Trigger price for stoploss sell orders should be lower than the last "
-                     "traded price {ltp}.")
+TRIGGER_SIDE_BUY = (
+    "Trigger price for stoploss buy orders should be higher than the last traded price {ltp}."
+)
+TRIGGER_SIDE_SELL = (
+    "Trigger price for stoploss sell orders should be lower than the last traded price {ltp}."
+)
 
 # §3 market protection mandatory from 1 April 2026.
 # Source: https://tradingqna.com/t/api-market-protection-parameter-clarification-needed-on-
 # correct-usage/193504 (text); https://kite.trade/forum/discussion/comment/52316 (rule).
-NO_PROTECTION = ("Market orders without market protection are not allowed via API. Please set "
-                 "market protection or use a Limit order.")
+NO_PROTECTION = (
+    "Market orders without market protection are not allowed via API. Please set "
+    "market protection or use a Limit order."
+)
 AUTO_PROTECTION_PERCENT = 3.0  # -1 = auto; ~3 % reported by a user (rules.md §3)
 
 # §4 SL-M barred on NSE options (16052, https://sasonline.in/bulletin.php?p=388) and on all BSE
 # segments (https://upstox.com/?p=46531). The BSE text is UNVERIFIED (same exchange code used).
 SLM_BARRED = "16052 : Function not available"
 
+# §1 Kite pre-validation blocks market orders in stock options, and market AMOs in index options
+# (https://support.zerodha.com/category/console/portfolio/holdings/articles/kite-order-rejections).
+# UNVERIFIED wording.
+STOCK_OPTION_MARKET = (
+    "Market orders are blocked for stock option contracts. Place a limit order instead."
+)
+INDEX_OPTION_MARKET_AMO = (
+    "Market orders cannot be placed as AMO for index option contracts. Place a limit order instead."
+)
+
 # §5 fresh MIS after the auto square-off time. UNVERIFIED wording (rules.md: not found).
-MIS_BLOCKED = ("Fresh MIS orders are blocked after the auto square-off time ({time}). Place "
-               "the order as CNC or NRML instead.")
+MIS_BLOCKED = (
+    "Fresh MIS orders are blocked after the auto square-off time ({time}). Place "
+    "the order as CNC or NRML instead."
+)
 SQUARE_OFF_MESSAGE = "Auto square-off by the risk management team."  # UNVERIFIED
 SQUARE_OFF_CHARGE = 59.0  # ₹50 + 18 % GST per order squared off (rules.md §5)
 
 # §6 session windows. "Markets are closed" text: UNVERIFIED (widely quoted on the Kite forum).
-MARKET_CLOSED = ("Markets are closed right now. Use GTT for placing long standing orders "
-                 "instead.")
-AMO_DURING_MARKET = ("AMO orders can be placed only outside market hours ({window}). Place a "
-                     "regular order instead.")  # UNVERIFIED; rule: kite-order-rejections page
-AMO_RELEASED = ("This AMO has been sent to the exchange; modify or cancel it with variety "
-                "regular.")  # UNVERIFIED; rule: https://kite.trade/forum/discussion/comment/40302/
-AMO_WINDOWS = {"NSE": "4:00 PM to 8:58 AM", "BSE": "4:00 PM to 8:58 AM",
-               "NFO": "3:45 PM to 9:10 AM", "BFO": "3:45 PM to 9:10 AM",
-               "MCX": "after the close to 8:58 AM"}
+MARKET_CLOSED = "Markets are closed right now. Use GTT for placing long standing orders instead."
+AMO_DURING_MARKET = (
+    "AMO orders can be placed only outside market hours ({window}). Place a "
+    "regular order instead."
+)  # UNVERIFIED; rule: kite-order-rejections page
+AMO_RELEASED = (
+    "This AMO has been sent to the exchange; modify or cancel it with variety "
+    "regular."
+)  # UNVERIFIED; rule: https://kite.trade/forum/discussion/comment/40302/
+AMO_WINDOWS = {
+    "NSE": "4:00 PM to 8:58 AM",
+    "BSE": "4:00 PM to 8:58 AM",
+    "NFO": "3:45 PM to 9:10 AM",
+    "BFO": "3:45 PM to 9:10 AM",
+    "MCX": "after the close to 8:58 AM",
+}
 
 # §7 25 modifications. Source: https://kite.trade/forum/discussion/9201/maximum-order-modifications
 MAX_MODIFICATIONS = 25
 TOO_MANY_MODIFICATIONS = "Maximum allowed order modifications exceeded."
 
 # §10 funds. Source: kiteconnect-mocks orders.json (status_message of a REJECTED order).
-INSUFFICIENT_FUNDS = ("Insufficient funds. Required margin is {required:.2f} but available "
-                      "margin is {available:.2f}. Check the orderbook for open orders.")
+INSUFFICIENT_FUNDS = (
+    "Insufficient funds. Required margin is {required:.2f} but available "
+    "margin is {available:.2f}. Check the orderbook for open orders."
+)
 # §10 holdings. Source: https://kite.trade/forum/discussion/comment/43891/ (user-quoted; the
 # quoted text ends in "Check the orderbook....").
-INSUFFICIENT_HOLDINGS = ("Insufficient stock holding or there are pending sell orders for this "
-                         "stock. Check the orderbook.")
+INSUFFICIENT_HOLDINGS = (
+    "Insufficient stock holding or there are pending sell orders for this "
+    "stock. Check the orderbook."
+)
 # §11 TPIN/DDPI: HTTP 428 for un-authorised quantity. Text: user report
 # (https://glama.ai/mcp/servers/techfreakworm/kite-connect-mcp/tools/authorise_holdings).
 NEEDS_AUTHORISATION = "{qty} quantity needs authorisation at depository"
@@ -108,18 +149,25 @@ NO_SUCH_ORDER = "Couldn't find that `order_id`."
 NOT_MODIFIABLE = "Order cannot be modified as it is {status}."
 NOT_CANCELLABLE = "Order cannot be cancelled as it is {status}."
 BELOW_FILLED = "Quantity cannot be less than the filled quantity {filled}."
-CO_UNSUPPORTED = ("Cover orders are not simulated in the sandbox; use a regular order with a "
-                  "separate stop-loss.")  # sandbox limitation, not a Kite text
+CO_UNSUPPORTED = (
+    "Cover orders are not simulated in the sandbox; use a regular order with a "
+    "separate stop-loss."
+)  # sandbox limitation, not a Kite text
 NO_AUCTION = "Invalid `auction_number`. There is no auction running for this instrument."
 
 # §8 GTT. Sources: https://kite.trade/forum/discussion/comment/45755 (two OCO texts).
-GTT_SECOND_BELOW = ("Trigger cannot be created with the second trigger price less than the last "
-                    "price.")
+GTT_SECOND_BELOW = (
+    "Trigger cannot be created with the second trigger price less than the last price."
+)
 GTT_EQUAL_LAST = "Trigger cannot be created with one of the trigger values equal to the last price."
-GTT_FIRST_ABOVE = ("Trigger cannot be created with the first trigger price more than the last "
-                   "price.")  # UNVERIFIED counterpart of the text above
-GTT_PRODUCT = ("GTT can be used only for CNC orders in the equity cash segment and NRML orders "
-               "in equity derivatives.")  # UNVERIFIED wording; rule: https://zerodha.com/tos/gtt
+GTT_FIRST_ABOVE = (
+    "Trigger cannot be created with the first trigger price more than the last "
+    "price."
+)  # UNVERIFIED counterpart of the text above
+GTT_PRODUCT = (
+    "GTT can be used only for CNC orders in the equity cash segment and NRML orders "
+    "in equity derivatives."
+)  # UNVERIFIED wording; rule: https://zerodha.com/tos/gtt
 GTT_MAX_ACTIVE = 250
 GTT_TOO_MANY = "You can have a maximum of 250 active GTTs."  # UNVERIFIED wording
 GTT_NOT_FOUND = "Trigger not found."  # UNVERIFIED

@@ -30,27 +30,83 @@ ORDER_STATUSES = ("OPEN", "COMPLETE", "CANCELLED", "REJECTED", "TRIGGER PENDING"
 OPERATORS = ("<=", ">=", "<", ">", "==")
 
 _TOP = {
-    "name": "a short name", "description": "one line saying what the scenario rehearses",
-    "clock": "the start time", "speed": "the clock speed", "profile": "the user profile",
-    "funds": "funds per segment", "holdings": "holdings", "positions": "open positions",
-    "orders": "today's orders so far", "gtts": "GTT triggers", "alerts": "alerts",
-    "mf_holdings": "mutual-fund holdings", "mf_orders": "mutual-fund orders",
-    "mf_sips": "SIPs", "market": "price paths",
+    "name": "a short name",
+    "description": "one line saying what the scenario rehearses",
+    "clock": "the start time",
+    "speed": "the clock speed",
+    "profile": "the user profile",
+    "funds": "funds per segment",
+    "holdings": "holdings",
+    "positions": "open positions",
+    "orders": "today's orders so far",
+    "gtts": "GTT triggers",
+    "alerts": "alerts",
+    "mf_holdings": "mutual-fund holdings",
+    "mf_orders": "mutual-fund orders",
+    "mf_sips": "SIPs",
+    "market": "price paths",
 }
 _FUNDS = ("opening_balance", "collateral", "intraday_payin", "adhoc_margin")
-_HOLDING = ("exchange", "tradingsymbol", "quantity", "t1_quantity", "realised_quantity",
-            "used_quantity", "authorised_quantity", "authorised_date", "collateral_quantity",
-            "collateral_type", "average_price", "opening_quantity")
+_HOLDING = (
+    "exchange",
+    "tradingsymbol",
+    "quantity",
+    "t1_quantity",
+    "realised_quantity",
+    "used_quantity",
+    "authorised_quantity",
+    "authorised_date",
+    "collateral_quantity",
+    "collateral_type",
+    "average_price",
+    "opening_quantity",
+)
 _POSITION = ("exchange", "tradingsymbol", "product", "quantity", "average_price")
-_ORDER = ("at", "exchange", "tradingsymbol", "transaction_type", "quantity", "product",
-          "order_type", "price", "trigger_price", "variety", "validity", "status",
-          "filled_quantity", "average_price", "status_message", "tag", "market_protection")
-_GTT = ("type", "exchange", "tradingsymbol", "trigger_values", "last_price", "orders",
-        "status", "created_at")
+_ORDER = (
+    "at",
+    "exchange",
+    "tradingsymbol",
+    "transaction_type",
+    "quantity",
+    "product",
+    "order_type",
+    "price",
+    "trigger_price",
+    "variety",
+    "validity",
+    "status",
+    "filled_quantity",
+    "average_price",
+    "status_message",
+    "tag",
+    "market_protection",
+)
+_GTT = (
+    "type",
+    "exchange",
+    "tradingsymbol",
+    "trigger_values",
+    "last_price",
+    "orders",
+    "status",
+    "created_at",
+)
 _GTT_ORDER = ("transaction_type", "quantity", "price", "product", "order_type")
-_ALERT = ("name", "type", "lhs_exchange", "lhs_tradingsymbol", "lhs_attribute", "operator",
-          "rhs_type", "rhs_constant", "rhs_exchange", "rhs_tradingsymbol", "rhs_attribute",
-          "basket", "status")
+_ALERT = (
+    "name",
+    "type",
+    "lhs_exchange",
+    "lhs_tradingsymbol",
+    "lhs_attribute",
+    "operator",
+    "rhs_type",
+    "rhs_constant",
+    "rhs_exchange",
+    "rhs_tradingsymbol",
+    "rhs_attribute",
+    "basket",
+    "status",
+)
 _MF = ("tradingsymbol", "folio", "quantity", "average_price", "pledged_quantity")
 _MARKET = ("close", "liquidity", "path")
 _TS = re.compile(r"(\d{4}-\d{2}-\d{2})[ T](\d{1,2}):(\d{2})(?::(\d{2}))?")
@@ -104,13 +160,23 @@ def load_scenario(name_or_path: str) -> Scenario:
     path = Path(name_or_path)
     if not path.is_file():
         names = ", ".join(BUILT_IN)
-        raise ScenarioError([ScenarioProblem(
-            name_or_path, 1, f"no such scenario file — give a YAML file or one of: {names}")])
+        raise ScenarioError(
+            [
+                ScenarioProblem(
+                    name_or_path, 1, f"no such scenario file — give a YAML file or one of: {names}"
+                )
+            ]
+        )
     try:
         text = path.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError([ScenarioProblem(
-            name_or_path, 1, f"cannot read the file ({exc}) — save it as UTF-8 text")]) from exc
+        raise ScenarioError(
+            [
+                ScenarioProblem(
+                    name_or_path, 1, f"cannot read the file ({exc}) — save it as UTF-8 text"
+                )
+            ]
+        ) from exc
     return parse_scenario(text, str(path))
 
 
@@ -137,6 +203,7 @@ class _Parser:
         self.problems: list[ScenarioProblem] = []
         self.master: InstrumentMaster | None = None
         self.day: date | None = None
+        self.clock: datetime | None = None
 
     def bad(self, line: int, message: str) -> None:
         self.problems.append(ScenarioProblem(self.source, line, message))
@@ -156,18 +223,34 @@ class _Parser:
         self.bad(line, f"{what} must be a list — write each entry on a line starting with '- '")
         return None
 
-    def keys(self, node: CommentedMap, allowed: tuple[str, ...], required: tuple[str, ...],
-             what: str, line: int) -> None:
+    def keys(
+        self,
+        node: CommentedMap,
+        allowed: tuple[str, ...],
+        required: tuple[str, ...],
+        what: str,
+        line: int,
+    ) -> None:
         for key in node:
             if key not in allowed:
-                self.bad(_line(node, key, line),
-                         f"{what}: unknown key '{key}' — the keys are {', '.join(allowed)}")
+                self.bad(
+                    _line(node, key, line),
+                    f"{what}: unknown key '{key}' — the keys are {', '.join(allowed)}",
+                )
         for key in required:
             if key not in node:
                 self.bad(line, f"{what}: '{key}' is missing — add '{key}:'")
 
-    def number(self, node: CommentedMap, key: str, what: str, line: int, default: float = 0.0,
-               minimum: float | None = 0.0, integer: bool = False) -> float:
+    def number(
+        self,
+        node: CommentedMap,
+        key: str,
+        what: str,
+        line: int,
+        default: float = 0.0,
+        minimum: float | None = 0.0,
+        integer: bool = False,
+    ) -> float:
         if key not in node or node[key] is None:
             return default
         value = node[key]
@@ -177,22 +260,32 @@ class _Parser:
             self.bad(at, f"{what}: '{key}' must be {kind} (got {value!r}) — write e.g. {key}: 10")
             return default
         if integer and not float(value).is_integer():
-            self.bad(at, f"{what}: '{key}' must be a whole number (got {value}) — drop the "
-                         "fraction")
+            self.bad(
+                at, f"{what}: '{key}' must be a whole number (got {value}) — drop the fraction"
+            )
             return default
         if minimum is not None and value < minimum:
             self.bad(at, f"{what}: '{key}' must be {minimum:g} or more (got {value})")
             return default
         return float(value)
 
-    def choice(self, node: CommentedMap, key: str, options: tuple[str, ...], what: str,
-               line: int, default: str = "") -> str:
+    def choice(
+        self,
+        node: CommentedMap,
+        key: str,
+        options: tuple[str, ...],
+        what: str,
+        line: int,
+        default: str = "",
+    ) -> str:
         if key not in node or node[key] is None:
             return default
         value = str(node[key])
         if value not in options:
-            self.bad(_line(node, key, line),
-                     f"{what}: '{key}' is {value!r} — use one of {', '.join(options)}")
+            self.bad(
+                _line(node, key, line),
+                f"{what}: '{key}' is {value!r} — use one of {', '.join(options)}",
+            )
             return default
         return value
 
@@ -205,21 +298,24 @@ class _Parser:
             return default
         return str(value)
 
-    def instrument(self, node: CommentedMap, ex_key: str, sym_key: str, what: str,
-                   line: int) -> str:
+    def instrument(
+        self, node: CommentedMap, ex_key: str, sym_key: str, what: str, line: int
+    ) -> str:
         exchange = str(node.get(ex_key, "") or "")
         symbol = str(node.get(sym_key, "") or "")
         if not exchange or not symbol or self.master is None:
             return ""
         if self.master.get(exchange, symbol) is None:
-            self.bad(_line(node, sym_key, line),
-                     f"{what}: no instrument {exchange}:{symbol} on {self.day} — use one from "
-                     "the built-in master (kite-skills sandbox lists them; F&O symbols depend "
-                     "on the scenario date)")
+            self.bad(
+                _line(node, sym_key, line),
+                f"{what}: no instrument {exchange}:{symbol} on {self.day} — use one from "
+                "the built-in master (docs/sandbox-scenarios.md; F&O symbols depend on the "
+                "scenario date)",
+            )
             return ""
         return f"{exchange}:{symbol}"
 
-    def moment(self, value: Any, line: int, what: str) -> datetime | None:
+    def moment(self, value: Any, line: int, what: str, short: bool = True) -> datetime | None:
         """``YYYY-MM-DD HH:MM[:SS]`` or ``HH:MM[:SS]`` on the scenario date."""
         if isinstance(value, datetime):
             return value.replace(tzinfo=IST) if value.tzinfo is None else value.astimezone(IST)
@@ -230,14 +326,14 @@ class _Parser:
                 day = date.fromisoformat(full.group(1))
                 hh, mm, ss = int(full.group(2)), int(full.group(3)), int(full.group(4) or 0)
                 return datetime.combine(day, time(hh, mm, ss), IST)
-            short = _HM.fullmatch(text)
-            if short and self.day is not None:
-                hh, mm, ss = int(short.group(1)), int(short.group(2)), int(short.group(3) or 0)
+            hm = _HM.fullmatch(text) if short else None
+            if hm and self.day is not None:
+                hh, mm, ss = int(hm.group(1)), int(hm.group(2)), int(hm.group(3) or 0)
                 return datetime.combine(self.day, time(hh, mm, ss), IST)
         except ValueError:
             pass
-        self.bad(line, f"{what}: {text!r} is not a time — write 'YYYY-MM-DD HH:MM' (IST) or "
-                       "'HH:MM' for the scenario date")
+        hint = " or 'HH:MM' for the scenario date" if short else ""
+        self.bad(line, f"{what}: {text!r} is not a time — write 'YYYY-MM-DD HH:MM' (IST){hint}")
         return None
 
     # ---- the document ----------------------------------------------------------------------
@@ -248,27 +344,30 @@ class _Parser:
         except MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             line = mark.line + 1 if mark else 1
-            raise ScenarioError([ScenarioProblem(
-                self.source, line, f"not valid YAML: {exc.problem} — fix the syntax")]) from exc
+            raise ScenarioError(
+                [
+                    ScenarioProblem(
+                        self.source, line, f"not valid YAML: {exc.problem} — fix the syntax"
+                    )
+                ]
+            ) from exc
         except YAMLError as exc:
-            raise ScenarioError([ScenarioProblem(
-                self.source, 1, f"not valid YAML: {exc} — fix the syntax")]) from exc
+            raise ScenarioError(
+                [ScenarioProblem(self.source, 1, f"not valid YAML: {exc} — fix the syntax")]
+            ) from exc
         root = self.mapping(doc, 1, "the scenario")
         if root is None:
             raise ScenarioError(self.problems)
         self.keys(root, tuple(_TOP), ("clock",), "the scenario", 1)
+        # The clock comes first: the instrument master (F&O symbols) depends on its date, so
+        # without a clock the rest cannot be checked.
         clock = None
         if "clock" in root:
-            clock = self.moment(root["clock"], _line(root, "clock"), "clock")
-            if clock is not None and not _TS.fullmatch(str(root["clock"]).strip()) and not \
-                    isinstance(root["clock"], datetime):
-                clock = None
+            clock = self.moment(root["clock"], _line(root, "clock"), "clock", short=False)
         if clock is None:
-            if "clock" in root:
-                pass
-            raise ScenarioError(self.problems or [ScenarioProblem(
-                self.source, 1, "clock is missing — add clock: 'YYYY-MM-DD HH:MM'")])
+            raise ScenarioError(self.problems)
         self.day = clock.date()
+        self.clock = clock
         self.master = master_for(self.day)
         speed = self.number(root, "speed", "speed", _line(root, "speed"), default=1.0)
         profile = self.profile(root)
@@ -320,12 +419,17 @@ class _Parser:
 
     def profile(self, root: CommentedMap) -> dict[str, Any]:
         profile: dict[str, Any] = {
-            "user_id": "ZS0001", "user_type": "individual", "email": "sandbox@example.com",
-            "user_name": "Sandbox Trader", "user_shortname": "Sandbox", "broker": "ZERODHA",
+            "user_id": "ZS0001",
+            "user_type": "individual",
+            "email": "sandbox@example.com",
+            "user_name": "Sandbox Trader",
+            "user_shortname": "Sandbox",
+            "broker": "ZERODHA",
             "exchanges": ["NSE", "BSE", "NFO", "BFO", "MCX"],
             "products": ["CNC", "NRML", "MIS", "MTF"],
             "order_types": ["MARKET", "LIMIT", "SL", "SL-M"],
-            "avatar_url": None, "meta": {"demat_consent": "consent"},
+            "avatar_url": None,
+            "meta": {"demat_consent": "consent"},
         }
         if "profile" not in root:
             return profile
@@ -333,8 +437,18 @@ class _Parser:
         node = self.mapping(root["profile"], line, "profile")
         if node is None:
             return profile
-        allowed = ("user_id", "user_type", "email", "user_name", "user_shortname", "broker",
-                   "exchanges", "products", "order_types", "meta")
+        allowed = (
+            "user_id",
+            "user_type",
+            "email",
+            "user_name",
+            "user_shortname",
+            "broker",
+            "exchanges",
+            "products",
+            "order_types",
+            "meta",
+        )
         self.keys(node, allowed, (), "profile", line)
         for key in allowed:
             if key in node and key != "meta":
@@ -344,8 +458,14 @@ class _Parser:
             meta = self.mapping(node["meta"], _line(node, "meta", line), "profile.meta")
             if meta is not None:
                 self.keys(meta, ("demat_consent",), (), "profile.meta", _line(node, "meta"))
-                consent = self.choice(meta, "demat_consent", DEMAT_CONSENT, "profile.meta",
-                                      _line(node, "meta"), "consent")
+                consent = self.choice(
+                    meta,
+                    "demat_consent",
+                    DEMAT_CONSENT,
+                    "profile.meta",
+                    _line(node, "meta"),
+                    "consent",
+                )
                 profile["meta"] = {"demat_consent": consent}
         return profile
 
@@ -366,8 +486,7 @@ class _Parser:
             if seg is None:
                 continue
             self.keys(seg, (*_FUNDS, "enabled"), (), f"funds.{segment}", at)
-            values = {k: self.number(seg, k, f"funds.{segment}", at, minimum=None)
-                      for k in _FUNDS}
+            values = {k: self.number(seg, k, f"funds.{segment}", at, minimum=None) for k in _FUNDS}
             out[segment] = Funds(enabled=bool(seg.get("enabled", True)), **values)
         return out
 
@@ -375,98 +494,165 @@ class _Parser:
         self.keys(node, _HOLDING, ("exchange", "tradingsymbol", "quantity"), what, line)
         key = self.instrument(node, "exchange", "tradingsymbol", what, line)
         row: dict[str, Any] = {"line": line, "key": key}
-        for name in ("quantity", "t1_quantity", "used_quantity", "authorised_quantity",
-                     "collateral_quantity", "opening_quantity"):
+        for name in (
+            "quantity",
+            "t1_quantity",
+            "used_quantity",
+            "authorised_quantity",
+            "collateral_quantity",
+            "opening_quantity",
+        ):
             row[name] = int(self.number(node, name, what, line, integer=True))
-        row["realised_quantity"] = int(self.number(
-            node, "realised_quantity", what, line, row["quantity"] - row["t1_quantity"],
-            integer=True))
+        row["realised_quantity"] = int(
+            self.number(
+                node,
+                "realised_quantity",
+                what,
+                line,
+                row["quantity"] - row["t1_quantity"],
+                integer=True,
+            )
+        )
         row["average_price"] = self.number(node, "average_price", what, line)
         row["authorised_date"] = self.text(node, "authorised_date", what, line)
         row["collateral_type"] = self.text(node, "collateral_type", what, line)
         # kite-domain §0: quantity already includes the T+1 shares.
         if row["quantity"] != row["realised_quantity"] + row["t1_quantity"]:
-            self.bad(line, f"{what}: quantity {row['quantity']} is not realised_quantity "
-                           f"{row['realised_quantity']} + t1_quantity {row['t1_quantity']} — "
-                           "quantity includes the T+1 shares; make them add up")
+            self.bad(
+                line,
+                f"{what}: quantity {row['quantity']} is not realised_quantity "
+                f"{row['realised_quantity']} + t1_quantity {row['t1_quantity']} — "
+                "quantity includes the T+1 shares; make them add up",
+            )
         if row["used_quantity"] > row["realised_quantity"] + row["t1_quantity"]:
-            self.bad(line, f"{what}: used_quantity {row['used_quantity']} is more than the "
-                           "quantity held — lower it")
+            self.bad(
+                line,
+                f"{what}: used_quantity {row['used_quantity']} is more than the "
+                "quantity held — lower it",
+            )
         return row if key else None
 
     def position(self, node: CommentedMap, line: int, what: str) -> dict[str, Any] | None:
-        self.keys(node, _POSITION, ("exchange", "tradingsymbol", "product", "quantity"), what,
-                  line)
+        self.keys(node, _POSITION, ("exchange", "tradingsymbol", "product", "quantity"), what, line)
         key = self.instrument(node, "exchange", "tradingsymbol", what, line)
         product = self.choice(node, "product", ("MIS", "NRML", "CNC", "MTF"), what, line, "NRML")
         quantity = int(self.number(node, "quantity", what, line, minimum=None, integer=True))
         if quantity == 0 and "quantity" in node:
-            self.bad(_line(node, "quantity", line),
-                     f"{what}: quantity is 0 — an open position has a non-zero quantity "
-                     "(negative for a short)")
-        row = {"line": line, "key": key, "product": product, "quantity": quantity,
-               "average_price": self.number(node, "average_price", what, line)}
+            self.bad(
+                _line(node, "quantity", line),
+                f"{what}: quantity is 0 — an open position has a non-zero quantity "
+                "(negative for a short)",
+            )
+        row = {
+            "line": line,
+            "key": key,
+            "product": product,
+            "quantity": quantity,
+            "average_price": self.number(node, "average_price", what, line),
+        }
         if self.master is not None and key:
             inst = self.master.by_key(key)
             if inst is not None and inst.lot_size > 1 and quantity % inst.lot_size:
-                self.bad(_line(node, "quantity", line),
-                         f"{what}: quantity {quantity} is not a multiple of the lot size "
-                         f"{inst.lot_size} — use a whole number of lots")
+                self.bad(
+                    _line(node, "quantity", line),
+                    f"{what}: quantity {quantity} is not a multiple of the lot size "
+                    f"{inst.lot_size} — use a whole number of lots",
+                )
         return row if key else None
 
     def order(self, node: CommentedMap, line: int, what: str) -> dict[str, Any] | None:
-        self.keys(node, _ORDER, ("at", "exchange", "tradingsymbol", "transaction_type",
-                                 "quantity", "product", "order_type"), what, line)
+        self.keys(
+            node,
+            _ORDER,
+            (
+                "at",
+                "exchange",
+                "tradingsymbol",
+                "transaction_type",
+                "quantity",
+                "product",
+                "order_type",
+            ),
+            what,
+            line,
+        )
         key = self.instrument(node, "exchange", "tradingsymbol", what, line)
-        at = self.moment(node.get("at", ""), _line(node, "at", line), what) if "at" in node \
-            else None
+        at = (
+            self.moment(node.get("at", ""), _line(node, "at", line), what) if "at" in node else None
+        )
         row: dict[str, Any] = {
-            "line": line, "key": key, "at": at,
-            "transaction_type": self.choice(node, "transaction_type", ("BUY", "SELL"), what,
-                                            line, "BUY"),
+            "line": line,
+            "key": key,
+            "at": at,
+            "transaction_type": self.choice(
+                node, "transaction_type", ("BUY", "SELL"), what, line, "BUY"
+            ),
             "quantity": int(self.number(node, "quantity", what, line, integer=True)),
             "product": self.choice(node, "product", PRODUCTS, what, line, "CNC"),
             "order_type": self.choice(node, "order_type", ORDER_TYPES, what, line, "LIMIT"),
             "price": self.number(node, "price", what, line),
             "trigger_price": self.number(node, "trigger_price", what, line),
-            "variety": self.choice(node, "variety", ("regular", "amo", "iceberg"), what, line,
-                                   "regular"),
+            "variety": self.choice(
+                node, "variety", ("regular", "amo", "iceberg"), what, line, "regular"
+            ),
             "validity": self.choice(node, "validity", ("DAY", "IOC", "TTL"), what, line, "DAY"),
             "status": self.choice(node, "status", ORDER_STATUSES, what, line, "OPEN"),
-            "filled_quantity": int(self.number(node, "filled_quantity", what, line,
-                                               integer=True, default=-1, minimum=-1)),
+            "filled_quantity": int(
+                self.number(
+                    node, "filled_quantity", what, line, integer=True, default=-1, minimum=-1
+                )
+            ),
             "average_price": self.number(node, "average_price", what, line),
             "status_message": self.text(node, "status_message", what, line),
             "tag": self.text(node, "tag", what, line),
-            "market_protection": self.number(node, "market_protection", what, line,
-                                              minimum=-1),
+            "market_protection": self.number(node, "market_protection", what, line, minimum=-1),
         }
         if at is not None and self.day is not None and at.date() != self.day:
-            self.bad(_line(node, "at", line), f"{what}: 'at' is not on the scenario date "
-                                              f"{self.day} — today's orders only")
+            self.bad(
+                _line(node, "at", line),
+                f"{what}: 'at' is not on the scenario date {self.day} — today's orders only",
+            )
+        if at is not None and self.clock is not None and at > self.clock:
+            self.bad(
+                _line(node, "at", line),
+                f"{what}: 'at' {at:%H:%M:%S} is after the clock — list only orders placed "
+                "before the scenario starts",
+            )
         if row["filled_quantity"] > row["quantity"]:
-            self.bad(_line(node, "filled_quantity", line),
-                     f"{what}: filled_quantity is more than quantity — lower it")
+            self.bad(
+                _line(node, "filled_quantity", line),
+                f"{what}: filled_quantity is more than quantity — lower it",
+            )
         return row if key and at is not None else None
 
     def gtt(self, node: CommentedMap, line: int, what: str) -> dict[str, Any] | None:
-        self.keys(node, _GTT, ("type", "exchange", "tradingsymbol", "trigger_values", "orders"),
-                  what, line)
+        self.keys(
+            node,
+            _GTT,
+            ("type", "exchange", "tradingsymbol", "trigger_values", "orders"),
+            what,
+            line,
+        )
         key = self.instrument(node, "exchange", "tradingsymbol", what, line)
         kind = self.choice(node, "type", ("single", "two-leg"), what, line, "single")
         values = node.get("trigger_values")
         triggers: list[float] = []
         if not isinstance(values, list) or not all(
-                isinstance(v, int | float) and not isinstance(v, bool) for v in values):
-            self.bad(_line(node, "trigger_values", line),
-                     f"{what}: trigger_values must be a list of numbers — e.g. [1450, 1650]")
+            isinstance(v, int | float) and not isinstance(v, bool) for v in values
+        ):
+            self.bad(
+                _line(node, "trigger_values", line),
+                f"{what}: trigger_values must be a list of numbers — e.g. [1450, 1650]",
+            )
         else:
             triggers = [float(v) for v in values]
             want = 1 if kind == "single" else 2
             if len(triggers) != want:
-                self.bad(_line(node, "trigger_values", line),
-                         f"{what}: a {kind} GTT has {want} trigger value(s), not "
-                         f"{len(triggers)} — fix trigger_values")
+                self.bad(
+                    _line(node, "trigger_values", line),
+                    f"{what}: a {kind} GTT has {want} trigger value(s), not "
+                    f"{len(triggers)} — fix trigger_values",
+                )
         orders: list[dict[str, Any]] = []
         seq = self.sequence(node.get("orders"), _line(node, "orders", line), f"{what}.orders")
         for i, item in enumerate(seq or []):
@@ -474,52 +660,78 @@ class _Parser:
             leg = self.mapping(item, at, f"{what}.orders[{i + 1}]")
             if leg is None:
                 continue
-            self.keys(leg, _GTT_ORDER, ("transaction_type", "quantity", "price"),
-                      f"{what}.orders[{i + 1}]", at)
-            orders.append({
-                "transaction_type": self.choice(leg, "transaction_type", ("BUY", "SELL"), what,
-                                                at, "SELL"),
-                "quantity": int(self.number(leg, "quantity", what, at, integer=True)),
-                "price": self.number(leg, "price", what, at),
-                "product": self.choice(leg, "product", PRODUCTS, what, at, "CNC"),
-                "order_type": "LIMIT",
-            })
+            self.keys(
+                leg,
+                _GTT_ORDER,
+                ("transaction_type", "quantity", "price"),
+                f"{what}.orders[{i + 1}]",
+                at,
+            )
+            orders.append(
+                {
+                    "transaction_type": self.choice(
+                        leg, "transaction_type", ("BUY", "SELL"), what, at, "SELL"
+                    ),
+                    "quantity": int(self.number(leg, "quantity", what, at, integer=True)),
+                    "price": self.number(leg, "price", what, at),
+                    "product": self.choice(leg, "product", PRODUCTS, what, at, "CNC"),
+                    "order_type": "LIMIT",
+                }
+            )
         if seq is not None and triggers and len(orders) != len(triggers):
-            self.bad(_line(node, "orders", line), f"{what}: one order per trigger value — "
-                                                  f"{len(triggers)} trigger(s), {len(orders)} "
-                                                  "order(s)")
-        status = self.choice(node, "status", ("active", "triggered", "disabled", "cancelled",
-                                              "expired", "rejected", "deleted"), what, line,
-                             "active")
+            self.bad(
+                _line(node, "orders", line),
+                f"{what}: one order per trigger value — "
+                f"{len(triggers)} trigger(s), {len(orders)} "
+                "order(s)",
+            )
+        status = self.choice(
+            node,
+            "status",
+            ("active", "triggered", "disabled", "cancelled", "expired", "rejected", "deleted"),
+            what,
+            line,
+            "active",
+        )
         created = None
         if "created_at" in node:
             created = self.moment(node["created_at"], _line(node, "created_at", line), what)
-        row = {"line": line, "key": key, "type": kind, "trigger_values": triggers,
-               "last_price": self.number(node, "last_price", what, line), "orders": orders,
-               "status": status, "created_at": created}
+        row = {
+            "line": line,
+            "key": key,
+            "type": kind,
+            "trigger_values": triggers,
+            "last_price": self.number(node, "last_price", what, line),
+            "orders": orders,
+            "status": status,
+            "created_at": created,
+        }
         return row if key else None
 
     def alert(self, node: CommentedMap, line: int, what: str) -> dict[str, Any] | None:
-        self.keys(node, _ALERT, ("name", "lhs_exchange", "lhs_tradingsymbol", "operator"),
-                  what, line)
+        self.keys(
+            node, _ALERT, ("name", "lhs_exchange", "lhs_tradingsymbol", "operator"), what, line
+        )
         key = self.instrument(node, "lhs_exchange", "lhs_tradingsymbol", what, line)
         row: dict[str, Any] = {
-            "line": line, "key": key,
+            "line": line,
+            "key": key,
             "name": self.text(node, "name", what, line),
             "type": self.choice(node, "type", ("simple", "ato"), what, line, "simple"),
             "lhs_exchange": str(node.get("lhs_exchange", "")),
             "lhs_tradingsymbol": str(node.get("lhs_tradingsymbol", "")),
-            "lhs_attribute": self.choice(node, "lhs_attribute", ("LastTradedPrice",), what,
-                                         line, "LastTradedPrice"),
+            "lhs_attribute": self.choice(
+                node, "lhs_attribute", ("LastTradedPrice",), what, line, "LastTradedPrice"
+            ),
             "operator": self.choice(node, "operator", OPERATORS, what, line, ">="),
-            "rhs_type": self.choice(node, "rhs_type", ("constant", "instrument"), what, line,
-                                    "constant"),
+            "rhs_type": self.choice(
+                node, "rhs_type", ("constant", "instrument"), what, line, "constant"
+            ),
             "rhs_constant": self.number(node, "rhs_constant", what, line),
             "rhs_exchange": self.text(node, "rhs_exchange", what, line),
             "rhs_tradingsymbol": self.text(node, "rhs_tradingsymbol", what, line),
             "rhs_attribute": self.text(node, "rhs_attribute", what, line),
-            "status": self.choice(node, "status", ("enabled", "disabled"), what, line,
-                                  "enabled"),
+            "status": self.choice(node, "status", ("enabled", "disabled"), what, line, "enabled"),
             "basket": _plain(node.get("basket")),
         }
         if row["rhs_type"] == "instrument":
@@ -533,14 +745,19 @@ class _Parser:
         symbol = self.text(node, "tradingsymbol", what, line)
         if self.master is not None and symbol and self.master.mutual_fund(symbol) is None:
             funds = ", ".join(f.tradingsymbol for f in self.master.mutual_funds)
-            self.bad(_line(node, "tradingsymbol", line),
-                     f"{what}: no fund {symbol} in the built-in master — use one of {funds}")
+            self.bad(
+                _line(node, "tradingsymbol", line),
+                f"{what}: no fund {symbol} in the built-in master — use one of {funds}",
+            )
             return None
-        return {"line": line, "tradingsymbol": symbol,
-                "folio": self.text(node, "folio", what, line, "123456/78"),
-                "quantity": self.number(node, "quantity", what, line),
-                "average_price": self.number(node, "average_price", what, line),
-                "pledged_quantity": self.number(node, "pledged_quantity", what, line)}
+        return {
+            "line": line,
+            "tradingsymbol": symbol,
+            "folio": self.text(node, "folio", what, line, "123456/78"),
+            "quantity": self.number(node, "quantity", what, line),
+            "average_price": self.number(node, "average_price", what, line),
+            "pledged_quantity": self.number(node, "pledged_quantity", what, line),
+        }
 
     def passthrough(self, node: CommentedMap, line: int, what: str) -> dict[str, Any]:
         value = _plain(node)
@@ -562,8 +779,11 @@ class _Parser:
                 continue
             inst = self.master.by_key(str(key))
             if inst is None:
-                self.bad(at, f"{what}: no instrument {key} — write 'EXCHANGE:TRADINGSYMBOL', "
-                             "e.g. 'NSE:INFY'")
+                self.bad(
+                    at,
+                    f"{what}: no instrument {key} — write 'EXCHANGE:TRADINGSYMBOL', "
+                    "e.g. 'NSE:INFY'",
+                )
                 continue
             spec = self.mapping(node[key], at, what)
             if spec is None:
@@ -580,8 +800,11 @@ class _Parser:
                 if tick is None:
                     continue
                 if last is not None and tick.at <= last:
-                    self.bad(tline, f"{what} path[{i + 1}]: {tick.at:%H:%M:%S} is not after the "
-                                    "tick before it — list ticks in time order")
+                    self.bad(
+                        tline,
+                        f"{what} path[{i + 1}]: {tick.at:%H:%M:%S} is not after the "
+                        "tick before it — list ticks in time order",
+                    )
                     continue
                 last = tick.at
                 ticks.append(tick)
@@ -599,8 +822,11 @@ class _Parser:
         elif isinstance(item, CommentedMap) and "at" in item and "price" in item:
             when, price, liquidity = item["at"], item["price"], item.get("liquidity")
         else:
-            self.bad(line, f"{what}: a tick is [time, price] or [time, price, liquidity] — "
-                           "e.g. ['11:31', 1502.5]")
+            self.bad(
+                line,
+                f"{what}: a tick is [time, price] or [time, price, liquidity] — "
+                "e.g. ['11:31', 1502.5]",
+            )
             return None
         moment = self.moment(when, line, what)
         if isinstance(price, bool) or not isinstance(price, int | float) or price <= 0:
@@ -608,11 +834,15 @@ class _Parser:
             return None
         units = float(price) / tick_size
         if abs(units - round(units)) > 1e-6:
-            self.bad(line, f"{what}: price {price} is not a multiple of the tick size "
-                           f"{tick_size:g} — round it")
+            self.bad(
+                line,
+                f"{what}: price {price} is not a multiple of the tick size "
+                f"{tick_size:g} — round it",
+            )
             return None
-        if liquidity is not None and (isinstance(liquidity, bool) or not isinstance(
-                liquidity, int) or liquidity < 0):
+        if liquidity is not None and (
+            isinstance(liquidity, bool) or not isinstance(liquidity, int) or liquidity < 0
+        ):
             self.bad(line, f"{what}: liquidity must be a whole number of 0 or more")
             return None
         if moment is None:

@@ -20,13 +20,27 @@ from .portfolio import Holding, Position, margin_for, total
 from .scenario import Scenario
 
 INTERVALS: dict[str, int | None] = {
-    "minute": 1, "3minute": 3, "5minute": 5, "10minute": 10, "15minute": 15,
-    "30minute": 30, "60minute": 60, "day": None,
+    "minute": 1,
+    "3minute": 3,
+    "5minute": 5,
+    "10minute": 10,
+    "15minute": 15,
+    "30minute": 30,
+    "60minute": 60,
+    "day": None,
 }
 # Kite's longest range per request for each interval (Kite Connect historical API docs, as
 # quoted on the Kite forum). The error text is UNVERIFIED.
-MAX_DAYS = {"minute": 60, "3minute": 100, "5minute": 100, "10minute": 100, "15minute": 200,
-            "30minute": 200, "60minute": 400, "day": 2000}
+MAX_DAYS = {
+    "minute": 60,
+    "3minute": 100,
+    "5minute": 100,
+    "10minute": 100,
+    "15minute": 200,
+    "30minute": 200,
+    "60minute": 400,
+    "day": 2000,
+}
 _GROUPS = (("NSE", "BSE"), ("NFO", "BFO"), ("MCX",))
 
 
@@ -37,8 +51,14 @@ class Simulation:
         self.master = master_for(self.day)
         self.market = Market(self.master, self.day, dict(scenario.market))
         self.user_id = str(scenario.profile.get("user_id", "ZS0001"))
-        self.engine = Engine(self.master, self.market, dict(scenario.funds),
-                             scenario.demat_consent, self.user_id, scenario.clock)
+        self.engine = Engine(
+            self.master,
+            self.market,
+            dict(scenario.funds),
+            scenario.demat_consent,
+            self.user_id,
+            scenario.clock,
+        )
         self.gtts: dict[int, Gtt] = {}
         self.alerts: dict[str, Alert] = {}
         self._gtt_seq = 100000
@@ -72,14 +92,21 @@ class Simulation:
         for row in sc.holdings:
             inst = self._inst(row["key"])
             self.engine.holdings[inst.key] = Holding(
-                inst=inst, quantity=row["quantity"], t1_quantity=row["t1_quantity"],
-                realised_quantity=row["realised_quantity"], used_quantity=row["used_quantity"],
+                inst=inst,
+                quantity=row["quantity"],
+                t1_quantity=row["t1_quantity"],
+                realised_quantity=row["realised_quantity"],
+                used_quantity=row["used_quantity"],
                 authorised_quantity=row["authorised_quantity"],
-                authorised_date=row["authorised_date"] or (
+                authorised_date=row["authorised_date"]
+                or (
                     kite_ts(datetime.combine(self.day, time(7, 5), IST))
-                    if row["authorised_quantity"] else ""),
+                    if row["authorised_quantity"]
+                    else ""
+                ),
                 collateral_quantity=row["collateral_quantity"],
-                collateral_type=row["collateral_type"], average_price=row["average_price"],
+                collateral_type=row["collateral_type"],
+                average_price=row["average_price"],
                 opening_quantity=row["opening_quantity"] or row["quantity"],
             )
         for row in sc.positions:
@@ -92,23 +119,38 @@ class Simulation:
         for row in sc.gtts:
             inst = self._inst(row["key"])
             created = row["created_at"] or datetime.combine(
-                sessions.previous_trading_day(self.day), time(10, 0), IST)
+                sessions.previous_trading_day(self.day), time(10, 0), IST
+            )
             self._gtt_seq += 1
             self.gtts[self._gtt_seq] = Gtt(
-                id=self._gtt_seq, inst=inst, type=row["type"],
+                id=self._gtt_seq,
+                inst=inst,
+                type=row["type"],
                 trigger_values=list(row["trigger_values"]),
                 last_price=row["last_price"] or self.market.prev_close(inst, self.day),
-                orders=list(row["orders"]), created_at=created, updated_at=created,
-                status=row["status"], user_id=self.user_id)
+                orders=list(row["orders"]),
+                created_at=created,
+                updated_at=created,
+                status=row["status"],
+                user_id=self.user_id,
+            )
         for row in sc.alerts:
             inst = self._inst(row["key"])
             rhs = None
             if row["rhs_type"] == "instrument":
                 rhs = self.master.get(row["rhs_exchange"], row["rhs_tradingsymbol"])
             created = datetime.combine(sessions.previous_trading_day(self.day), time(10, 0), IST)
-            alert = self._new_alert(row["name"], row["type"], inst, row["operator"],
-                                    row["rhs_type"], row["rhs_constant"], rhs, row["basket"],
-                                    created)
+            alert = self._new_alert(
+                row["name"],
+                row["type"],
+                inst,
+                row["operator"],
+                row["rhs_type"],
+                row["rhs_constant"],
+                rhs,
+                row["basket"],
+                created,
+            )
             alert.status = row["status"]
 
     def _seed_order(self, row: dict[str, Any]) -> None:
@@ -117,19 +159,41 @@ class Simulation:
         eng.now = at
         inst = self._inst(row["key"])
         order = Order(
-            order_id=eng._next_order_id(), inst=inst, variety=row["variety"],
-            transaction_type=row["transaction_type"], quantity=row["quantity"],
-            product=row["product"], order_type=row["order_type"], price=row["price"],
-            trigger_price=row["trigger_price"], validity=row["validity"], validity_ttl=0,
-            disclosed_quantity=0, market_protection=row["market_protection"], tag=row["tag"],
-            placed_at=at, placed_by=self.user_id)
+            order_id=eng._next_order_id(),
+            inst=inst,
+            variety=row["variety"],
+            transaction_type=row["transaction_type"],
+            quantity=row["quantity"],
+            product=row["product"],
+            order_type=row["order_type"],
+            price=row["price"],
+            trigger_price=row["trigger_price"],
+            validity=row["validity"],
+            validity_ttl=0,
+            disclosed_quantity=0,
+            market_protection=row["market_protection"],
+            tag=row["tag"],
+            placed_at=at,
+            placed_by=self.user_id,
+        )
+        if order.product == "CNC" and order.transaction_type == "SELL" and inst.is_equity:
+            try:
+                order.meta["_alloc"] = eng._check_holdings(inst, order.quantity, False)
+            except KiteError:  # the scenario says it was accepted: take demat shares
+                order.meta["_alloc"] = {"t1": 0, "today": 0, "demat": order.quantity}
         eng.orders[order.order_id] = order
         order.record("PUT ORDER REQ RECEIVED", at)
         order.record("VALIDATION PENDING", at)
         status = row["status"]
         if status == "REJECTED":
-            order.record("REJECTED", at, row["status_message"] or rules.INSUFFICIENT_FUNDS.format(
-                required=order.quantity * (order.price or eng.ltp(inst)), available=0.0))
+            order.record(
+                "REJECTED",
+                at,
+                row["status_message"]
+                or rules.INSUFFICIENT_FUNDS.format(
+                    required=order.quantity * (order.price or eng.ltp(inst)), available=0.0
+                ),
+            )
             return
         order.record("OPEN PENDING", at)
         order.exchange_order_id = eng._next_exchange_id()
@@ -152,8 +216,11 @@ class Simulation:
         return self._cursor
 
     def _watched(self) -> set[int]:
-        tokens = {o.inst.instrument_token for o in self.engine.orders.values()
-                  if o.status in ("OPEN", "TRIGGER PENDING")}
+        tokens = {
+            o.inst.instrument_token
+            for o in self.engine.orders.values()
+            if o.status in ("OPEN", "TRIGGER PENDING")
+        }
         tokens |= {g.inst.instrument_token for g in self.gtts.values() if g.status == "active"}
         for alert in self.alerts.values():
             if alert.status == "enabled":
@@ -177,6 +244,9 @@ class Simulation:
 
         day = start.date()
         while day <= when.date():
+            midnight = datetime.combine(day, time(0, 0), IST)
+            if sessions.is_trading_day(day) and start < midnight <= when:
+                push(midnight, -1, "rollover", None)
             if sessions.is_trading_day(day):
                 for group in _GROUPS:
                     window = sessions.session(group[0], day)
@@ -215,31 +285,32 @@ class Simulation:
                 self.engine.square_off(payload, at)
             elif kind == "close":
                 self.engine.close_session(payload, at)
-                self._close_gtt_orders(payload, at)
+            elif kind == "rollover":
+                self.engine.roll_day(at)
             elif kind == "ttl":
                 self.engine.expire_ttl(self.engine.orders[payload], at)
             watch(at)
         self._cursor = when
         self.engine.now = when
 
-    def _on_tick(self, inst: Instrument, at: datetime, price: float,
-                 liquidity: int | None) -> None:
+    def _on_tick(self, inst: Instrument, at: datetime, price: float, liquidity: int | None) -> None:
         for order in list(self.engine.orders.values()):
             if order.inst.instrument_token == inst.instrument_token and order.status in (
-                    "OPEN", "TRIGGER PENDING"):
+                "OPEN",
+                "TRIGGER PENDING",
+            ):
                 self.engine.on_tick(order, at, price, liquidity)
         for trigger in list(self.gtts.values()):
-            if trigger.inst.instrument_token == inst.instrument_token and \
-                    trigger.status == "active":
+            if (
+                trigger.inst.instrument_token == inst.instrument_token
+                and trigger.status == "active"
+            ):
                 leg = trigger.leg_hit(price)
                 if leg is not None:
                     self._fire_gtt(trigger, leg, at)
         for alert in list(self.alerts.values()):
             if alert.inst.instrument_token == inst.instrument_token and alert.status == "enabled":
                 self._check_alert(alert, at, price)
-
-    def _close_gtt_orders(self, group: tuple[str, ...], at: datetime) -> None:
-        """GTT orders are DAY orders: cancelled at the close like the rest (rules.md §8)."""
 
     # ----- account (read) -------------------------------------------------------------------
     def profile(self) -> dict[str, Any]:
@@ -250,43 +321,76 @@ class Simulation:
             if segment not in ("equity", "commodity"):
                 raise input_error("Invalid segment.")  # UNVERIFIED text
             return self.engine.margins_row(segment)
-        return {"equity": self.engine.margins_row("equity"),
-                "commodity": self.engine.margins_row("commodity")}
+        return {
+            "equity": self.engine.margins_row("equity"),
+            "commodity": self.engine.margins_row("commodity"),
+        }
 
     def holdings(self) -> list[dict[str, Any]]:
         out = []
         for h in self.engine.holdings.values():
             ltp = self.engine.ltp(h.inst)
             close = self.market.prev_close(h.inst, self.now.date())
-            out.append({
-                "tradingsymbol": h.inst.tradingsymbol,
-                "exchange": h.inst.exchange,
-                "instrument_token": h.inst.instrument_token,
-                "isin": h.inst.isin,
-                "product": "CNC",
-                "price": 0,
-                "quantity": h.quantity,
-                "used_quantity": h.used_quantity,
-                "t1_quantity": h.t1_quantity,
-                "realised_quantity": h.realised_quantity,
-                "authorised_quantity": h.authorised_quantity,
-                "authorised_date": h.authorised_date,
-                "authorisation": {},
-                "opening_quantity": h.opening_quantity,
-                "short_quantity": 0,
-                "collateral_quantity": h.collateral_quantity,
-                "collateral_type": h.collateral_type,
-                "discrepancy": False,
-                "average_price": h.average_price,
-                "last_price": ltp,
-                "close_price": close,
-                "pnl": round((ltp - h.average_price) * h.quantity, 2),
-                "day_change": round(ltp - close, 2),
-                "day_change_percentage": round((ltp - close) / close * 100, 4) if close else 0.0,
-                "mtf": {"quantity": 0, "used_quantity": 0, "average_price": 0, "value": 0,
-                        "initial_margin": 0},
-            })
+            out.append(
+                {
+                    "tradingsymbol": h.inst.tradingsymbol,
+                    "exchange": h.inst.exchange,
+                    "instrument_token": h.inst.instrument_token,
+                    "isin": h.inst.isin,
+                    "product": "CNC",
+                    "price": 0,
+                    "quantity": h.quantity,
+                    "used_quantity": h.used_quantity,
+                    "t1_quantity": h.t1_quantity,
+                    "realised_quantity": h.realised_quantity,
+                    "authorised_quantity": h.authorised_quantity,
+                    "authorised_date": h.authorised_date,
+                    "authorisation": {},
+                    "opening_quantity": h.opening_quantity,
+                    "short_quantity": 0,
+                    "collateral_quantity": h.collateral_quantity,
+                    "collateral_type": h.collateral_type,
+                    "discrepancy": False,
+                    "average_price": h.average_price,
+                    "last_price": ltp,
+                    "close_price": close,
+                    "pnl": round((ltp - h.average_price) * h.quantity, 2),
+                    "day_change": round(ltp - close, 2),
+                    "day_change_percentage": round((ltp - close) / close * 100, 4)
+                    if close
+                    else 0.0,
+                    "mtf": {
+                        "quantity": 0,
+                        "used_quantity": 0,
+                        "average_price": 0,
+                        "value": 0,
+                        "initial_margin": 0,
+                    },
+                }
+            )
         return out
+
+    def holdings_summary(self) -> dict[str, Any]:
+        """GET /portfolio/holdings/summary (kiteconnect-mocks holdings_summary.json)."""
+        rows = self.holdings()
+        invested = sum(r["average_price"] * r["quantity"] for r in rows)
+        current = sum(r["last_price"] * r["quantity"] for r in rows)
+        before = sum(r["close_price"] * r["quantity"] for r in rows)
+        total_pnl = current - invested
+        today = current - before
+        return {
+            "total_pnl": round(total_pnl, 2),
+            "total_pnl_percent": round(total_pnl / invested * 100, 4) if invested else 0.0,
+            "today_pnl": round(today, 2),
+            "today_pnl_percent": round(today / before * 100, 4) if before else 0.0,
+            "invested_amount": round(invested, 2),
+            "current_value": round(current, 2),
+        }
+
+    def holdings_compact(self) -> list[dict[str, Any]]:
+        """GET /portfolio/holdings/compact (kiteconnect-mocks holdings_compact.json)."""
+        keys = ("exchange", "tradingsymbol", "instrument_token", "t1_quantity", "quantity")
+        return [{k: r[k] for k in keys} for r in self.holdings()]
 
     def positions(self) -> dict[str, list[dict[str, Any]]]:
         net: list[dict[str, Any]] = []
@@ -315,40 +419,87 @@ class Simulation:
         return [dict(t) for t in self.engine.trades]
 
     # ----- orders (write) -------------------------------------------------------------------
-    def place_order(self, variety: str, exchange: str, tradingsymbol: str,
-                    transaction_type: str, quantity: int, product: str, order_type: str,
-                    price: float | None = None, validity: str | None = None,
-                    validity_ttl: int | None = None, disclosed_quantity: int | None = None,
-                    trigger_price: float | None = None, iceberg_legs: int | None = None,
-                    iceberg_quantity: int | None = None, auction_number: str | None = None,
-                    tag: str | None = None,
-                    market_protection: float | None = None) -> dict[str, Any]:
+    def place_order(
+        self,
+        variety: str,
+        exchange: str,
+        tradingsymbol: str,
+        transaction_type: str,
+        quantity: int,
+        product: str,
+        order_type: str,
+        price: float | None = None,
+        validity: str | None = None,
+        validity_ttl: int | None = None,
+        disclosed_quantity: int | None = None,
+        trigger_price: float | None = None,
+        iceberg_legs: int | None = None,
+        iceberg_quantity: int | None = None,
+        auction_number: str | None = None,
+        tag: str | None = None,
+        market_protection: float | None = None,
+    ) -> dict[str, Any]:
         order = self.engine.place(
-            variety=variety, exchange=exchange, tradingsymbol=tradingsymbol,
-            transaction_type=transaction_type, quantity=quantity, product=product,
-            order_type=order_type, price=price, validity=validity, validity_ttl=validity_ttl,
-            disclosed_quantity=disclosed_quantity, trigger_price=trigger_price,
-            iceberg_legs=iceberg_legs, iceberg_quantity=iceberg_quantity,
-            auction_number=auction_number, tag=tag, market_protection=market_protection)
+            variety=variety,
+            exchange=exchange,
+            tradingsymbol=tradingsymbol,
+            transaction_type=transaction_type,
+            quantity=quantity,
+            product=product,
+            order_type=order_type,
+            price=price,
+            validity=validity,
+            validity_ttl=validity_ttl,
+            disclosed_quantity=disclosed_quantity,
+            trigger_price=trigger_price,
+            iceberg_legs=iceberg_legs,
+            iceberg_quantity=iceberg_quantity,
+            auction_number=auction_number,
+            tag=tag,
+            market_protection=market_protection,
+        )
         return {"order_id": order.order_id}
 
-    def modify_order(self, variety: str, order_id: str, parent_order_id: str | None = None,
-                     quantity: int | None = None, price: float | None = None,
-                     order_type: str | None = None, trigger_price: float | None = None,
-                     validity: str | None = None,
-                     disclosed_quantity: int | None = None) -> dict[str, Any]:
-        order = self.engine.modify(variety, order_id, quantity, price, order_type,
-                                   trigger_price, validity, disclosed_quantity)
+    def modify_order(
+        self,
+        variety: str,
+        order_id: str,
+        parent_order_id: str | None = None,
+        quantity: int | None = None,
+        price: float | None = None,
+        order_type: str | None = None,
+        trigger_price: float | None = None,
+        validity: str | None = None,
+        disclosed_quantity: int | None = None,
+    ) -> dict[str, Any]:
+        order = self.engine.modify(
+            variety,
+            order_id,
+            quantity,
+            price,
+            order_type,
+            trigger_price,
+            validity,
+            disclosed_quantity,
+        )
         return {"order_id": order.order_id}
 
-    def cancel_order(self, variety: str, order_id: str,
-                     parent_order_id: str | None = None) -> dict[str, Any]:
+    def cancel_order(
+        self, variety: str, order_id: str, parent_order_id: str | None = None
+    ) -> dict[str, Any]:
         order = self.engine.cancel(variety, order_id)
         return {"order_id": order.order_id}
 
-    def convert_position(self, exchange: str, tradingsymbol: str, transaction_type: str,
-                         position_type: str, quantity: int, old_product: str,
-                         new_product: str) -> bool:
+    def convert_position(
+        self,
+        exchange: str,
+        tradingsymbol: str,
+        transaction_type: str,
+        position_type: str,
+        quantity: int,
+        old_product: str,
+        new_product: str,
+    ) -> bool:
         inst = self.engine.instrument(exchange, tradingsymbol)
         # rules.md §5: no conversion to MIS after the auto square-off time.
         cutoff = sessions.square_off_time(inst.exchange, self.now.date())
@@ -359,10 +510,13 @@ class Simulation:
         if old is None or sign * old.quantity < quantity or quantity <= 0:
             raise input_error("Insufficient position quantity to convert.")  # UNVERIFIED
         new = self.engine.position(inst, new_product)
-        avg_value = (old.day_buy_value / old.day_buy_quantity if sign > 0 and
-                     old.day_buy_quantity else
-                     old.day_sell_value / old.day_sell_quantity if old.day_sell_quantity
-                     else self.engine.ltp(inst) * inst.multiplier)
+        avg_value = (
+            old.day_buy_value / old.day_buy_quantity
+            if sign > 0 and old.day_buy_quantity
+            else old.day_sell_value / old.day_sell_quantity
+            if old.day_sell_quantity
+            else self.engine.ltp(inst) * inst.multiplier
+        )
         if sign > 0:
             old.day_buy_quantity -= quantity
             old.day_buy_value -= avg_value * quantity
@@ -376,43 +530,79 @@ class Simulation:
         inst = self.engine.instrument(str(item.get("exchange")), str(item.get("tradingsymbol")))
         qty = int(item.get("quantity") or 0)
         price = float(item.get("price") or 0) or self.engine.ltp(inst)
-        parts = margin_for(inst, str(item.get("product") or "CNC"),
-                           str(item.get("transaction_type") or "BUY"), qty, price,
-                           self.engine.underlying_price(inst))
-        zero_charges = {"transaction_tax": 0.0, "transaction_tax_type": "stt",
-                        "exchange_turnover_charge": 0.0, "sebi_turnover_charge": 0.0,
-                        "brokerage": 0.0, "stamp_duty": 0.0,
-                        "gst": {"igst": 0.0, "cgst": 0.0, "sgst": 0.0, "total": 0.0},
-                        "total": 0.0}
+        parts = margin_for(
+            inst,
+            str(item.get("product") or "CNC"),
+            str(item.get("transaction_type") or "BUY"),
+            qty,
+            price,
+            self.engine.underlying_price(inst),
+        )
+        zero_charges = {
+            "transaction_tax": 0.0,
+            "transaction_tax_type": "stt",
+            "exchange_turnover_charge": 0.0,
+            "sebi_turnover_charge": 0.0,
+            "brokerage": 0.0,
+            "stamp_duty": 0.0,
+            "gst": {"igst": 0.0, "cgst": 0.0, "sgst": 0.0, "total": 0.0},
+            "total": 0.0,
+        }
         return {
-            "type": inst.margin_segment, "tradingsymbol": inst.tradingsymbol,
-            "exchange": inst.exchange, "span": round(parts["span"], 2),
+            "type": inst.margin_segment,
+            "tradingsymbol": inst.tradingsymbol,
+            "exchange": inst.exchange,
+            "span": round(parts["span"], 2),
             "exposure": round(parts["exposure"], 2),
-            "option_premium": round(parts["option_premium"], 2), "additional": 0, "bo": 0,
-            "cash": 0, "var": round(parts["delivery"], 2),
+            "option_premium": round(parts["option_premium"], 2),
+            "additional": 0,
+            "bo": 0,
+            "cash": 0,
+            "var": round(parts["delivery"], 2),
             "pnl": {"realised": 0, "unrealised": 0},
             "leverage": 5 if item.get("product") == "MIS" and inst.is_equity else 1,
-            "charges": zero_charges, "total": round(total(parts), 2),
+            "charges": zero_charges,
+            "total": round(total(parts), 2),
         }
 
     def order_margins(self, orders: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [self._margin_row(item) for item in orders]
 
-    def basket_order_margins(self, orders: list[dict[str, Any]], consider_positions: bool = True,
-                             mode: str | None = None) -> dict[str, Any]:
+    def basket_order_margins(
+        self, orders: list[dict[str, Any]], consider_positions: bool = True, mode: str | None = None
+    ) -> dict[str, Any]:
         rows = self.order_margins(orders)
-        summed = {k: round(sum(float(r[k]) for r in rows), 2)
-                  for k in ("span", "exposure", "option_premium", "total")}
-        block = {"type": "", "tradingsymbol": "", "exchange": "", "additional": 0, "bo": 0,
-                 "cash": 0, "var": 0, "pnl": {"realised": 0, "unrealised": 0}, "leverage": 1,
-                 "charges": rows[0]["charges"] if rows else {}, **summed}
-        return {"initial": dict(block), "final": dict(block), "orders": rows,
-                "charges": block["charges"]}
+        summed = {
+            k: round(sum(float(r[k]) for r in rows), 2)
+            for k in ("span", "exposure", "option_premium", "total")
+        }
+        block = {
+            "type": "",
+            "tradingsymbol": "",
+            "exchange": "",
+            "additional": 0,
+            "bo": 0,
+            "cash": 0,
+            "var": 0,
+            "pnl": {"realised": 0, "unrealised": 0},
+            "leverage": 1,
+            "charges": rows[0]["charges"] if rows else {},
+            **summed,
+        }
+        return {
+            "initial": dict(block),
+            "final": dict(block),
+            "orders": rows,
+            "charges": block["charges"],
+        }
 
     # ----- GTT ------------------------------------------------------------------------------
     def get_gtts(self) -> list[dict[str, Any]]:
-        return [g.row() for g in sorted(self.gtts.values(), key=lambda g: -g.id)
-                if g.status != "deleted"]
+        return [
+            g.row()
+            for g in sorted(self.gtts.values(), key=lambda g: -g.id)
+            if g.status != "deleted"
+        ]
 
     def get_gtt(self, trigger_id: int) -> dict[str, Any]:
         return self._gtt(trigger_id).row()
@@ -423,34 +613,56 @@ class Simulation:
             raise gtt_rules.not_found()
         return found
 
-    def place_gtt(self, trigger_type: str, tradingsymbol: str, exchange: str,
-                  trigger_values: list[float], last_price: float,
-                  orders: list[dict[str, Any]]) -> dict[str, Any]:
+    def place_gtt(
+        self,
+        trigger_type: str,
+        tradingsymbol: str,
+        exchange: str,
+        trigger_values: list[float],
+        last_price: float,
+        orders: list[dict[str, Any]],
+    ) -> dict[str, Any]:
         inst = self.engine.instrument(exchange, tradingsymbol)
-        legs = gtt_rules.validate(inst, trigger_type, list(trigger_values), float(last_price),
-                                  orders)
+        legs = gtt_rules.validate(
+            inst, trigger_type, list(trigger_values), float(last_price), orders
+        )
         active = sum(1 for g in self.gtts.values() if g.status == "active")
         if active >= rules.GTT_MAX_ACTIVE:
             raise input_error(rules.GTT_TOO_MANY)
         self._gtt_seq += 1
-        trigger = Gtt(id=self._gtt_seq, inst=inst, type=trigger_type,
-                      trigger_values=[float(v) for v in trigger_values],
-                      last_price=float(last_price), orders=legs, created_at=self.now,
-                      updated_at=self.now, user_id=self.user_id)
+        trigger = Gtt(
+            id=self._gtt_seq,
+            inst=inst,
+            type=trigger_type,
+            trigger_values=[float(v) for v in trigger_values],
+            last_price=float(last_price),
+            orders=legs,
+            created_at=self.now,
+            updated_at=self.now,
+            user_id=self.user_id,
+        )
         if gtt_rules.too_close(trigger.trigger_values, self.engine.ltp(inst)):
             trigger.status = "disabled"
         self.gtts[trigger.id] = trigger
         return {"trigger_id": trigger.id}
 
-    def modify_gtt(self, trigger_id: int, trigger_type: str, tradingsymbol: str, exchange: str,
-                   trigger_values: list[float], last_price: float,
-                   orders: list[dict[str, Any]]) -> dict[str, Any]:
+    def modify_gtt(
+        self,
+        trigger_id: int,
+        trigger_type: str,
+        tradingsymbol: str,
+        exchange: str,
+        trigger_values: list[float],
+        last_price: float,
+        orders: list[dict[str, Any]],
+    ) -> dict[str, Any]:
         trigger = self._gtt(trigger_id)
         if trigger.status != "active":
             raise input_error(rules.GTT_NOT_ACTIVE)
         inst = self.engine.instrument(exchange, tradingsymbol)
-        legs = gtt_rules.validate(inst, trigger_type, list(trigger_values), float(last_price),
-                                  orders)
+        legs = gtt_rules.validate(
+            inst, trigger_type, list(trigger_values), float(last_price), orders
+        )
         trigger.inst, trigger.type, trigger.orders = inst, trigger_type, legs
         trigger.trigger_values = [float(v) for v in trigger_values]
         trigger.last_price = float(last_price)
@@ -474,43 +686,78 @@ class Simulation:
         trigger.status = "triggered"
         trigger.updated_at = at
         result: dict[str, Any] = {
-            "account_id": self.user_id, "exchange": trigger.inst.exchange,
-            "tradingsymbol": trigger.inst.tradingsymbol, "validity": "DAY",
-            "product": spec["product"], "order_type": "LIMIT",
-            "transaction_type": spec["transaction_type"], "quantity": spec["quantity"],
-            "price": spec["price"], "meta": {"gtt": trigger.id}, "timestamp": kite_ts(at),
+            "account_id": self.user_id,
+            "exchange": trigger.inst.exchange,
+            "tradingsymbol": trigger.inst.tradingsymbol,
+            "validity": "DAY",
+            "product": spec["product"],
+            "order_type": "LIMIT",
+            "transaction_type": spec["transaction_type"],
+            "quantity": spec["quantity"],
+            "price": spec["price"],
+            "meta": {"gtt": trigger.id},
+            "timestamp": kite_ts(at),
             "triggered_at": spec["price"],
         }
         try:
             order = self.engine.place(
-                variety="regular", exchange=trigger.inst.exchange,
+                variety="regular",
+                exchange=trigger.inst.exchange,
                 tradingsymbol=trigger.inst.tradingsymbol,
-                transaction_type=spec["transaction_type"], quantity=spec["quantity"],
-                product=spec["product"], order_type="LIMIT", price=spec["price"],
-                meta={"gtt": trigger.id}, demat_only=True)
+                transaction_type=spec["transaction_type"],
+                quantity=spec["quantity"],
+                product=spec["product"],
+                order_type="LIMIT",
+                price=spec["price"],
+                meta={"gtt": trigger.id},
+                demat_only=True,
+            )
         except KiteError as err:
-            result["order_result"] = {"order_id": "", "rejection_reason": err.message,
-                                      "status": "failed"}
+            result["order_result"] = {
+                "order_id": "",
+                "rejection_reason": err.message,
+                "status": "failed",
+            }
         else:
             failed = order.status == "REJECTED"
-            result["order_result"] = {"order_id": order.order_id,
-                                      "rejection_reason": order.status_message or ""
-                                      if failed else "",
-                                      "status": "failed" if failed else "success"}
+            result["order_result"] = {
+                "order_id": order.order_id,
+                "rejection_reason": order.status_message or "" if failed else "",
+                "status": "failed" if failed else "success",
+            }
         results: list[dict[str, Any] | None] = [None] * len(trigger.orders)
         results[leg] = result
         trigger.results = results
 
     # ----- alerts ---------------------------------------------------------------------------
-    def _new_alert(self, name: str, kind: str, inst: Instrument, op: str, rhs_type: str,
-                   constant: float, rhs: Instrument | None, basket: Any,
-                   created: datetime) -> Alert:
+    def _new_alert(
+        self,
+        name: str,
+        kind: str,
+        inst: Instrument,
+        op: str,
+        rhs_type: str,
+        constant: float,
+        rhs: Instrument | None,
+        basket: Any,
+        created: datetime,
+    ) -> Alert:
         self._alert_seq += 1
         uuid = f"{self._alert_seq:08x}-0000-4000-8000-{inst.instrument_token:012x}"
-        alert = Alert(uuid=uuid, name=name, type=kind, inst=inst, operator=op,
-                      rhs_type=rhs_type, rhs_constant=constant, rhs_inst=rhs,
-                      basket=basket if isinstance(basket, dict) else None, created_at=created,
-                      updated_at=created, user_id=self.user_id)
+        alert = Alert(
+            uuid=uuid,
+            name=name,
+            type=kind,
+            inst=inst,
+            operator=op,
+            rhs_type=rhs_type,
+            rhs_constant=constant,
+            rhs_inst=rhs,
+            basket=basket if isinstance(basket, dict) else None,
+            created_at=created,
+            updated_at=created,
+            user_id=self.user_id,
+        )
         self.alerts[uuid] = alert
         return alert
 
@@ -521,8 +768,9 @@ class Simulation:
             raise input_error("Invalid `name`.")  # UNVERIFIED
         if kind not in ("simple", "ato"):
             raise input_error("Invalid `type`.")  # UNVERIFIED
-        inst = self.master.get(str(params.get("lhs_exchange")),
-                               str(params.get("lhs_tradingsymbol")))
+        inst = self.master.get(
+            str(params.get("lhs_exchange")), str(params.get("lhs_tradingsymbol"))
+        )
         if inst is None:
             raise input_error("Invalid `lhs_tradingsymbol`.")  # UNVERIFIED
         if str(params.get("lhs_attribute") or "LastTradedPrice") != "LastTradedPrice":
@@ -534,8 +782,9 @@ class Simulation:
         rhs = None
         constant = 0.0
         if rhs_type == "instrument":
-            rhs = self.master.get(str(params.get("rhs_exchange")),
-                                  str(params.get("rhs_tradingsymbol")))
+            rhs = self.master.get(
+                str(params.get("rhs_exchange")), str(params.get("rhs_tradingsymbol"))
+            )
             if rhs is None:
                 raise input_error("Invalid `rhs_tradingsymbol`.")  # UNVERIFIED
         else:
@@ -576,8 +825,9 @@ class Simulation:
         if len(self.alerts) >= rules.ALERT_MAX:
             raise input_error(rules.ALERT_TOO_MANY)
         name, kind, inst, op, rhs_type, constant, rhs, basket = self._alert_params(params)
-        return self._new_alert(name, kind, inst, op, rhs_type, constant, rhs, basket,
-                               self.now).row()
+        return self._new_alert(
+            name, kind, inst, op, rhs_type, constant, rhs, basket, self.now
+        ).row()
 
     def modify_alert(self, uuid: str, **params: Any) -> dict[str, Any]:
         alert = self._alert(uuid)
@@ -622,28 +872,48 @@ class Simulation:
                         quantity=int(params.get("quantity") or 0),
                         product=str(params.get("product")),
                         order_type=str(params.get("order_type")),
-                        price=params.get("price"), trigger_price=params.get("trigger_price"),
+                        price=params.get("price"),
+                        trigger_price=params.get("trigger_price"),
                         validity=params.get("validity"),
                         market_protection=params.get("market_protection"),
-                        meta={"alert": alert.uuid})
-                    order_meta.append({"order_id": order.order_id, "status": order.status,
-                                       "status_message": order.status_message})
+                        meta={"alert": alert.uuid},
+                    )
+                    order_meta.append(
+                        {
+                            "order_id": order.order_id,
+                            "status": order.status,
+                            "status_message": order.status_message,
+                        }
+                    )
                 except KiteError as err:
-                    order_meta.append({"order_id": "", "status": "failed",
-                                       "status_message": err.message})
+                    order_meta.append(
+                        {"order_id": "", "status": "failed", "status_message": err.message}
+                    )
             # An ATO alert places its basket once.
             alert.status, alert.disabled_reason = "disabled", "triggered"
         quote = self.market.quote_row(alert.inst, at)
-        quote.update({"tradingsymbol": alert.inst.tradingsymbol,
-                      "exchange": "INDICES" if alert.inst.is_index else alert.inst.exchange})
-        target = (f"{alert.rhs_inst.exchange}:{alert.rhs_inst.tradingsymbol}"
-                  if alert.rhs_inst else f"{alert.rhs_constant:g}")
-        alert.history.append({
-            "uuid": alert.uuid, "type": alert.type, "meta": [quote],
-            "condition": f"LastTradedPrice({alert.inst.exchange}:{alert.inst.tradingsymbol}) "
-                         f"{alert.operator} {target}",
-            "created_at": kite_ts(at), "order_meta": order_meta,
-        })
+        quote.update(
+            {
+                "tradingsymbol": alert.inst.tradingsymbol,
+                "exchange": "INDICES" if alert.inst.is_index else alert.inst.exchange,
+            }
+        )
+        target = (
+            f"{alert.rhs_inst.exchange}:{alert.rhs_inst.tradingsymbol}"
+            if alert.rhs_inst
+            else f"{alert.rhs_constant:g}"
+        )
+        alert.history.append(
+            {
+                "uuid": alert.uuid,
+                "type": alert.type,
+                "meta": [quote],
+                "condition": f"LastTradedPrice({alert.inst.exchange}:{alert.inst.tradingsymbol}) "
+                f"{alert.operator} {target}",
+                "created_at": kite_ts(at),
+                "order_meta": order_meta,
+            }
+        )
 
     # ----- market ---------------------------------------------------------------------------
     def _lookup(self, names: tuple[str, ...]) -> list[tuple[str, Instrument]]:
@@ -663,9 +933,15 @@ class Simulation:
     def ltp(self, *instruments: str) -> dict[str, Any]:
         return {k: self.market.ltp_row(i, self.now) for k, i in self._lookup(instruments)}
 
-    def historical_data(self, instrument_token: int, from_date: datetime | date | str,
-                        to_date: datetime | date | str, interval: str,
-                        continuous: bool = False, oi: bool = False) -> list[dict[str, Any]]:
+    def historical_data(
+        self,
+        instrument_token: int,
+        from_date: datetime | date | str,
+        to_date: datetime | date | str,
+        interval: str,
+        continuous: bool = False,
+        oi: bool = False,
+    ) -> list[dict[str, Any]]:
         inst = self.master.by_token(int(instrument_token))
         if inst is None:
             raise input_error("invalid token")  # UNVERIFIED
@@ -679,8 +955,7 @@ class Simulation:
         return self.market.candles(inst, start, end, INTERVALS[interval], self.now, oi)
 
     def instruments(self, exchange: str | None = None) -> list[dict[str, Any]]:
-        return [i.row() for i in self.master.all()
-                if exchange is None or i.exchange == exchange]
+        return [i.row() for i in self.master.all() if exchange is None or i.exchange == exchange]
 
     def instrument_facts(self, exchange: str, tradingsymbol: str) -> InstrumentFacts:
         inst = self.master.get(exchange, tradingsymbol)
@@ -688,14 +963,22 @@ class Simulation:
             raise input_error(rules.UNKNOWN_INSTRUMENT)
         lower, upper = self.market.circuits(inst, self.now.date())
         return InstrumentFacts(
-            instrument_token=inst.instrument_token, exchange=inst.exchange,
-            tradingsymbol=inst.tradingsymbol, instrument_type=inst.instrument_type,
-            segment=inst.segment, tick_size=inst.tick_size, lot_size=inst.lot_size,
+            instrument_token=inst.instrument_token,
+            exchange=inst.exchange,
+            tradingsymbol=inst.tradingsymbol,
+            instrument_type=inst.instrument_type,
+            segment=inst.segment,
+            tick_size=inst.tick_size,
+            lot_size=inst.lot_size,
             freeze_quantity=inst.freeze_quantity,
             max_order_quantity=(100000 if inst.is_equity else inst.freeze_quantity),
-            lower_circuit=lower, upper_circuit=upper,
-            expiry=inst.expiry.isoformat() if inst.expiry else "", strike=inst.strike,
-            isin=inst.isin, name=inst.name)
+            lower_circuit=lower,
+            upper_circuit=upper,
+            expiry=inst.expiry.isoformat() if inst.expiry else "",
+            strike=inst.strike,
+            isin=inst.isin,
+            name=inst.name,
+        )
 
     # ----- mutual funds ---------------------------------------------------------------------
     def _nav_date(self) -> date:
@@ -709,14 +992,19 @@ class Simulation:
         for row in self.scenario.mf_holdings:
             fund = self.master.mutual_fund(row["tradingsymbol"])
             assert fund is not None
-            out.append({
-                "folio": row["folio"], "fund": fund.name, "tradingsymbol": fund.tradingsymbol,
-                "average_price": row["average_price"], "last_price": fund.nav,
-                "last_price_date": self._nav_date().isoformat(),
-                "pledged_quantity": row["pledged_quantity"],
-                "pnl": round((fund.nav - row["average_price"]) * row["quantity"], 2),
-                "quantity": row["quantity"],
-            })
+            out.append(
+                {
+                    "folio": row["folio"],
+                    "fund": fund.name,
+                    "tradingsymbol": fund.tradingsymbol,
+                    "average_price": row["average_price"],
+                    "last_price": fund.nav,
+                    "last_price_date": self._nav_date().isoformat(),
+                    "pledged_quantity": row["pledged_quantity"],
+                    "pnl": round((fund.nav - row["average_price"]) * row["quantity"], 2),
+                    "quantity": row["quantity"],
+                }
+            )
         return out
 
     def mf_orders(self, order_id: str | None = None) -> list[dict[str, Any]] | dict[str, Any]:
@@ -753,4 +1041,4 @@ def _moment(value: datetime | date | str, end_of_day: bool = False) -> datetime:
         raise input_error(f"invalid date {text!r}") from exc  # UNVERIFIED
 
 
-__all__ = ["INTERVALS", "Position", "Simulation", "WORKING"]
+__all__ = ["INTERVALS", "WORKING", "Position", "Simulation"]

@@ -1,0 +1,99 @@
+"""Scenarios, the clock and the market data of the simulation."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+
+from kite_skills.sandbox.sim import (
+    IST,
+    ScenarioError,
+    SimClock,
+    Simulation,
+    load_scenario,
+    parse_scenario,
+    scenario_names,
+)
+
+BAD = """clock: "2026-12-02 11:30:00"
+holdings:
+  - {exchange: NSE, tradingsymbol: NOPE, quantity: 10}
+  - {exchange: NSE, tradingsymbol: INFY, quantity: 10, t1_quantity: 4, realised_quantity: 5}
+positions:
+  - {exchange: NFO, tradingsymbol: NIFTY26DECFUT, product: NRML, quantity: 10}
+colour: blue
+market:
+  NSE:INFY:
+    path:
+      - ["11:31", 1600.03]
+      - ["11:29", 1600.0]
+"""
+
+
+def test_every_problem_with_its_line() -> None:
+    with pytest.raises(ScenarioError) as info:
+        parse_scenario(BAD, "bad.yaml")
+    lines = str(info.value).splitlines()
+    assert [p.line for p in info.value.problems] == [3, 4, 6, 7, 11]
+    assert all(line.startswith("bad.yaml:") and " — " in line for line in lines)
+    assert "no instrument NSE:NOPE" in lines[0]
+    assert "not a multiple of the lot size 65" in lines[2]
+    assert "unknown key 'colour'" in lines[3]
+    assert "not a multiple of the tick size" in lines[4]
+
+
+def test_yaml_syntax_and_missing_clock() -> None:
+    with pytest.raises(ScenarioError) as info:
+        parse_scenario("clock: [\n", "x.yaml")
+    assert str(info.value).startswith("x.yaml:")
+    with pytest.raises(ScenarioError) as info:
+        parse_scenario("funds: {}\n", "y.yaml")
+    assert "clock" in str(info.value)
+
+
+def test_built_in_scenarios_load() -> None:
+    names = scenario_names()
+    assert names[0] == "default"
+    assert {"expiry-day", "t1-holdings", "after-square-off", "pre-open", "gap-down"} <= set(names)
+    for name in names:
+        s = Simulation(load_scenario(name))
+        assert s.profile()["meta"]["demat_consent"] in ("consent", "physical", "empty")
+
+
+def test_sim_clock_runs_at_speed() -> None:
+    wall = [100.0]
+    clock = SimClock(datetime(2026, 12, 2, 11, 30, tzinfo=IST), speed=60, wall=lambda: wall[0])
+    wall[0] += 2
+    assert clock.now() == datetime(2026, 12, 2, 11, 32, tzinfo=IST)
+
+
+def test_quote_shapes_and_option_chain() -> None:
+    s = Simulation(load_scenario("default"))
+    chain = [
+        r
+        for r in s.instruments("NFO")
+        if r["name"] == "NIFTY" and r["instrument_type"] in ("CE", "PE")
+    ]
+    assert len({r["expiry"] for r in chain}) == 2 and len(chain) == 2 * 21 * 2
+    q = s.quote("NFO:NIFTY26DECFUT", "NSE:INFY", "NSE:NOPE")
+    assert set(q) == {"NFO:NIFTY26DECFUT", "NSE:INFY"}
+    fut = q["NFO:NIFTY26DECFUT"]
+    assert fut["oi"] > 0 and len(fut["depth"]["buy"]) == 5 and "net_change" in fut
+    assert fut["ohlc"]["close"] == s.ohlc("NFO:NIFTY26DECFUT")["NFO:NIFTY26DECFUT"]["ohlc"]["close"]
+
+
+def test_historical_has_200_days_and_is_deterministic() -> None:
+    def candles() -> list:
+        s = Simulation(load_scenario("default"))
+        token = s.quote("NSE:INFY")["NSE:INFY"]["instrument_token"]
+        return s.historical_data(token, datetime(2025, 12, 1, tzinfo=IST), s.now, "day")
+
+    first = candles()
+    assert len(first) >= 200 and first == candles()
+    assert first[-1]["date"] == "2026-12-02T00:00:00+0530"
+    s = Simulation(load_scenario("default"))
+    token = s.quote("NSE:INFY")["NSE:INFY"]["instrument_token"]
+    bars = s.historical_data(token, s.now - timedelta(hours=3), s.now, "15minute")
+    assert bars[-1]["date"] <= s.now.strftime("%Y-%m-%dT%H:%M:%S+0530")
+    assert all(b["low"] <= min(b["open"], b["close"]) for b in bars)

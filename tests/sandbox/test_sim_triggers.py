@@ -1,0 +1,144 @@
+"""GTT triggers and alerts in the simulation."""
+
+from __future__ import annotations
+
+import pytest
+
+from kite_skills.sandbox.sim import KiteError, Simulation, load_scenario, parse_scenario, rules
+
+PATH = """
+clock: "2026-12-02 11:30:00"
+profile: {meta: {demat_consent: consent}}
+funds: {equity: {opening_balance: 500000}}
+holdings:
+  - {exchange: NSE, tradingsymbol: INFY, quantity: 120, t1_quantity: 20, average_price: 1480}
+market:
+  NSE:INFY:
+    path:
+      - ["11:31", 1610.0]
+      - ["11:40", 1560.0]
+      - ["11:50", 1670.0]
+"""
+
+
+def sim() -> Simulation:
+    return Simulation(parse_scenario(PATH, "gtt.yaml"))
+
+
+def test_two_leg_gtt_triggers_lower_leg_and_places_limit() -> None:
+    s = sim()
+    tid = s.place_gtt(
+        "two-leg",
+        "INFY",
+        "NSE",
+        [1570.0, 1660.0],
+        1610.0,
+        [
+            {"transaction_type": "SELL", "quantity": 50, "price": 1565.0, "product": "CNC"},
+            {"transaction_type": "SELL", "quantity": 50, "price": 1655.0, "product": "CNC"},
+        ],
+    )["trigger_id"]
+    s.advance_to(s.now.replace(minute=45))
+    row = s.get_gtt(tid)
+    assert row["status"] == "triggered"
+    result = row["orders"][0]["result"]
+    assert result["order_result"]["status"] == "success" and row["orders"][1]["result"] is None
+    placed = next(o for o in s.orders() if o["order_id"] == result["order_result"]["order_id"])
+    assert placed["order_type"] == "LIMIT" and placed["meta"] == {"gtt": tid}
+
+
+def test_sell_gtt_above_demat_quantity_fails_when_it_triggers() -> None:
+    s = sim()
+    # 120 held, of which 20 are T+1: only the 100 demat shares can back a sell GTT.
+    tid = s.place_gtt(
+        "single",
+        "INFY",
+        "NSE",
+        [1650.0],
+        1610.0,
+        [{"transaction_type": "SELL", "quantity": 120, "price": 1648.0, "product": "CNC"}],
+    )["trigger_id"]
+    s.advance_to(s.now.replace(minute=55))
+    result = s.get_gtt(tid)["orders"][0]["result"]["order_result"]
+    assert result["status"] == "failed"
+    assert result["rejection_reason"] == rules.INSUFFICIENT_HOLDINGS
+
+
+def test_gtt_validation_texts() -> None:
+    s = sim()
+    leg = {"transaction_type": "SELL", "quantity": 1, "price": 1500.0, "product": "CNC"}
+    with pytest.raises(KiteError) as info:
+        s.place_gtt("two-leg", "INFY", "NSE", [1500.0, 1550.0], 1600.0, [leg, leg])
+    assert info.value.message == (
+        "Trigger cannot be created with the second trigger price less than the last price."
+    )
+    with pytest.raises(KiteError) as info:
+        s.place_gtt("single", "INFY", "NSE", [1600.0], 1600.0, [leg])
+    assert info.value.message == (
+        "Trigger cannot be created with one of the trigger values equal to the last price."
+    )
+    with pytest.raises(KiteError) as info:
+        s.place_gtt("single", "INFY", "NSE", [1500.0], 1600.0, [{**leg, "product": "MIS"}])
+    assert info.value.message == rules.GTT_PRODUCT
+    ltp = s.ltp("NSE:INFY")["NSE:INFY"]["last_price"]
+    tid = s.place_gtt("single", "INFY", "NSE", [round(ltp + 0.1, 1)], ltp, [leg])["trigger_id"]
+    assert s.get_gtt(tid)["status"] == "disabled"  # within 0.25 % of the LTP
+
+
+def test_alert_fires_and_ato_places_basket() -> None:
+    s = sim()
+    simple = s.create_alert(
+        name="INFY up",
+        type="simple",
+        lhs_exchange="NSE",
+        lhs_tradingsymbol="INFY",
+        lhs_attribute="LastTradedPrice",
+        operator=">=",
+        rhs_type="constant",
+        rhs_constant=1650,
+    )
+    basket = {
+        "name": "buy",
+        "type": "ato",
+        "items": [
+            {
+                "tradingsymbol": "INFY",
+                "exchange": "NSE",
+                "weight": 1,
+                "params": {
+                    "transaction_type": "BUY",
+                    "product": "CNC",
+                    "order_type": "LIMIT",
+                    "validity": "DAY",
+                    "quantity": 2,
+                    "price": 1565.0,
+                },
+            }
+        ],
+    }
+    ato = s.create_alert(
+        name="INFY dip",
+        type="ato",
+        lhs_exchange="NSE",
+        lhs_tradingsymbol="INFY",
+        lhs_attribute="LastTradedPrice",
+        operator="<=",
+        rhs_type="constant",
+        rhs_constant=1565,
+        basket=basket,
+    )
+    s.advance_to(s.now.replace(minute=59))
+    assert s.get_alert(simple["uuid"])["alert_count"] == 1
+    history = s.get_alert_history(ato["uuid"])
+    assert len(history) == 1 and history[0]["order_meta"][0]["status"] == "COMPLETE"
+    assert s.get_alert(ato["uuid"])["status"] == "disabled"
+
+
+def test_gap_down_leaves_protected_stop_open() -> None:
+    s = Simulation(load_scenario("gap-down"))
+    s.advance_to(s.now.replace(hour=9, minute=40))
+    stop = s.orders()[0]
+    assert stop["order_type"] == "SL-M" and stop["status"] == "OPEN"
+    assert stop["filled_quantity"] == 0 and stop["pending_quantity"] == 100
+    gtt = s.get_gtts()[0]
+    assert gtt["orders"][0]["result"]["order_result"]["status"] == "failed"
