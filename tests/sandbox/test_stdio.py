@@ -98,3 +98,32 @@ def test_a_bad_scenario_file_serves_nothing(tmp_path: Path) -> None:
     assert code == 1
     assert f"{bad}:" in stderr and "nothing served" in stderr
     assert "Traceback" not in stderr
+
+
+def test_legacy_session_rules_and_bad_params(tmp_path: Path) -> None:
+    peer = RawPeer(tmp_path, tmp_path / "j.jsonl")
+    try:
+        early = peer.request("tools/list", {})
+        assert early["error"]["code"] == -32602
+        assert early["error"]["message"].startswith("the session is not initialized")
+        assert "result" in peer.initialize()
+        again = peer.request(
+            "initialize",
+            {"protocolVersion": "2024-11-05", "capabilities": {},
+             "clientInfo": {"name": "raw", "version": "1"}},
+        )  # fmt: skip
+        assert (
+            again["error"]["code"] == -32600 and "already initialized" in again["error"]["message"]
+        )
+        bad = peer.request("tools/call", {"name": "orders", "arguments": "list"})
+        assert bad["error"] == {
+            "code": -32602,
+            "message": "invalid params for tools/call: params.arguments is wrong: "
+            "input should be a valid dictionary",
+        }
+        no_arguments = peer.request("tools/call", {"name": "orders"})
+        assert no_arguments["result"]["isError"] is True  # GetArguments: an empty map
+        code, stderr = peer.close()
+    finally:
+        peer.kill()
+    assert code == 0 and "Traceback" not in stderr
