@@ -111,8 +111,18 @@ def unknown_tool(name: str) -> str:
     return f'unknown tool "{shown(name, 64)}"'
 
 
+def parse_excluded(value: str | None) -> frozenset[str]:
+    """``EXCLUDED_TOOLS``: comma-separated tool names, spaces trimmed, as the real server reads
+    it (zerodha/kite-mcp-server@847fe98b40caa1888bf775c25dd5ba8cf5bb2c2d:mcp/mcp.go:66)."""
+    return frozenset(n.strip() for n in (value or "").split(",") if n.strip())
+
+
 def build_server(sandbox: Sandbox) -> Server[Any]:
-    tools = types.ListToolsResult(tools=tool_models(sandbox.generation.name))
+    tools = types.ListToolsResult(
+        tools=[
+            t for t in tool_models(sandbox.generation.name) if t.name in sandbox.generation.handlers
+        ]
+    )
 
     async def list_tools(ctx: Context, params: Any) -> types.ListToolsResult:
         return tools

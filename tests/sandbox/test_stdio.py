@@ -127,3 +127,21 @@ def test_legacy_session_rules_and_bad_params(tmp_path: Path) -> None:
     finally:
         peer.kill()
     assert code == 0 and "Traceback" not in stderr
+
+
+def test_excluded_tools_are_gone_as_on_the_real_server(tmp_path: Path) -> None:
+    environ = {"EXCLUDED_TOOLS": " orders , gtt,nope"}
+    peer = RawPeer(tmp_path, tmp_path / "j.jsonl", environ=environ)
+    try:
+        peer.initialize()
+        names = [t["name"] for t in peer.request("tools/list", {})["result"]["tools"]]
+        assert names == ["portfolio", "market", "alerts", "mutual_funds", "session"]
+        gone = peer.request("tools/call", {"name": "orders", "arguments": {"mode": "list"}})
+        assert (
+            gone["error"]["code"] == -32602 and 'unknown tool "orders"' in gone["error"]["message"]
+        )
+        code, stderr = peer.close()
+    finally:
+        peer.kill()
+    assert code == 0
+    assert "EXCLUDED_TOOLS names no grouped tool: nope" in stderr
