@@ -725,7 +725,7 @@ def _profile_name(kite: Any) -> str:
         return ""
 
 
-def session(kite: Any, clock: Callable[[], datetime]) -> Handler:
+def session(clock: Callable[[], datetime]) -> Handler:
     """session_tool.go:53-108. The simulated account is always signed in: status says so,
     and logout answers as the real one does while the simulation stays signed in."""
 
@@ -829,7 +829,7 @@ def grouped(clock: Callable[[], datetime]) -> Generation:
         "market": market,
         "alerts": _with_reason(alerts(ato_basket_required=True)),
         "mutual_funds": mutual_funds,
-        "session": session(None, clock),
+        "session": session(clock),
     }
     return Generation("grouped", {k: guarded(v) for k, v in table.items()})
 
