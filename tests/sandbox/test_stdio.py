@@ -57,8 +57,15 @@ async def test_legacy_generations_over_stdio(
     journal = tmp_path / "j.jsonl"
     extra = ("--tools", generation)
     async with stdio_client(tmp_path, journal, mode=mode, extra=extra) as client:  # type: ignore[arg-type]
-        names = [t.name for t in (await client.list_tools()).tools]
-        assert names == [t["name"] for t in schemas.load(generation)]
+        listed = (await client.list_tools()).tools
+        assert [t.name for t in listed] == [t["name"] for t in schemas.load(generation)]
+        place_tool = next(t for t in listed if t.name == "place_order")
+        if generation == "legacy-oldest":  # mcp-go's default annotations, on every tool
+            assert place_tool.annotations is not None
+            assert place_tool.annotations.destructive_hint is True
+            assert place_tool.input_schema["properties"]["quantity"]["default"] == "1"
+        else:
+            assert place_tool.annotations is None
         login = await client.call_tool("login", {})
         assert text_of(login).startswith("You are already logged in as ")
         place = await client.call_tool(
