@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import stat
 import sys
 import zipfile
 from pathlib import Path
@@ -88,6 +89,89 @@ def test_write_refuses_a_file_it_cannot_parse(
     assert "nothing was changed" in err
     assert config.read_text() == text
     assert list(tmp_path.iterdir()) == [config]
+
+
+def test_write_keeps_a_private_configs_mode(tmp_path: Path) -> None:
+    """A client config holds other servers' secrets: 0600 stays 0600, backup included."""
+    config = tmp_path / "claude_desktop_config.json"
+    config.write_text(json.dumps({"mcpServers": {"other": {**OTHER, "env": {"TOKEN": "s"}}}}))
+    config.chmod(0o600)
+    assert main(["setup", "claude-desktop", "--write", "--config", str(config)]) == 0
+    assert stat.S_IMODE(config.stat().st_mode) == 0o600
+    (backup,) = tmp_path.glob("claude_desktop_config.json.kite-skills-backup-*")
+    assert stat.S_IMODE(backup.stat().st_mode) == 0o600
+    assert set(json.loads(config.read_text())["mcpServers"]) == {"other", "kite-skills"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([config.name, backup.name])
+
+
+def test_a_new_config_is_made_private(tmp_path: Path) -> None:
+    config = tmp_path / "mcp.json"
+    assert main(["setup", "cursor", "--write", "--config", str(config)]) == 0
+    assert stat.S_IMODE(config.stat().st_mode) == 0o600
+
+
+def test_write_goes_through_a_symlinked_config(tmp_path: Path) -> None:
+    """Dotfile managers keep the config elsewhere and link it: the link stays a link and the
+    file it leads to is written, in its own folder, with its own mode."""
+    real = tmp_path / "dotfiles" / "claude.json"
+    real.parent.mkdir()
+    real.write_text(json.dumps({"mcpServers": {"other": OTHER}}))
+    real.chmod(0o640)
+    link = tmp_path / "home" / ".claude.json"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    assert main(["setup", "claude-code", "--write", "--config", str(link)]) == 0
+    assert link.is_symlink() and link.resolve() == real
+    assert set(json.loads(real.read_text())["mcpServers"]) == {"other", "kite-skills"}
+    assert stat.S_IMODE(real.stat().st_mode) == 0o640
+    assert list(link.parent.iterdir()) == [link]  # nothing left beside the link
+    assert len(list(real.parent.glob("claude.json.kite-skills-backup-*"))) == 1
+    assert not list(real.parent.glob(".*partial*"))
+
+
+def one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
+    captured = capsys.readouterr()
+    (line,) = captured.err.splitlines()
+    assert line.startswith("kite-skills: error: ") and "Traceback" not in captured.err
+    return line
+
+
+def test_config_that_is_a_folder_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "Code"
+    folder.mkdir()
+    assert main(["setup", "vscode", "--write", "--config", str(folder)]) == 1
+    assert one_line_error(capsys) == (
+        f"kite-skills: error: {folder} is a folder, not a config file — give --config the "
+        f"file's path, e.g. {folder / 'mcp.json'}; nothing was changed"
+    )
+    assert list(folder.iterdir()) == []
+
+
+def test_config_below_a_file_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("mine")
+    config = blocker / "sub" / "mcp.json"
+    assert main(["setup", "cursor", "--write", "--config", str(config)]) == 1
+    assert one_line_error(capsys) == (
+        f"kite-skills: error: {blocker} is a file, so {config} cannot be made below it — give "
+        "--config a file in a folder; nothing was changed"
+    )
+    assert blocker.read_text() == "mine"
+
+
+def test_a_symlink_loop_as_config_is_one_line_and_stays(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    loop = tmp_path / "mcp.json"
+    loop.symlink_to(loop)
+    assert main(["setup", "cursor", "--write", "--config", str(loop)]) == 1
+    line = one_line_error(capsys)
+    assert line.startswith(f"kite-skills: error: {loop} is a symbolic link that never reaches")
+    assert loop.is_symlink() and list(tmp_path.iterdir()) == [loop]
 
 
 def test_config_paths_per_os() -> None:
