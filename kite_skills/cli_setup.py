@@ -226,7 +226,11 @@ def merge_config(path: Path, key: str, entry: dict[str, Any]) -> Path | None:
 
 def _store_path(args: argparse.Namespace) -> Path:
     db = getattr(args, "db", None)
-    return Path(db).resolve() if db else default_db_path(os.environ).resolve()
+    path = Path(db) if db else default_db_path(os.environ)
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a symbolic link loop: doctor names it
+        return Path(os.path.abspath(path))
 
 
 def _run_setup(args: argparse.Namespace) -> int:
@@ -264,7 +268,8 @@ def _run_doctor(args: argparse.Namespace) -> int:
     print(f"store:         {report.path} ({'exists' if report.exists else 'not created yet'})")
     if report.problem:
         print(f"               cannot read it: {report.problem}")
-    elif report.exists:
+        return 1
+    if report.exists:
         print(
             f"schema:        version {report.schema_version} (this kite-skills: {LATEST_VERSION})"
         )
@@ -288,7 +293,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     setup.set_defaults(run=_run_setup)
     doctor = subparsers.add_parser(
         "doctor",
-        help="show the interpreter, this file's platforms, its cache and the store",
+        help="show the interpreter, this file's platforms, its cache and the store "
+        "(exit 1 when the store cannot be read: a folder, a pipe, a link loop, damaged)",
         epilog="Example: kite-skills doctor",
     )
     doctor.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help="the store file")
