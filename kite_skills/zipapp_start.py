@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 import zipimport
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib import import_module
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from typing import Any
 TARGET: dict[str, Any] | None = None
 # In site-packages: every file this CPython ("cp312") uses is there.
 UNPACKED = ".kite-skills-unpacked-{tag}"
+PROGRAM = "kite-skills"  # extractions are <PROGRAM>_<build id>
 SITE_DIRECTORIES = ("site-packages", "dist-packages")
 
 
@@ -42,8 +44,92 @@ def shiv_root(environment: Mapping[str, Any], environ: Mapping[str, str]) -> Pat
 
 
 def extraction_of(archive: str, environment: Mapping[str, Any], root: Path) -> Path:
-    """The directory shiv unpacks this archive into, below ``root``."""
-    return root / f"{Path(archive).resolve().name}_{environment['build_id']}"
+    """The directory this archive is unpacked into, below ``root``: named for its build id
+    (a hash of its content), not for the file's name as shiv's own would be, so that the same
+    bytes under two names (kite-skills.pyz, kite-skills-linux-x86_64.pyz) share one
+    extraction instead of removing each other's on alternate starts."""
+    return root / f"{PROGRAM}_{environment['build_id']}"
+
+
+def own_root_example() -> Path:
+    """A folder to suggest for SHIV_ROOT: in the person's home, never the shared temporary
+    folder (where another user could create it first)."""
+    local = os.environ.get("LOCALAPPDATA") if sys.platform == "win32" else None
+    try:
+        home = Path.home()
+    except (RuntimeError, KeyError):  # no HOME and no password entry
+        home = Path("~")
+    return (Path(local) if local else home / ".cache") / "kite-skills-shiv"
+
+
+def _foreign(path: Path, st: os.stat_result, me: int, *, above: bool) -> str | None:
+    """Why another user could change what is in ``path``, or None when nobody else can.
+
+    ``path`` itself must be writable by nobody else; a folder ``above`` it only by nobody
+    outside its group (many systems give each user a group of their own, and make home
+    folders group-writable) or be sticky, as /tmp is: then nobody may rename what is in it."""
+    if st.st_uid not in (me, 0):  # root can change anything anyway
+        return f"is owned by another user (uid {st.st_uid})"
+    writable = st.st_mode & (0o002 if above else 0o022)
+    if writable and not (above and st.st_mode & stat.S_ISVTX):
+        return f"can be written by other users (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
+def unsafe_problem(root: Path, extraction: Path) -> str | None:
+    """The one-line message when another user could have put code into the cache that this
+    start would run, else None (POSIX; on Windows the profile's folders are the user's).
+
+    ``root`` and every folder above it must belong to this user (or root) and be writable by
+    nobody else (see :func:`_foreign` for the folders above); an ``extraction`` that is there
+    must be a folder of this user's that nobody else can write. What does not exist yet is
+    made by this start, 0700."""
+    if not hasattr(os, "getuid"):
+        return None
+    me = os.getuid()
+    real = Path(os.path.realpath(root))
+    for folder in (real, *real.parents):
+        try:
+            st = os.stat(folder)
+        except OSError:
+            continue  # missing (made later) or unreadable (unwritable_problem says what)
+        why = _foreign(folder, st, me, above=folder != real)
+        if why is None:
+            continue
+        shown = root if folder == real else folder
+        fix = f"make it yours alone ('chmod go-w {shown}') or " if "written" in why else ""
+        return (
+            f"kite-skills: the cache folder {shown} {why}, who could put code there that "
+            f"kite-skills would run — {fix}set SHIV_ROOT to a folder of your own, e.g. "
+            f'SHIV_ROOT={own_root_example()} (in an MCP client\'s config, under "env")'
+        )
+    try:
+        st = os.lstat(extraction)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode):
+        return None  # a file or a link in the way: the unpack replaces it, never follows it
+    why = _foreign(extraction, st, me, above=False)
+    if why is None:
+        return None
+    return (
+        f"kite-skills: the unpacked copy {extraction} {why}, who could have put code there "
+        f"that kite-skills would run — remove it (rm -rf '{extraction}') and start again: "
+        "it is unpacked afresh"
+    )
+
+
+def is_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder itself (not a link to one)."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def refuse(message: str) -> None:
+    print(message, file=sys.stderr)  # noqa: T201
+    sys.exit(1)
 
 
 def asks_shiv(environ: Mapping[str, str]) -> bool:
@@ -71,12 +157,18 @@ def main() -> None:
     extraction = extraction_of(archive, environment, root)
     site_packages = extraction / "site-packages"
     unpacked = site_packages / UNPACKED.format(tag=f"cp{sys.version_info[0]}{sys.version_info[1]}")
-    if asks_shiv(os.environ) or not unpacked.is_file():
+    problem = unsafe_problem(root, extraction)
+    if problem:
+        refuse(problem)
+    if asks_shiv(os.environ) or not is_folder(extraction) or not unpacked.is_file():
         import _kite_skills_preamble  # type: ignore[import-not-found]  # the archive's copy
 
-        _kite_skills_preamble.main(TARGET, archive, environment, root, extraction, unpacked)
+        check: Callable[[Path, Path], str | None] = unsafe_problem
+        _kite_skills_preamble.main(TARGET, archive, environment, root, extraction, unpacked, check)
         import _bootstrap  # type: ignore[import-not-found]  # shiv's, at the archive's root
 
+        # shiv's bootstrap would name the extraction for the file: it uses this one.
+        _bootstrap.cache_path = lambda archive, root_dir, build_id: extraction
         _bootstrap.bootstrap()
         return
     add_site_packages(site_packages)
