@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import stat
 import sys
 import zipimport
@@ -150,6 +151,20 @@ def add_site_packages(site_packages: Path) -> None:
     sys.path = sys.path[:index] + sys.path[length:] + sys.path[index:length]
 
 
+def handing_ctrl_c_back(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function``, called with Python's own Ctrl-C handler back in place.
+
+    Until the program runs, Ctrl-C ends the start at once with exit code 130 (the archive's
+    ``__main__.py`` sets that first: tools/zipapps.py); the program (``cli.main``, or shiv's
+    interactive interpreter) handles it its own way."""
+
+    def with_ctrl_c(*args: Any, **kwargs: Any) -> Any:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        return function(*args, **kwargs)
+
+    return with_ctrl_c
+
+
 def main() -> None:
     archive = sys.argv[0]
     environment = json.loads(zipimport.zipimporter(archive).get_data("environment.json"))
@@ -169,6 +184,8 @@ def main() -> None:
 
         # shiv's bootstrap would name the extraction for the file: it uses this one.
         _bootstrap.cache_path = lambda archive, root_dir, build_id: extraction
+        _bootstrap.run = handing_ctrl_c_back(_bootstrap.run)
+        _bootstrap.execute_interpreter = handing_ctrl_c_back(_bootstrap.execute_interpreter)
         _bootstrap.bootstrap()
         return
     add_site_packages(site_packages)
@@ -177,4 +194,6 @@ def main() -> None:
     preamble.refuse_unfit(TARGET, archive)
     preamble.hold_and_prune(root, extraction, prune=os.environ.get(preamble.KEEP_CACHE) != "1")
     module, _, name = environment["entry_point"].partition(":")
-    sys.exit(getattr(import_module(module), name)())
+    entry = getattr(import_module(module), name)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # see handing_ctrl_c_back
+    sys.exit(entry())

@@ -6,9 +6,12 @@ cache. Real files, real subprocesses."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -272,3 +275,55 @@ def test_something_in_the_way_of_the_extraction_is_replaced(tmp_path: Path, what
     if what == "a link":
         assert not (tmp_path / "the-linked-code-ran").exists()
         assert (elsewhere / "site-packages" / "kite_skills" / "__init__.py").is_file()
+
+
+# Ctrl-C during the file's own start (issue 24): the signal at several points of a first start
+# (unpacking) and of a warm one (imports), before the program's own handling takes over.
+DELAYS = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6)
+
+
+def interrupted(root: Path, tmp_path: Path, delay: float) -> tuple[int, str, bytes]:
+    process = subprocess.Popen(
+        [sys.executable, str(zipapp())],  # as an MCP client starts it; stdin kept open
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=server_env(root, tmp_path / "s.db"),
+    )
+    time.sleep(delay)  # where the signal lands, not a measured time
+    process.send_signal(signal.SIGINT)
+    try:
+        out, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return process.returncode, err.decode(errors="replace"), out
+
+
+def before_the_files_code(code: int, stderr: str) -> bool:
+    """Whether the signal came before the archive's first line ran: while the interpreter
+    started (killed by the signal, nothing said) or read the archive's index (a traceback with
+    no frame from inside the archive). Nothing in the file can act there."""
+    if code == -signal.SIGINT and stderr == "":
+        return True
+    return "Traceback" in stderr and f"{zipapp().name}{os.sep}" not in stderr
+
+
+def test_ctrl_c_during_the_files_own_start_exits_130_without_a_traceback(tmp_path: Path) -> None:
+    warm = tmp_path / "warm"
+    help_orders(sys.executable, warm, tmp_path)
+    handled = []
+    for n, delay in enumerate(DELAYS):
+        for root in (tmp_path / f"fresh-{n}", warm):
+            code, stderr, out = interrupted(root, tmp_path, delay)
+            if code == 130:
+                assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+                assert out == b""
+                handled.append((delay, root.name))
+            else:
+                assert before_the_files_code(code, stderr), (delay, root.name, code, stderr)
+    # Most signals land in the file's start (a first start takes a second or more here).
+    assert len(handled) >= len(DELAYS), handled
+    for n in range(len(DELAYS)):  # and what an interrupted first start left is no obstacle
+        help_orders(sys.executable, tmp_path / f"fresh-{n}", tmp_path)
