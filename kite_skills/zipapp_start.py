@@ -82,12 +82,26 @@ def unsafe_problem(root: Path, extraction: Path) -> str | None:
     start would run, else None (POSIX; on Windows the profile's folders are the user's).
 
     ``root`` and every folder above it must belong to this user (or root) and be writable by
-    nobody else (see :func:`_foreign` for the folders above); an ``extraction`` that is there
+    nobody else (see :func:`_foreign` for the folders above), and no symbolic link on the way
+    may be another user's; an ``extraction`` that is there
     must be a folder of this user's that nobody else can write. What does not exist yet is
     made by this start, 0700."""
     if not hasattr(os, "getuid"):
         return None
     me = os.getuid()
+    given = Path(os.path.abspath(root))
+    for part in (given, *given.parents):  # a link its owner could point elsewhere later
+        try:
+            st = os.lstat(part)
+        except OSError:
+            continue
+        if stat.S_ISLNK(st.st_mode) and st.st_uid not in (me, 0):
+            return (
+                f"kite-skills: the cache folder {root} goes through {part}, a symbolic link "
+                f"another user (uid {st.st_uid}) could point elsewhere — set SHIV_ROOT to a "
+                f"folder of your own, e.g. SHIV_ROOT={own_root_example()} (in an MCP "
+                'client\'s config, under "env")'
+            )
     real = Path(os.path.realpath(root))
     for folder in (real, *real.parents):
         try:

@@ -247,6 +247,29 @@ def test_a_cache_folder_of_another_user_is_refused(tmp_path: Path) -> None:
     assert "chmod" not in message
 
 
+@as_root
+def test_a_cache_reached_through_another_users_link_is_refused(tmp_path: Path) -> None:
+    """In a sticky shared folder (/tmp) another user's link to the person's own folder looks
+    fine when checked, and its owner can point it at their own folder a moment later."""
+    mine = tmp_path / "mine"
+    mine.mkdir(mode=0o700)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    link = shared / "shiv"
+    link.symlink_to(mine)
+    os.lchown(link, NOBODY, NOBODY)
+    message = unsafe_problem(link, link / ("kite-skills_" + "a" * 64))
+    assert message is not None and "\n" not in message
+    assert message.startswith(
+        f"kite-skills: the cache folder {link} goes through {link}, a symbolic link another "
+        f"user (uid {NOBODY}) could point elsewhere — set SHIV_ROOT to a folder of your own"
+    ), message
+    os.lchown(link, 0, 0)
+    assert unsafe_problem(link, link / "x") is None
+    shared.chmod(0o755)
+
+
 @pytest.mark.parametrize("owner", ["another user", "others can write"])
 def test_an_extraction_another_user_could_have_written_is_refused(
     tmp_path: Path, owner: str
