@@ -8,11 +8,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import time
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -218,6 +220,45 @@ def test_a_disk_that_fills_during_the_first_unpack_is_one_line_and_leaves_nothin
     assert not extraction.with_name(extraction.name + ".tmp").exists(), "the partial copy stayed"
     assert not extraction.exists()
     help_orders(sys.executable, root, tmp_path)  # with room, the next start unpacks
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A real 8 MB file system (tmpfs), mounted for the test: needs root with the right to
+    mount (the CI's containers have it); skipped where there is none."""
+    mount = shutil.which("mount")
+    where = tmp_path / "small-disk"
+    where.mkdir()
+    if mount is None or os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root and mount(8)")
+    made = subprocess.run(
+        [mount, "-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+    )
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def test_a_full_disk_during_the_first_unpack_is_one_line_and_frees_the_space(
+    small_disk: Path, tmp_path: Path
+) -> None:
+    """A real full disk (ENOSPC): the unpack needs some 30 MB, the disk holds 8."""
+    root = small_disk / "shiv"
+    free_before = os.statvfs(small_disk).f_bfree
+    result = run(sys.executable, zipapp(), ["--version"], server_env(root, tmp_path / "s.db"))
+    assert result.returncode == 1 and result.stdout == ""
+    (line,) = result.stderr.splitlines()  # no traceback
+    expected = f"kite-skills: cannot unpack into {root} (No space left on device) — it needs about "
+    assert line.startswith(expected), line
+    extraction = extraction_of(zipapp(), root)
+    assert not extraction.with_name(extraction.name + ".tmp").exists()
+    assert not extraction.exists()
+    assert os.statvfs(small_disk).f_bfree >= free_before - 4, "the partial copy holds the space"
 
 
 def test_a_disk_that_fills_while_adding_this_cpythons_files_leaves_no_partial_file(
