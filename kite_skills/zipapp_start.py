@@ -31,6 +31,7 @@ TARGET: dict[str, Any] | None = None
 # In site-packages: every file this CPython ("cp312") uses is there.
 UNPACKED = ".kite-skills-unpacked-{tag}"
 PROGRAM = "kite-skills"  # extractions are <PROGRAM>_<build id>
+IN_USE_SUFFIX = ".kite-skills-in-use"  # as kite_skills/preamble.py's
 SITE_DIRECTORIES = ("site-packages", "dist-packages")
 
 
@@ -142,6 +143,32 @@ def is_folder(path: Path) -> bool:
         return False
 
 
+def hold(root: Path, extraction: Path) -> int | None:
+    """A shared lock on ``extraction``'s in-use file, held for the process's lifetime (None on
+    Windows, or when ``root`` is not there yet). Taken before a warm start looks at the
+    extraction, so that a prune (kite_skills/preamble.py, an exclusive lock) is either done
+    with it, and the start sees it gone and unpacks again, or leaves it alone. The file is
+    re-checked after locking: a lock on a file a pruner unlinked meanwhile is not kept."""
+    if sys.platform == "win32":
+        return None
+    import fcntl
+
+    path = root / f".{extraction.name}{IN_USE_SUFFIX}"
+    while True:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                return fd
+        except OSError:
+            os.close(fd)
+            return None
+        os.close(fd)
+
+
 def refuse(message: str) -> None:
     print(message, file=sys.stderr)  # noqa: T201
     sys.exit(1)
@@ -189,6 +216,7 @@ def main() -> None:
     problem = unsafe_problem(root, extraction)
     if problem:
         refuse(problem)
+    held = hold(root, extraction)
     if asks_shiv(os.environ) or not is_folder(extraction) or not unpacked.is_file():
         import _kite_skills_preamble  # type: ignore[import-not-found]  # the archive's copy
 
@@ -206,7 +234,8 @@ def main() -> None:
     from kite_skills import preamble  # the unpacked copy: its bytecode is cached
 
     preamble.refuse_unfit(TARGET, archive)
-    preamble.hold_and_prune(root, extraction, prune=os.environ.get(preamble.KEEP_CACHE) != "1")
+    if held is not None and os.environ.get(preamble.KEEP_CACHE) != "1":
+        preamble.prune_others(root, extraction)
     module, _, name = environment["entry_point"].partition(":")
     entry = getattr(import_module(module), name)
     signal.signal(signal.SIGINT, signal.default_int_handler)  # see handing_ctrl_c_back

@@ -8,6 +8,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -263,3 +264,53 @@ def test_a_prune_never_removes_an_extraction_a_start_is_still_filling(tmp_path: 
     assert filling.returncode == 0, err
     assert "/orders/reconcile" in out
     assert binary.is_file() and (site_packages / UNPACKED.format(tag=TAG)).is_file()
+
+
+def waiting_for_a_lock_on(inode: int) -> bool:
+    """Whether some process waits for a lock on the file ``inode`` (Linux: /proc/locks lists
+    each waiter as ``N: -> FLOCK ... MAJOR:MINOR:INODE ...``)."""
+    for line in Path("/proc/locks").read_text().splitlines():
+        if "->" in line.split():
+            for field in line.split():
+                parts = field.split(":")
+                if len(parts) == 3 and parts[2].isdigit() and int(parts[2]) == inode:
+                    return True
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/locks").is_file(), reason="/proc/locks is Linux's")
+def test_a_warm_start_waits_for_a_prune_of_its_extraction_then_unpacks_again(
+    tmp_path: Path,
+) -> None:
+    """Another build's start is removing this build's idle extraction (it holds the exclusive
+    lock) just as this build starts warm: the start waits, sees the extraction gone, and
+    unpacks it again, instead of importing from a folder being removed."""
+    root = tmp_path / "shiv"
+    env = server_env(root, tmp_path / "s.db")
+    assert version(zipapp(), env).returncode == 0
+    extraction = root / f"kite-skills_{build_id(zipapp())}"
+    in_use = root / f".{extraction.name}.kite-skills-in-use"
+    pruner = os.open(in_use, os.O_RDWR)
+    fcntl.flock(pruner, fcntl.LOCK_EX)
+    start = subprocess.Popen(
+        [sys.executable, str(zipapp()), "help", "/orders"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        inode = os.fstat(pruner).st_ino
+        for _ in range(600):  # until the start waits for the lock (a bound, not a timing)
+            if waiting_for_a_lock_on(inode) or start.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert waiting_for_a_lock_on(inode), "the warm start did not wait for the prune"
+        shutil.rmtree(extraction)  # what the prune does (kite_skills/preamble.py)
+        in_use.unlink()
+    finally:
+        os.close(pruner)
+    out, err = start.communicate(timeout=300)
+    assert start.returncode == 0, err
+    assert "/orders/reconcile" in out
+    assert (extraction / "site-packages" / UNPACKED.format(tag=TAG)).is_file()
