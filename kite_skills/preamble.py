@@ -1,7 +1,7 @@
 """Runs inside the zipapp before shiv unpacks anything: on a start that finds this CPython's
 files not yet unpacked (``_kite_skills_start``, kite_skills/zipapp_start.py, calls ``main``
 from the archive ahead of shiv's bootstrap), and on every other start from the unpacked copy
-(``refuse_unfit``, ``hold_and_prune``).
+(``refuse_unfit``, ``prune_others``).
 
 It answers, on one stderr line and exit 1 (stdout is the MCP wire), what this machine
 needs when the file cannot run here: the Python versions the file accepts, or, on another
