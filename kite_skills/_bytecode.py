@@ -20,11 +20,16 @@ from importlib.util import cache_from_source
 from pathlib import Path
 
 _MARKER = ".kite-skills-bytecode-{tag}"
+# argv: the done-marker, then the sources. The marker is written last, so a compiler that
+# failed leaves none and the next server that stops tries again. Windows has no os.nice: there
+# the process is started below normal priority instead.
 _COMPILE = (
     "import os, py_compile, sys\n"
-    "os.nice(10)\n"
-    "for path in sys.argv[1:]:\n"
+    "if hasattr(os, 'nice'):\n"
+    "    os.nice(10)\n"
+    "for path in sys.argv[2:]:\n"
     "    py_compile.compile(path, doraise=False, quiet=2)\n"
+    "open(sys.argv[1], 'a').close()\n"
 )
 
 
@@ -51,13 +56,13 @@ def write_later() -> None:
         and not Path(cache_from_source(path)).exists()
     ]
     try:
-        marker.touch()
         subprocess.Popen(
-            [sys.executable, "-c", _COMPILE, *sources],
+            [sys.executable, "-c", _COMPILE, str(marker), *sources],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
+            creationflags=getattr(subprocess, "BELOW_NORMAL_PRIORITY_CLASS", 0),  # Windows'
         )
     except OSError:
         pass  # a read-only cache: starts stay slower, nothing else changes

@@ -14,7 +14,9 @@ import json
 import os
 import platform
 import shutil
+import stat
 import sys
+import tempfile
 import zipfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -99,15 +101,116 @@ def sandbox_entry(client: Client) -> dict[str, Any]:
     return entry
 
 
+def _target(path: Path) -> Path:
+    """The file a write to ``path`` changes: ``path``, or the file its symbolic link leads to
+    (written through, so the link stays a link)."""
+    if not path.is_symlink():
+        return path
+    try:
+        return Path(os.path.realpath(path, strict=True))
+    except FileNotFoundError:
+        return Path(os.path.realpath(path))  # a link to a file not made yet: make that file
+    except OSError as exc:
+        raise ConfigError(
+            f"{path} is a symbolic link that never reaches a file ({exc.strerror}) — point it "
+            "at the config file, or give --config the file itself; nothing was changed"
+        ) from exc
+
+
+def _check_place(path: Path, target: Path) -> os.stat_result | None:
+    """The stat of the config file ``target`` (None when it is not there yet), or a
+    ConfigError when no config file can be there."""
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except NotADirectoryError:
+        st = None  # a file above it: named below
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}; nothing was changed") from exc
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise ConfigError(
+            f"{path} is a folder, not a config file — give --config the file's path, e.g. "
+            f"{path / 'mcp.json'}; nothing was changed"
+        )
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise ConfigError(
+            f"{path} is not a regular file — give --config a JSON file; nothing was changed"
+        )
+    if st is None:
+        for above in target.parents:
+            if os.path.lexists(above):
+                if not above.is_dir():
+                    raise ConfigError(
+                        f"{above} is a file, so {path} cannot be made below it — give "
+                        "--config a file in a folder; nothing was changed"
+                    )
+                break
+    return st
+
+
+def _write_beside(target: Path, text: str, st: os.stat_result | None) -> None:
+    """Write ``text`` to ``target`` atomically: a temporary file in the target's own folder,
+    with the old file's mode (and owner, where allowed), renamed over it. A new file is 0600:
+    client configs hold other servers' secrets."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, partial = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.", suffix=".kite-skills-partial"
+    )
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(partial, stat.S_IMODE(st.st_mode) if st is not None else 0o600)
+        if st is not None and hasattr(os, "chown") and st.st_uid != os.geteuid():
+            try:
+                os.chown(partial, st.st_uid, st.st_gid)
+            except PermissionError:
+                pass  # only root may give a file away; the mode is kept
+        os.replace(partial, target)
+    except BaseException:
+        Path(partial).unlink(missing_ok=True)
+        raise
+
+
+def _back_up(target: Path, data: bytes, st: os.stat_result) -> Path:
+    """A copy of the old file beside it, never readable by more people than the file was."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    for n in range(1, 100):
+        backup = target.with_name(
+            f"{target.name}.kite-skills-backup-{stamp}" + (f"-{n}" if n > 1 else "")
+        )
+        try:
+            fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, stat.S_IMODE(st.st_mode))
+        except FileExistsError:
+            continue
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.chmod(backup, stat.S_IMODE(st.st_mode))  # the umask may have taken bits away
+        return backup
+    raise ConfigError(f"too many backups of {target} this second; nothing was changed")
+
+
 def merge_config(
     path: Path, key: str, entry: dict[str, Any], name: str = SERVER_NAME
 ) -> Path | None:
     """Put ``entry`` under ``key`` → ``name`` in the JSON file at ``path``, keeping
-    everything else; back the old file up first. Returns the backup's path (None if new)."""
+    everything else; back the old file up first. Returns the backup's path (None if new).
+
+    A symbolic link is written through (the file it leads to changes, the link stays); the
+    file keeps its mode; the write is atomic (a temporary file in the file's own folder,
+    renamed over it). A folder, a path below a file or a link loop is a ConfigError."""
+    target = _target(path)
+    st = _check_place(path, target)
     config: dict[str, Any] = {}
-    if path.exists():
+    data = b""
+    if st is not None:
         try:
-            config = json.loads(path.read_text(encoding="utf-8"))
+            data = target.read_bytes()
+            config = json.loads(data.decode("utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"cannot read {path}: {exc.strerror}; nothing was changed") from exc
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ConfigError(
                 f"cannot parse {path}: {exc} — fix the file (or move it away) and run again; "
@@ -121,21 +224,24 @@ def merge_config(
     servers = dict(config.get(key, {}))
     servers[name] = entry
     config[key] = servers
-    backup = None
-    if path.exists():
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-        backup = path.with_name(f"{path.name}.kite-skills-backup-{stamp}")
-        shutil.copy2(path, backup)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.kite-skills-partial")
-    partial.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
-    os.replace(partial, path)
+    try:
+        backup = _back_up(target, data, st) if st is not None else None
+        _write_beside(target, json.dumps(config, indent=2) + "\n", st)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot write {path}: {exc.strerror} — check that its folder is writable; the "
+            "config was not changed"
+        ) from exc
     return backup
 
 
 def _store_path(args: argparse.Namespace) -> Path:
     db = getattr(args, "db", None)
-    return Path(db).resolve() if db else default_db_path(os.environ).resolve()
+    path = Path(db) if db else default_db_path(os.environ)
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a symbolic link loop: doctor names it
+        return Path(os.path.abspath(path))
 
 
 def _run_setup(args: argparse.Namespace) -> int:
@@ -175,7 +281,8 @@ def _run_doctor(args: argparse.Namespace) -> int:
     print(f"store:         {report.path} ({'exists' if report.exists else 'not created yet'})")
     if report.problem:
         print(f"               cannot read it: {report.problem}")
-    elif report.exists:
+        return 1
+    if report.exists:
         print(
             f"schema:        version {report.schema_version} (this kite-skills: {LATEST_VERSION})"
         )
@@ -204,7 +311,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     setup.set_defaults(run=_run_setup)
     doctor = subparsers.add_parser(
         "doctor",
-        help="show the interpreter, this file's platforms, its cache and the store",
+        help="show the interpreter, this file's platforms, its cache and the store "
+        "(exit 1 when the store cannot be read: a folder, a pipe, a link loop, damaged)",
         epilog="Example: kite-skills doctor",
     )
     doctor.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help="the store file")

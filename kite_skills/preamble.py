@@ -1,7 +1,7 @@
 """Runs inside the zipapp before shiv unpacks anything: on a start that finds this CPython's
 files not yet unpacked (``_kite_skills_start``, kite_skills/zipapp_start.py, calls ``main``
 from the archive ahead of shiv's bootstrap), and on every other start from the unpacked copy
-(``refuse_unfit``, ``hold_and_prune``).
+(``refuse_unfit``, ``prune_others``).
 
 It answers, on one stderr line and exit 1 (stdout is the MCP wire), what this machine
 needs when the file cannot run here: the Python versions the file accepts, or, on another
@@ -16,12 +16,15 @@ Standard library only: nothing from the bundle can be imported yet.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
+import stat
 import sys
 import tempfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -98,22 +101,33 @@ def interpreter_problem(
     )
 
 
+def own_root_example() -> Path:
+    """A folder to suggest for SHIV_ROOT: in the person's home, never the shared temporary
+    folder (where another user could create it first). As in zipapp_start.py."""
+    local = os.environ.get("LOCALAPPDATA") if sys.platform == "win32" else None
+    try:
+        home = Path.home()
+    except (RuntimeError, KeyError):  # no HOME and no password entry
+        home = Path("~")
+    return (Path(local) if local else home / ".cache") / "kite-skills-shiv"
+
+
 def unwritable_problem(root: Path, unpacked: Path) -> str | None:
     """The one-line message when unpacking into ``root`` would fail, else None (also when
-    the marker ``unpacked`` says this interpreter's files are all there)."""
+    the marker ``unpacked`` says this interpreter's files are all there). A missing ``root``
+    is made, 0700."""
     if unpacked.is_file():
         return None  # already unpacked: nothing to write
     try:
-        root.mkdir(parents=True, exist_ok=True)
+        root.mkdir(mode=0o700, parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=root):
             pass
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
-        example = Path(tempfile.gettempdir()) / "kite-skills-shiv"
         return (
             f"kite-skills: cannot unpack into {root} ({reason}) — that directory must be "
-            f"writable: set SHIV_ROOT to a writable directory, e.g. SHIV_ROOT={example} "
-            '(in an MCP client\'s config, under "env")'
+            "writable: set SHIV_ROOT to a writable directory of your own, e.g. "
+            f'SHIV_ROOT={own_root_example()} (in an MCP client\'s config, under "env")'
         )
     return None
 
@@ -128,16 +142,22 @@ def interpreter_of(member: str) -> str | None:
 
 def _write(archive: zipfile.ZipFile, info: zipfile.ZipInfo, dest: Path, partial: str) -> None:
     """Write one member to ``dest``; with a ``partial`` suffix, through a file of that name
-    renamed into place, so that no process ever sees half of it."""
+    renamed into place, so that no process ever sees half of it (and a failed write removes
+    it)."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     written = dest.with_name(dest.name + partial)
-    with archive.open(info) as source, open(written, "wb") as target:
-        shutil.copyfileobj(source, target, 1 << 20)
-    mode = info.external_attr >> 16
-    if mode:
-        os.chmod(written, mode)  # as shiv does: the permissions the file was built with
-    if partial:
-        os.replace(written, dest)
+    try:
+        with archive.open(info) as source, open(written, "wb") as target:
+            shutil.copyfileobj(source, target, 1 << 20)
+        mode = info.external_attr >> 16
+        if mode:
+            os.chmod(written, mode)  # as shiv does: the permissions the file was built with
+        if partial:
+            os.replace(written, dest)
+    except BaseException:
+        if partial:
+            Path(written).unlink(missing_ok=True)
+        raise
 
 
 def _write_all(
@@ -145,15 +165,68 @@ def _write_all(
 ) -> None:
     """Write ``members`` below ``under`` on a few threads, largest first: zlib and lzma
     inflate without holding the GIL, so the largest binary inflates on one core while the
-    many small files are written on another."""
+    many small files are written on another. The first failure stops the rest."""
     from concurrent.futures import ThreadPoolExecutor
 
     ordered = sorted(members, key=lambda info: -info.file_size)
     with ThreadPoolExecutor(max_workers=4) as pool:
-        for _ in pool.map(
-            lambda info: _write(archive, info, under / info.filename, partial), ordered
-        ):
-            pass  # each result is None; iterating raises the first failure here
+        futures = [
+            pool.submit(_write, archive, info, under / info.filename, partial) for info in ordered
+        ]
+        try:
+            for future in futures:
+                future.result()  # each result is None; this raises the first failure
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+
+
+def _remove(path: Path) -> None:
+    """Remove what is at ``path``: a link or a file itself (never what a link leads to), or a
+    folder with everything in it."""
+    if is_folder(path):
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def is_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder itself (not a link to one)."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+class UnpackFailed(Exception):
+    """Writing the unpacked copy failed (a full disk, a quota, a file size limit, …); what
+    was written is removed. Its message is the one line a person sees."""
+
+
+NO_ROOM = frozenset(
+    getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG") if hasattr(errno, name)
+)
+
+
+def _failed(exc: OSError, extraction: Path, members: list[zipfile.ZipInfo]) -> UnpackFailed:
+    reason = exc.strerror or type(exc).__name__
+    root = extraction.parent
+    if exc.errno in NO_ROOM:
+        needed = sum(info.file_size for info in members) / 1e6
+        advice = (
+            f"it needs about {needed:.0f} MB there: free some space, or set SHIV_ROOT to a "
+            f"folder of your own on a disk with room, e.g. SHIV_ROOT={own_root_example()}"
+        )
+    else:
+        advice = (
+            "that directory must be writable: set SHIV_ROOT to a writable directory of your "
+            f"own, e.g. SHIV_ROOT={own_root_example()}"
+        )
+    return UnpackFailed(
+        f"kite-skills: cannot unpack into {root} ({reason}) — {advice} "
+        '(in an MCP client\'s config, under "env"); nothing half-written was left'
+    )
 
 
 def unpack(archive: zipfile.ZipFile, extraction: Path, tag: str, marker: str) -> None:
@@ -165,11 +238,13 @@ def unpack(archive: zipfile.ZipFile, extraction: Path, tag: str, marker: str) ->
     is missing. The binaries built for the other CPythons are left out (a third of the
     bytes). When another CPython unpacked this extraction first, this one's files are added
     beside the others, each renamed into place; the file ``marker`` in site-packages says
-    they are all there, and is written last."""
+    they are all there, and is written last. Whatever else is at ``extraction`` (a file, a
+    link, a folder without site-packages) is removed first, never followed. A failed write
+    (a full disk) removes what it wrote and raises :class:`UnpackFailed`."""
     from _bootstrap.filelock import FileLock  # shiv's own lock, the one its bootstrap takes
 
     site_packages = extraction / "site-packages"
-    if (site_packages / marker).exists():
+    if is_folder(extraction) and (site_packages / marker).exists():
         return
     wanted = [
         info
@@ -180,18 +255,31 @@ def unpack(archive: zipfile.ZipFile, extraction: Path, tag: str, marker: str) ->
     ]
     extraction.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(extraction.parent / f".{extraction.name}_lock"):
-        if (site_packages / marker).exists():
+        if is_folder(extraction) and (site_packages / marker).exists():
             return  # another process finished while this one waited for the lock
-        if site_packages.is_dir():
+        if is_folder(extraction) and is_folder(site_packages):
             partial = f".{os.getpid()}.partial"
             missing = [i for i in wanted if not (extraction / i.filename).exists()]
-            _write_all(archive, missing, extraction, partial)
+            try:
+                _write_all(archive, missing, extraction, partial)
+            except OSError as exc:
+                raise _failed(exc, extraction, missing) from exc
             (site_packages / marker).touch()
             return
         staging = extraction.parent / f"{extraction.name}.tmp"
         shutil.rmtree(staging, ignore_errors=True)  # what an interrupted start left
-        _write_all(archive, wanted, staging, "")
-        (staging / "site-packages" / marker).touch()
+        try:
+            staging.mkdir(mode=0o700)  # nobody else may write into what this start runs
+            _write_all(archive, wanted, staging, "")
+            (staging / "site-packages" / marker).touch()
+        except OSError as exc:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise _failed(exc, extraction, wanted) from exc
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        if os.path.lexists(extraction):
+            _remove(extraction)  # something in the way that holds no extraction
         os.rename(staging, extraction)
 
 
@@ -239,18 +327,22 @@ def _lock(path: Path, shared: bool) -> int | None:
             return None
 
 
-def hold_and_prune(root: Path, extraction: Path, prune: bool) -> int | None:
-    """Take a shared lock on ``extraction`` for this process's lifetime, then remove every
-    other extraction of this program in ``root`` that no running process holds.
-
-    Ours are directories ``<name>_<64 hex>`` holding ``site-packages/kite_skills`` with an
-    in-use lock file beside them; nothing else in ``root`` is touched. The lock's file
-    descriptor is returned and never closed: the OS releases it when the process ends."""
+def hold(root: Path, extraction: Path) -> int | None:
+    """Take a shared lock on ``extraction`` for this process's lifetime (None on Windows, or
+    when ``root`` is missing). A start takes it before it unpacks, so no prune removes an
+    extraction that a start is still filling. The lock's file descriptor is returned and never
+    closed: the OS releases it when the process ends."""
     if sys.platform == "win32" or not root.is_dir():
         return None
-    held = _lock(root / f".{extraction.name}{IN_USE_SUFFIX}", shared=True)
-    if held is None or not prune:
-        return held
+    return _lock(root / f".{extraction.name}{IN_USE_SUFFIX}", shared=True)
+
+
+def prune_others(root: Path, extraction: Path) -> None:
+    """Remove every other extraction of this program in ``root`` that no running process
+    holds (see :func:`hold`).
+
+    Ours are directories ``<name>_<64 hex>`` holding ``site-packages/kite_skills`` with an
+    in-use lock file beside them; nothing else in ``root`` is touched."""
     for entry in sorted(root.iterdir()):
         if entry.name == extraction.name or not EXTRACTION.fullmatch(entry.name):
             continue
@@ -259,7 +351,7 @@ def hold_and_prune(root: Path, extraction: Path, prune: bool) -> int | None:
             continue
         fd = _lock(marker, shared=False)
         if fd is None:
-            continue  # another process uses it
+            continue  # another process uses it, or is filling it
         try:
             shutil.rmtree(entry, ignore_errors=True)
             shutil.rmtree(root / f"{entry.name}.tmp", ignore_errors=True)
@@ -267,6 +359,13 @@ def hold_and_prune(root: Path, extraction: Path, prune: bool) -> int | None:
                 leftover.unlink(missing_ok=True)
         finally:
             os.close(fd)
+
+
+def hold_and_prune(root: Path, extraction: Path, prune: bool) -> int | None:
+    """:func:`hold` ``extraction``, then (with ``prune``) :func:`prune_others`."""
+    held = hold(root, extraction)
+    if held is not None and prune:
+        prune_others(root, extraction)
     return held
 
 
@@ -311,19 +410,34 @@ def main(
     root: Path,
     extraction: Path,
     unpacked: Path,
+    unsafe: Callable[[Path, Path], str | None] | None = None,
 ) -> None:
-    """Check the interpreter and the cache directory (exit 1 with one line if unfit), unpack
-    what this CPython runs unless the marker file ``unpacked`` is there, then hold the
-    extraction and prune the others."""
+    """Check the interpreter and the cache directory (exit 1 with one line if unfit: also
+    when ``unsafe`` finds that another user could write there), hold the extraction, unpack
+    what this CPython runs unless the marker file ``unpacked`` is there, then prune the
+    others."""
     refuse_unfit(target, archive)
     message = unwritable_problem(root, unpacked)
+    if not message and unsafe is not None:
+        message = unsafe(root, extraction)  # again now that root exists: who made it?
     if not message and not unpacked.is_file():
         message = lzma_problem(Path(archive).name)
     if message:
         print(message, file=sys.stderr)  # noqa: T201
         sys.exit(1)
+    held = hold(root, extraction)  # before unpacking: a prune elsewhere leaves it alone
     force = os.environ.get("SHIV_FORCE_EXTRACT", environment.get("always_write_cache"))
     if str(force).lower() not in ("yes", "true", "t", "1"):  # shiv's reading of it
         with zipfile.ZipFile(archive) as zf:
-            unpack(zf, extraction, f"cp{sys.version_info[0]}{sys.version_info[1]}", unpacked.name)
-    hold_and_prune(root, extraction, prune=os.environ.get(KEEP_CACHE) != "1")
+            tag = f"cp{sys.version_info[0]}{sys.version_info[1]}"
+            try:
+                unpack(zf, extraction, tag, unpacked.name)
+            except UnpackFailed as exc:
+                print(exc, file=sys.stderr)  # noqa: T201
+                sys.exit(1)
+    else:  # shiv's bootstrap unpacks into <name>.tmp: made here, so that only we can write it
+        staging = extraction.parent / f"{extraction.name}.tmp"
+        staging.mkdir(mode=0o700, exist_ok=True)
+        staging.chmod(0o700)
+    if held is not None and os.environ.get(KEEP_CACHE) != "1":
+        prune_others(root, extraction)

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import stat
 import sys
 import zipimport
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib import import_module
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,8 @@ from typing import Any
 TARGET: dict[str, Any] | None = None
 # In site-packages: every file this CPython ("cp312") uses is there.
 UNPACKED = ".kite-skills-unpacked-{tag}"
+PROGRAM = "kite-skills"  # extractions are <PROGRAM>_<build id>
+IN_USE_SUFFIX = ".kite-skills-in-use"  # as kite_skills/preamble.py's
 SITE_DIRECTORIES = ("site-packages", "dist-packages")
 
 
@@ -42,8 +46,132 @@ def shiv_root(environment: Mapping[str, Any], environ: Mapping[str, str]) -> Pat
 
 
 def extraction_of(archive: str, environment: Mapping[str, Any], root: Path) -> Path:
-    """The directory shiv unpacks this archive into, below ``root``."""
-    return root / f"{Path(archive).resolve().name}_{environment['build_id']}"
+    """The directory this archive is unpacked into, below ``root``: named for its build id
+    (a hash of its content), not for the file's name as shiv's own would be, so that the same
+    bytes under two names (kite-skills.pyz, kite-skills-linux-x86_64.pyz) share one
+    extraction instead of removing each other's on alternate starts."""
+    return root / f"{PROGRAM}_{environment['build_id']}"
+
+
+def own_root_example() -> Path:
+    """A folder to suggest for SHIV_ROOT: in the person's home, never the shared temporary
+    folder (where another user could create it first)."""
+    local = os.environ.get("LOCALAPPDATA") if sys.platform == "win32" else None
+    try:
+        home = Path.home()
+    except (RuntimeError, KeyError):  # no HOME and no password entry
+        home = Path("~")
+    return (Path(local) if local else home / ".cache") / "kite-skills-shiv"
+
+
+def _foreign(path: Path, st: os.stat_result, me: int, *, above: bool) -> str | None:
+    """Why another user could change what is in ``path``, or None when nobody else can.
+
+    ``path`` itself must be writable by nobody else; a folder ``above`` it only by nobody
+    outside its group (many systems give each user a group of their own, and make home
+    folders group-writable) or be sticky, as /tmp is: then nobody may rename what is in it."""
+    if st.st_uid not in (me, 0):  # root can change anything anyway
+        return f"is owned by another user (uid {st.st_uid})"
+    writable = st.st_mode & (0o002 if above else 0o022)
+    if writable and not (above and st.st_mode & stat.S_ISVTX):
+        return f"can be written by other users (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
+def unsafe_problem(root: Path, extraction: Path) -> str | None:
+    """The one-line message when another user could have put code into the cache that this
+    start would run, else None (POSIX; on Windows the profile's folders are the user's).
+
+    ``root`` and every folder above it must belong to this user (or root) and be writable by
+    nobody else (see :func:`_foreign` for the folders above), and no symbolic link on the way
+    may be another user's; an ``extraction`` that is there
+    must be a folder of this user's that nobody else can write. What does not exist yet is
+    made by this start, 0700."""
+    if not hasattr(os, "getuid"):
+        return None
+    me = os.getuid()
+    given = Path(os.path.abspath(root))
+    for part in (given, *given.parents):  # a link its owner could point elsewhere later
+        try:
+            st = os.lstat(part)
+        except OSError:
+            continue
+        if stat.S_ISLNK(st.st_mode) and st.st_uid not in (me, 0):
+            return (
+                f"kite-skills: the cache folder {root} goes through {part}, a symbolic link "
+                f"another user (uid {st.st_uid}) could point elsewhere — set SHIV_ROOT to a "
+                f"folder of your own, e.g. SHIV_ROOT={own_root_example()} (in an MCP "
+                'client\'s config, under "env")'
+            )
+    real = Path(os.path.realpath(root))
+    for folder in (real, *real.parents):
+        try:
+            st = os.stat(folder)
+        except OSError:
+            continue  # missing (made later) or unreadable (unwritable_problem says what)
+        why = _foreign(folder, st, me, above=folder != real)
+        if why is None:
+            continue
+        shown = root if folder == real else folder
+        fix = f"make it yours alone ('chmod go-w {shown}') or " if "written" in why else ""
+        return (
+            f"kite-skills: the cache folder {shown} {why}, who could put code there that "
+            f"kite-skills would run — {fix}set SHIV_ROOT to a folder of your own, e.g. "
+            f'SHIV_ROOT={own_root_example()} (in an MCP client\'s config, under "env")'
+        )
+    try:
+        st = os.lstat(extraction)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode):
+        return None  # a file or a link in the way: the unpack replaces it, never follows it
+    why = _foreign(extraction, st, me, above=False)
+    if why is None:
+        return None
+    return (
+        f"kite-skills: the unpacked copy {extraction} {why}, who could have put code there "
+        f"that kite-skills would run — remove it (rm -rf '{extraction}') and start again: "
+        "it is unpacked afresh"
+    )
+
+
+def is_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder itself (not a link to one)."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def hold(root: Path, extraction: Path) -> int | None:
+    """A shared lock on ``extraction``'s in-use file, held for the process's lifetime (None on
+    Windows, or when ``root`` is not there yet). Taken before a warm start looks at the
+    extraction, so that a prune (kite_skills/preamble.py, an exclusive lock) is either done
+    with it, and the start sees it gone and unpacks again, or leaves it alone. The file is
+    re-checked after locking: a lock on a file a pruner unlinked meanwhile is not kept."""
+    if sys.platform == "win32":
+        return None
+    import fcntl
+
+    path = root / f".{extraction.name}{IN_USE_SUFFIX}"
+    while True:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                return fd
+        except OSError:
+            os.close(fd)
+            return None
+        os.close(fd)
+
+
+def refuse(message: str) -> None:
+    print(message, file=sys.stderr)  # noqa: T201
+    sys.exit(1)
 
 
 def asks_shiv(environ: Mapping[str, str]) -> bool:
@@ -64,6 +192,20 @@ def add_site_packages(site_packages: Path) -> None:
     sys.path = sys.path[:index] + sys.path[length:] + sys.path[index:length]
 
 
+def handing_ctrl_c_back(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function``, called with Python's own Ctrl-C handler back in place.
+
+    Until the program runs, Ctrl-C ends the start at once with exit code 130 (the archive's
+    ``__main__.py`` sets that first: tools/zipapps.py); the program (``cli.main``, or shiv's
+    interactive interpreter) handles it its own way."""
+
+    def with_ctrl_c(*args: Any, **kwargs: Any) -> Any:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        return function(*args, **kwargs)
+
+    return with_ctrl_c
+
+
 def main() -> None:
     archive = sys.argv[0]
     environment = json.loads(zipimport.zipimporter(archive).get_data("environment.json"))
@@ -71,18 +213,30 @@ def main() -> None:
     extraction = extraction_of(archive, environment, root)
     site_packages = extraction / "site-packages"
     unpacked = site_packages / UNPACKED.format(tag=f"cp{sys.version_info[0]}{sys.version_info[1]}")
-    if asks_shiv(os.environ) or not unpacked.is_file():
+    problem = unsafe_problem(root, extraction)
+    if problem:
+        refuse(problem)
+    held = hold(root, extraction)
+    if asks_shiv(os.environ) or not is_folder(extraction) or not unpacked.is_file():
         import _kite_skills_preamble  # type: ignore[import-not-found]  # the archive's copy
 
-        _kite_skills_preamble.main(TARGET, archive, environment, root, extraction, unpacked)
+        check: Callable[[Path, Path], str | None] = unsafe_problem
+        _kite_skills_preamble.main(TARGET, archive, environment, root, extraction, unpacked, check)
         import _bootstrap  # type: ignore[import-not-found]  # shiv's, at the archive's root
 
+        # shiv's bootstrap would name the extraction for the file: it uses this one.
+        _bootstrap.cache_path = lambda archive, root_dir, build_id: extraction
+        _bootstrap.run = handing_ctrl_c_back(_bootstrap.run)
+        _bootstrap.execute_interpreter = handing_ctrl_c_back(_bootstrap.execute_interpreter)
         _bootstrap.bootstrap()
         return
     add_site_packages(site_packages)
     from kite_skills import preamble  # the unpacked copy: its bytecode is cached
 
     preamble.refuse_unfit(TARGET, archive)
-    preamble.hold_and_prune(root, extraction, prune=os.environ.get(preamble.KEEP_CACHE) != "1")
+    if held is not None and os.environ.get(preamble.KEEP_CACHE) != "1":
+        preamble.prune_others(root, extraction)
     module, _, name = environment["entry_point"].partition(":")
-    sys.exit(getattr(import_module(module), name)())
+    entry = getattr(import_module(module), name)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # see handing_ctrl_c_back
+    sys.exit(entry())

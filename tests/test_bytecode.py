@@ -1,17 +1,18 @@
 """With PYTHONDONTWRITEBYTECODE=1 the zipapp's server still gets bytecode in its own shiv cache,
-written once in the background, so later starts need not compile the MCP SDK again."""
+written once in the background, so later starts need not compile the MCP SDK again; on an OS
+without os.nice (Windows) too, and a compiler that failed is tried again."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
-pytestmark = pytest.mark.zipapp
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,15 +39,16 @@ def _serve_once(tmp_path: Path, **env: str) -> Path:
             **env,
         },
     )
-    (site,) = shiv_root.glob("kite-skills.pyz_*/site-packages")
+    (site,) = shiv_root.glob("kite-skills_*/site-packages")
     return site
 
 
+@pytest.mark.zipapp
 def test_bytecode_is_written_once_in_the_background_when_python_may_not(tmp_path: Path) -> None:
     site = _serve_once(tmp_path, PYTHONDONTWRITEBYTECODE="1")
     tag = sys.implementation.cache_tag
-    assert (site / f".kite-skills-bytecode-{tag}").is_file()
     wanted = [
+        site / f".kite-skills-bytecode-{tag}",  # the compiler's done-marker, written last
         site / "mcp" / "server" / "lowlevel" / "__pycache__" / f"server.{tag}.pyc",
         # not loaded by this first start, but by every warm one (kite_skills/zipapp_start.py)
         site / "kite_skills" / "__pycache__" / f"preamble.{tag}.pyc",
@@ -60,14 +62,84 @@ def test_bytecode_is_written_once_in_the_background_when_python_may_not(tmp_path
     assert not list(site.glob("kite_skills/cli*.py[co]"))  # nothing outside __pycache__
 
 
+@pytest.mark.zipapp
 def test_nothing_extra_happens_when_python_writes_bytecode_itself(tmp_path: Path) -> None:
     site = _serve_once(tmp_path)
     assert not list(site.glob(".kite-skills-bytecode-*"))
     assert (site / "mcp" / "server" / "lowlevel" / "__pycache__").is_dir()
 
 
+@pytest.mark.zipapp
 def test_nothing_is_written_outside_a_shiv_cache(tmp_path: Path) -> None:
     """kite_skills imported from a checkout (PYTHONPATH) is not the zipapp's cache."""
     site = _serve_once(tmp_path, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(ROOT))
     assert not list(site.glob(".kite-skills-bytecode-*"))
     assert not list(ROOT.glob(".kite-skills-bytecode-*"))
+
+
+# The background compiler without the zipapp: kite_skills copied into a site-packages folder,
+# as the zipapp's cache holds it, and a process that has the zipapp's start module loaded.
+WRITE_LATER = (
+    "import sys, types\n"
+    "sys.modules['_kite_skills_start'] = types.ModuleType('_kite_skills_start')\n"
+    "from kite_skills import _bytecode\n"
+    "_bytecode.write_later()\n"
+)
+
+
+def _cache_with_kite_skills(tmp_path: Path) -> Path:
+    site = tmp_path / "cache" / "site-packages"
+    shutil.copytree(
+        ROOT / "kite_skills", site / "kite_skills", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    return site
+
+
+def _write_later(site: Path, *shadows: Path) -> None:
+    """A server stopping with PYTHONDONTWRITEBYTECODE set (-B), ``shadows`` ahead on its path."""
+    path = os.pathsep.join([*(str(s) for s in shadows), str(site)])
+    subprocess.run(
+        [sys.executable, "-B", "-c", WRITE_LATER],
+        check=True,
+        timeout=120,
+        cwd=site.parent,  # -c puts the working directory first on sys.path: not the checkout
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": path},
+    )
+
+
+def _eventually(check: Callable[[], bool]) -> bool:
+    deadline = time.monotonic() + 120  # a detached, niced process: a bound, not a timing
+    while not check() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return check()
+
+
+def test_the_compiler_runs_where_the_os_has_no_nice(tmp_path: Path) -> None:
+    """Windows has no os.nice: the compiler must not die on it (here it is taken away)."""
+    site = _cache_with_kite_skills(tmp_path)
+    no_nice = tmp_path / "no-nice"
+    no_nice.mkdir()
+    (no_nice / "sitecustomize.py").write_text("import os\ndel os.nice\n")
+    _write_later(site, no_nice)
+    tag = sys.implementation.cache_tag
+    compiled = site / "kite_skills" / "__pycache__" / f"_bytecode.{tag}.pyc"
+    marker = site / f".kite-skills-bytecode-{tag}"
+    assert _eventually(lambda: compiled.is_file() and marker.is_file()), "nothing was compiled"
+
+
+def test_a_compiler_that_fails_leaves_no_marker_and_is_tried_again(tmp_path: Path) -> None:
+    site = _cache_with_kite_skills(tmp_path)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    started = tmp_path / "compiler-started"
+    (broken / "py_compile.py").write_text(
+        f"open({str(started)!r}, 'w').close()\nraise ImportError('a broken compiler')\n"
+    )
+    tag = sys.implementation.cache_tag
+    marker = site / f".kite-skills-bytecode-{tag}"
+    _write_later(site, broken)
+    assert _eventually(started.is_file), "the compiler never started"
+    assert not marker.exists(), "the done-marker was written though nothing was compiled"
+    _write_later(site)  # the next server that stops tries again
+    compiled = site / "kite_skills" / "__pycache__" / f"_bytecode.{tag}.pyc"
+    assert _eventually(lambda: compiled.is_file() and marker.is_file())

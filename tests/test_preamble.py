@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,7 @@ from kite_skills.preamble import (
     platform_for,
     unwritable_problem,
 )
-from kite_skills.zipapp_start import shiv_root
+from kite_skills.zipapp_start import shiv_root, unsafe_problem
 
 LINUX = {"platform": "linux-x86_64", "pythons": ["3.11", "3.12", "3.13", "3.14"]}
 MAC = {"platform": "macos-arm64", "pythons": ["3.11", "3.12", "3.13", "3.14"]}
@@ -185,3 +187,131 @@ def test_the_held_lock_keeps_a_pruner_away(tmp_path: Path) -> None:
     assert other is not None and first.is_dir()
     os.close(held)
     os.close(other)
+
+
+# Another user on the same machine (issue 24): the cache must be this user's alone.
+NOBODY = 65534
+as_root = pytest.mark.skipif(
+    not hasattr(os, "getuid") or os.getuid() != 0,
+    reason="handing a folder to another user (chown) needs root, as the CI runs",
+)
+
+
+def test_a_cache_folder_others_can_write_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "shiv"
+    root.mkdir()
+    extraction = root / ("kite-skills_" + "a" * 64)
+    assert unsafe_problem(root, extraction) is None
+    for mode in (0o777, 0o775, 0o757, 0o1777):
+        root.chmod(mode)
+        message = unsafe_problem(root, extraction)
+        assert message is not None and "\n" not in message
+        assert message.startswith(
+            f"kite-skills: the cache folder {root} can be written by other users "
+            f"(mode {mode:o}), who could put code there that kite-skills would run — "
+            f"make it yours alone ('chmod go-w {root}') or set SHIV_ROOT to a folder of "
+            "your own, e.g. SHIV_ROOT="
+        ), message
+        assert tempfile.gettempdir() not in message.split("SHIV_ROOT=")[-1]
+
+
+def test_a_folder_above_the_cache_that_others_can_write_is_refused_unless_sticky(
+    tmp_path: Path,
+) -> None:
+    above = tmp_path / "shared"
+    root = above / "shiv"
+    root.mkdir(parents=True)
+    above.chmod(0o777)  # another user could rename shiv away and put their own there
+    message = unsafe_problem(root, root / "x")
+    assert message is not None
+    assert message.startswith(f"kite-skills: the cache folder {above} can be written by other")
+    above.chmod(0o1777)  # as /tmp: nobody may rename what another user made
+    assert unsafe_problem(root, root / "x") is None
+    above.chmod(0o775)  # a group of the user's own, as many systems make home folders
+    assert unsafe_problem(root, root / "x") is None
+    above.chmod(0o755)
+
+
+@as_root
+def test_a_cache_folder_of_another_user_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "shiv"
+    root.mkdir(mode=0o755)
+    os.chown(root, NOBODY, NOBODY)
+    message = unsafe_problem(root, root / ("kite-skills_" + "a" * 64))
+    assert message is not None and "\n" not in message
+    assert message.startswith(
+        f"kite-skills: the cache folder {root} is owned by another user (uid {NOBODY}), who "
+        "could put code there that kite-skills would run — set SHIV_ROOT to a folder of your "
+        "own, e.g. SHIV_ROOT="
+    ), message
+    assert "chmod" not in message
+
+
+@as_root
+def test_a_cache_reached_through_another_users_link_is_refused(tmp_path: Path) -> None:
+    """In a sticky shared folder (/tmp) another user's link to the person's own folder looks
+    fine when checked, and its owner can point it at their own folder a moment later."""
+    mine = tmp_path / "mine"
+    mine.mkdir(mode=0o700)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    link = shared / "shiv"
+    link.symlink_to(mine)
+    os.lchown(link, NOBODY, NOBODY)
+    message = unsafe_problem(link, link / ("kite-skills_" + "a" * 64))
+    assert message is not None and "\n" not in message
+    assert message.startswith(
+        f"kite-skills: the cache folder {link} goes through {link}, a symbolic link another "
+        f"user (uid {NOBODY}) could point elsewhere — set SHIV_ROOT to a folder of your own"
+    ), message
+    os.lchown(link, 0, 0)
+    assert unsafe_problem(link, link / "x") is None
+    shared.chmod(0o755)
+
+
+@pytest.mark.parametrize("owner", ["another user", "others can write"])
+def test_an_extraction_another_user_could_have_written_is_refused(
+    tmp_path: Path, owner: str
+) -> None:
+    if owner == "another user" and os.getuid() != 0:
+        pytest.skip("handing a folder to another user (chown) needs root, as the CI runs")
+    root = tmp_path / "shiv"
+    extraction = root / ("kite-skills_" + "a" * 64)
+    (extraction / "site-packages").mkdir(parents=True)
+    root.chmod(0o700)
+    if owner == "another user":
+        os.chown(extraction, NOBODY, NOBODY)
+        why = f"is owned by another user (uid {NOBODY})"
+    else:
+        extraction.chmod(0o777)
+        why = "can be written by other users (mode 777)"
+    message = unsafe_problem(root, extraction)
+    assert message == (
+        f"kite-skills: the unpacked copy {extraction} {why}, who could have put code there "
+        f"that kite-skills would run — remove it (rm -rf '{extraction}') and start again: "
+        "it is unpacked afresh"
+    )
+
+
+def test_the_unwritable_message_never_advises_the_shared_temporary_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", "/home/me")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    message = unwritable_problem(blocker / "shiv", blocker / "shiv" / "x" / "done")
+    assert message is not None
+    assert "SHIV_ROOT=/home/me/.cache/kite-skills-shiv " in message, message
+    assert tempfile.gettempdir() not in message.split("SHIV_ROOT=")[-1]
+
+
+def test_a_new_cache_folder_is_made_for_this_user_alone(tmp_path: Path) -> None:
+    root = tmp_path / "new" / "shiv"
+    old = os.umask(0o002)  # a common umask: folders group-writable
+    try:
+        assert unwritable_problem(root, root / "x" / "done") is None
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(root.stat().st_mode) == 0o700
+    assert unsafe_problem(root, root / "x") is None

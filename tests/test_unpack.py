@@ -6,10 +6,15 @@ cache. Real files, real subprocesses."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import signal
 import subprocess
 import sys
+import time
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,7 +35,7 @@ def extraction_of(pyz: Path, root: Path) -> Path:
     """Where shiv's bootstrap looks for this file's unpacked site-packages."""
     with zipfile.ZipFile(pyz) as archive:
         build_id = json.loads(archive.read("environment.json"))["build_id"]
-    return root / f"{pyz.resolve().name}_{build_id}"
+    return root / f"kite-skills_{build_id}"
 
 
 def help_orders(python: str, root: Path, tmp_path: Path, **extra: str) -> None:
@@ -181,3 +186,185 @@ def test_a_python_without_lzma_gets_one_line(tmp_path: Path) -> None:
     assert line.startswith("kite-skills: this Python (") and "has no lzma module" in line, line
     assert "liblzma-dev" in line and "MCP client's config" in line
     assert not extraction_of(zipapp(), root).exists()
+
+
+def limit_file_size() -> None:
+    """In the child: no file it writes may grow past 1 MB. Python ignores SIGXFSZ, so a write
+    past the limit fails with EFBIG ("File too large"), as a full disk fails one with
+    ENOSPC: the same path through the unpack (errno.ENOSPC, EDQUOT and EFBIG alike)."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+
+
+def test_a_disk_that_fills_during_the_first_unpack_is_one_line_and_leaves_nothing(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "shiv"
+    env = server_env(root, tmp_path / "s.db")
+    result = subprocess.run(
+        [sys.executable, str(zipapp()), "--version"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        preexec_fn=limit_file_size,
+    )
+    assert result.returncode == 1 and result.stdout == ""
+    (line,) = result.stderr.splitlines()  # no traceback
+    assert line.startswith(
+        f"kite-skills: cannot unpack into {root} (File too large) — it needs "
+    ), line
+    assert "MB there: free some space, or set SHIV_ROOT to a folder of your own" in line
+    extraction = extraction_of(zipapp(), root)
+    assert not extraction.with_name(extraction.name + ".tmp").exists(), "the partial copy stayed"
+    assert not extraction.exists()
+    help_orders(sys.executable, root, tmp_path)  # with room, the next start unpacks
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A real 8 MB file system (tmpfs), mounted for the test: needs root with the right to
+    mount (the CI's containers have it); skipped where there is none."""
+    mount = shutil.which("mount")
+    where = tmp_path / "small-disk"
+    where.mkdir()
+    if mount is None or os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root and mount(8)")
+    made = subprocess.run(
+        [mount, "-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+    )
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def test_a_full_disk_during_the_first_unpack_is_one_line_and_frees_the_space(
+    small_disk: Path, tmp_path: Path
+) -> None:
+    """A real full disk (ENOSPC): the unpack needs some 30 MB, the disk holds 8."""
+    root = small_disk / "shiv"
+    free_before = os.statvfs(small_disk).f_bfree
+    result = run(sys.executable, zipapp(), ["--version"], server_env(root, tmp_path / "s.db"))
+    assert result.returncode == 1 and result.stdout == ""
+    (line,) = result.stderr.splitlines()  # no traceback
+    expected = f"kite-skills: cannot unpack into {root} (No space left on device) — it needs about "
+    assert line.startswith(expected), line
+    extraction = extraction_of(zipapp(), root)
+    assert not extraction.with_name(extraction.name + ".tmp").exists()
+    assert not extraction.exists()
+    assert os.statvfs(small_disk).f_bfree >= free_before - 4, "the partial copy holds the space"
+
+
+def test_a_disk_that_fills_while_adding_this_cpythons_files_leaves_no_partial_file(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "shiv"
+    help_orders(sys.executable, root, tmp_path)
+    site_packages = extraction_of(zipapp(), root) / "site-packages"
+    (binary,) = site_packages.glob(f"pydantic_core/_pydantic_core.cpython-3{sys.version_info[1]}-*")
+    assert binary.stat().st_size > 1 << 20
+    binary.unlink()
+    (site_packages / UNPACKED.format(tag=TAG)).unlink()
+    result = subprocess.run(
+        [sys.executable, str(zipapp()), "--version"],
+        capture_output=True,
+        text=True,
+        env=server_env(root, tmp_path / "s.db"),
+        timeout=300,
+        preexec_fn=limit_file_size,
+    )
+    assert result.returncode == 1
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"kite-skills: cannot unpack into {root} (File too large) — "), line
+    assert not list(site_packages.rglob("*.partial"))
+    help_orders(sys.executable, root, tmp_path)
+    assert binary.is_file()
+
+
+@pytest.mark.parametrize("what", ["a file", "a folder with files", "a dangling link", "a link"])
+def test_something_in_the_way_of_the_extraction_is_replaced(tmp_path: Path, what: str) -> None:
+    root = tmp_path / "shiv"
+    root.mkdir(mode=0o700)
+    extraction = extraction_of(zipapp(), root)
+    elsewhere = tmp_path / "elsewhere"
+    if what == "a file":
+        extraction.write_text("not a folder")
+    elif what == "a folder with files":
+        (extraction / "junk").mkdir(parents=True)
+        (extraction / "junk" / "file").write_text("")
+    elif what == "a dangling link":
+        extraction.symlink_to(tmp_path / "nowhere")
+    else:  # a link to a folder holding an unpacked copy: never followed
+        ran = tmp_path / "the-linked-code-ran"
+        (elsewhere / "site-packages" / "kite_skills").mkdir(parents=True)
+        (elsewhere / "site-packages" / UNPACKED.format(tag=TAG)).write_text("")
+        (elsewhere / "site-packages" / "kite_skills" / "__init__.py").write_text(
+            f"open({str(ran)!r}, 'w').close()\n"
+        )
+        extraction.symlink_to(elsewhere)
+    for _ in range(2):  # the first start replaces it, the second uses what the first made
+        help_orders(sys.executable, root, tmp_path)
+    assert not extraction.is_symlink() and extraction.is_dir()
+    assert (extraction / "site-packages" / UNPACKED.format(tag=TAG)).is_file()
+    assert not (extraction / "junk").exists()
+    if what == "a link":
+        assert not (tmp_path / "the-linked-code-ran").exists()
+        assert (elsewhere / "site-packages" / "kite_skills" / "__init__.py").is_file()
+
+
+# Ctrl-C during the file's own start (issue 24): the signal at several points of a first start
+# (unpacking) and of a warm one (imports), before the program's own handling takes over.
+DELAYS = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6)
+
+
+def interrupted(root: Path, tmp_path: Path, delay: float) -> tuple[int, str, bytes]:
+    process = subprocess.Popen(
+        [sys.executable, str(zipapp())],  # as an MCP client starts it; stdin kept open
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=server_env(root, tmp_path / "s.db"),
+    )
+    time.sleep(delay)  # where the signal lands, not a measured time
+    process.send_signal(signal.SIGINT)
+    try:
+        out, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return process.returncode, err.decode(errors="replace"), out
+
+
+def before_the_files_code(code: int, stderr: str) -> bool:
+    """Whether the signal came before the archive's first line ran: while the interpreter
+    started (killed by the signal, nothing said) or read the archive's index (a traceback with
+    no frame from inside the archive). Nothing in the file can act there."""
+    if code == -signal.SIGINT and stderr == "":
+        return True
+    return "Traceback" in stderr and f"{zipapp().name}{os.sep}" not in stderr
+
+
+def test_ctrl_c_during_the_files_own_start_exits_130_without_a_traceback(tmp_path: Path) -> None:
+    warm = tmp_path / "warm"
+    help_orders(sys.executable, warm, tmp_path)
+    handled = []
+    for n, delay in enumerate(DELAYS):
+        for root in (tmp_path / f"fresh-{n}", warm):
+            code, stderr, out = interrupted(root, tmp_path, delay)
+            if code == 130:
+                assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+                assert out == b""
+                handled.append((delay, root.name))
+            else:
+                assert before_the_files_code(code, stderr), (delay, root.name, code, stderr)
+    # Most signals land in the file's start (a first start takes a second or more here).
+    assert len(handled) >= len(DELAYS), handled
+    for n in range(len(DELAYS)):  # and what an interrupted first start left is no obstacle
+        help_orders(sys.executable, tmp_path / f"fresh-{n}", tmp_path)

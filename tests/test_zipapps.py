@@ -350,7 +350,7 @@ def test_a_warm_start_runs_without_shivs_bootstrap_unless_a_shiv_setting_asks(
     warm_modules = imported_modules(warm.stderr)
     assert not {"_bootstrap", "_kite_skills_preamble"} & warm_modules
     assert "kite_skills.preamble" in warm_modules  # the unpacked copy's checks ran
-    (lock,) = (tmp_path / "shiv").glob(".kite-skills.pyz_*.kite-skills-in-use")
+    (lock,) = (tmp_path / "shiv").glob(".kite-skills_*.kite-skills-in-use")
     assert lock.is_file()
 
     env.pop("PYTHONPROFILEIMPORTTIME")

@@ -87,6 +87,19 @@ def main():
 
     _kite_skills_start.main()
 """
+# The archive's __main__.py, in place of shiv's: Ctrl-C during the start (unpacking, imports)
+# ends it at once with exit code 130 and no traceback. Its first statement, so that nothing the
+# file runs is without it; the entry point gets Python's own handler back
+# (kite_skills/zipapp_start.py). Syntax every Python reads, as FIRST's.
+MAIN = """# -*- coding: utf-8 -*-
+import os
+import signal
+
+signal.signal(signal.SIGINT, lambda signum, frame: os._exit(130))
+import _kite_skills_first
+
+_kite_skills_first.main()
+"""
 # Compiled binaries are stored with LZMA, a quarter smaller than deflate, which keeps each
 # file under 15 MB with four CPythons' binaries in it. Only the preamble and shiv's
 # bootstrap unpack them (with zipfile); zipimport, which reads the archive's own modules,
@@ -325,7 +338,8 @@ def pack(site_packages: Path, out: Path, target: str) -> None:
 
 
 def recompress(pyz: Path) -> None:
-    """Rewrite shiv's archive in the same order, with LZMA for LZMA_MEMBERS."""
+    """Rewrite shiv's archive in the same order, with LZMA for LZMA_MEMBERS, and MAIN as its
+    ``__main__.py``."""
     data = pyz.read_bytes()
     prefix = data[: data.index(b"PK\x03\x04")]  # shiv's shebang line
     rewritten = pyz.with_name(pyz.name + ".lzma")
@@ -340,7 +354,8 @@ def recompress(pyz: Path) -> None:
                     if LZMA_MEMBERS.fullmatch(info.filename)
                     else zipfile.ZIP_DEFLATED
                 )
-                new.writestr(copy, old.read(info))
+                body = MAIN.encode() if info.filename == "__main__.py" else old.read(info)
+                new.writestr(copy, body)
     shutil.copymode(pyz, rewritten)
     os.replace(rewritten, pyz)
 
