@@ -181,13 +181,15 @@ def build_server(
         on_unsubscribe_resource=unsubscribe,
         on_subscriptions_listen=changes.listen,
         on_list_tools=list_tools,
-        on_call_tool=call_tool,
         on_list_resources=list_resources,
         on_read_resource=read_resource,
         on_list_resource_templates=list_templates,
-        on_list_prompts=prompts.list,
-        on_get_prompt=prompts.get,
+        on_get_prompt=prompts.get_prompt,
     )
+    # These two answer with the wire JSON they build (a dict, which the SDK's handler contract
+    # takes), not with the model the constructor's typed ``on_*`` arguments ask for.
+    server.add_request_handler("tools/call", types.CallToolRequestParams, call_tool)
+    server.add_request_handler("prompts/list", types.PaginatedRequestParams, prompts.list_prompts)
     server.add_request_handler("skills/list", CatalogParams, skills_list(catalog))
     server.add_request_handler("skills/get", CatalogParams, skills_get(catalog))
     server.add_request_handler(DIRECTORY_READ, CatalogParams, directory_read(catalog))

@@ -14,14 +14,14 @@ from mcp_types import INVALID_PARAMS
 
 from ..catalog import Catalog
 from ..errors import DirectoryReadError
-from .skills_extension import CACHE_FIELDS, CatalogParams
+from .skills_extension import CACHE_FIELDS, CatalogHandler, CatalogParams
 
 METHOD = "resources/directory/read"
 SKILLS_SETTINGS: dict[str, Any] = {"directoryRead": True}
 
 
-def directory_read(catalog: Catalog):
-    async def handle(ctx: ServerRequestContext[Any, Any], params: CatalogParams) -> dict:
+def directory_read(catalog: Catalog) -> CatalogHandler:
+    async def handle(ctx: ServerRequestContext[Any, Any], params: CatalogParams) -> dict[str, Any]:
         try:
             page = catalog.directory(params.uri, params.cursor)
         except DirectoryReadError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcp import types
@@ -26,8 +27,14 @@ class CatalogParams(types.RequestParams):
     cursor: Any = None
 
 
-def skills_list(catalog: Catalog):
-    async def handle(ctx: ServerRequestContext[Any, Any], params: CatalogParams) -> dict:
+# A handler of one of those methods: its answer is the wire JSON, written here.
+CatalogHandler = Callable[
+    [ServerRequestContext[Any, Any], CatalogParams], Awaitable[dict[str, Any]]
+]
+
+
+def skills_list(catalog: Catalog) -> CatalogHandler:
+    async def handle(ctx: ServerRequestContext[Any, Any], params: CatalogParams) -> dict[str, Any]:
         if params.cursor not in (None, ""):
             raise MCPError(
                 INVALID_PARAMS,
@@ -40,8 +47,8 @@ def skills_list(catalog: Catalog):
     return handle
 
 
-def skills_get(catalog: Catalog):
-    async def handle(ctx: ServerRequestContext[Any, Any], params: CatalogParams) -> dict:
+def skills_get(catalog: Catalog) -> CatalogHandler:
+    async def handle(ctx: ServerRequestContext[Any, Any], params: CatalogParams) -> dict[str, Any]:
         uri = params.uri
         if uri is None:
             raise MCPError(
