@@ -231,7 +231,7 @@ def _list(args: argparse.Namespace) -> int:
     if args.status:
         skills = [s for s in skills if s.status == args.status]
     if args.pending:
-        skills = [s for s in skills if s.status == "draft" or s.proposed is not None]
+        skills = [s for s in skills if s.waiting]
     if args.json:
         _print_json([_skill_json(s, body=False) for s in skills])
         return 0
@@ -483,7 +483,7 @@ def _review(args: argparse.Namespace) -> int:
             "--pending', 'skills show|diff NAME' and 'skills publish|accept NAME --rev ID'"
         )
     with _open(args) as store:
-        waiting = [s for s in store.list_all() if s.status == "draft" or s.proposed]
+        waiting = [s for s in store.list_all() if s.waiting]
         if not waiting:
             print("nothing is waiting for you")
             return 0

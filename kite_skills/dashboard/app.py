@@ -201,7 +201,7 @@ class Dashboard:
         skills, unreadable = self.store.list_all_and_unreadable()
         waiting = []
         for skill in skills:
-            if skill.status == "draft" or skill.proposed is not None:
+            if skill.waiting:
                 by, at = self.proposer(skill)
                 kind = "revision" if skill.proposed is not None else "draft"
                 waiting.append(Waiting(skill, kind, by, at))
