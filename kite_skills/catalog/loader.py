@@ -12,6 +12,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from ..skill_rules import MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, NAME_PATTERN
 from . import _facts, _markdown, _schema
 from ._facts import KnownFacts
 from ._frontmatter import FrontmatterProblem, normalise, split
@@ -214,14 +215,14 @@ def _check_skill(file: CatalogFile, result: Scan) -> None:
         )
     else:
         line = _line_of(file, "name")
-        if len(name) > _schema.MAX_NAME_LENGTH:
+        if len(name) > MAX_NAME_CHARS:
             result.problem(
                 file.path,
                 line,
                 "name",
-                f"'name' exceeds {_schema.MAX_NAME_LENGTH} characters ({len(name)})",
+                f"'name' exceeds {MAX_NAME_CHARS} characters ({len(name)})",
             )
-        if not _schema.NAME_PATTERN.fullmatch(name):
+        if not NAME_PATTERN.fullmatch(name):
             result.problem(
                 file.path,
                 line,
@@ -311,12 +312,12 @@ def _check_description(
             f"'description' must be non-empty text (got {kind}) — write it on one "
             "line, quoted if it looks like a number, date or yes/no",
         )
-    elif len(description) > _schema.MAX_DESCRIPTION_LENGTH:
+    elif len(description) > MAX_DESCRIPTION_CHARS:
         result.problem(
             file.path,
             line,
             "description",
-            f"'description' exceeds {_schema.MAX_DESCRIPTION_LENGTH} characters "
+            f"'description' exceeds {MAX_DESCRIPTION_CHARS} characters "
             f"({len(description)}) — shorten it",
         )
 

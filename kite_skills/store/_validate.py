@@ -21,9 +21,8 @@ from typing import Final
 
 from kite_skills.errors import InvalidQuery, InvalidSkill
 from kite_skills.invisible import invisible_at
+from kite_skills.skill_rules import MAX_DESCRIPTION_CHARS, NAME_RULE, is_skill_name
 
-MAX_NAME_CHARS: Final = 64
-MAX_DESCRIPTION_CHARS: Final = 1024
 MAX_BODY_BYTES: Final = 64 * 1024
 MAX_QUERY_CHARS: Final = 1000
 MAX_WHO_CHARS: Final = 200
@@ -31,9 +30,7 @@ DEFAULT_LIMIT: Final = 20
 MAX_LIMIT: Final = 100
 MAX_AUDIT_LIMIT: Final = 10_000
 
-NAME_RE: Final = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _LINE_BREAKS: Final = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
-_NAME_RULE: Final = "use 1–64 lowercase letters, digits and single hyphens (e.g. 'compare-funds')"
 
 _C0_NAMES: Final = (
     "NUL SOH STX ETX EOT ENQ ACK BEL BS HT LF VT FF CR SO SI "
@@ -94,15 +91,15 @@ def shown(value: str, limit: int = 60) -> str:
 
 def check_name(name: object) -> str:
     if not isinstance(name, str):
-        raise InvalidSkill(f"skill name must be text, not {type(name).__name__}; {_NAME_RULE}")
-    if len(name) > MAX_NAME_CHARS or not NAME_RE.fullmatch(name):
+        raise InvalidSkill(f"skill name must be text, not {type(name).__name__}; {NAME_RULE}")
+    if not is_skill_name(name):
         bad = LINE_FORBIDDEN.search(name) if len(name) <= MAX_DESCRIPTION_CHARS * 4 else None
         if bad is not None:
             raise InvalidSkill(
                 f"skill name {shown(name)} contains {char_name(bad.group())} at index "
-                f"{bad.start()}, which would hide or rearrange text on screen: {_NAME_RULE}"
+                f"{bad.start()}, which would hide or rearrange text on screen: {NAME_RULE}"
             )
-        raise InvalidSkill(f"skill name {shown(name)} is not allowed: {_NAME_RULE}")
+        raise InvalidSkill(f"skill name {shown(name)} is not allowed: {NAME_RULE}")
     return name
 
 

@@ -32,14 +32,13 @@ from kite_skills.errors import (
     UnknownSkill,
     UnreadableSkill,
 )
+from kite_skills.skill_rules import NAME_PATTERN, is_skill_name
 
 from . import _failures, _search, _sql
 from ._validate import (
     DEFAULT_LIMIT,
     LINE_FORBIDDEN,
     MAX_AUDIT_LIMIT,
-    MAX_NAME_CHARS,
-    NAME_RE,
     check_limit,
     check_name,
     check_query,
@@ -180,7 +179,7 @@ def _unreadable(name: object, fields: list[str]) -> UnreadableSkill:
     fix = (
         f"a person can delete it with 'kite-skills skills delete {shown}' or rewrite it "
         "with sqlite3"
-        if valid_text(name) is not None and NAME_RE.fullmatch(shown)
+        if valid_text(name) is not None and NAME_PATTERN.fullmatch(shown)
         else "a person can remove the row with sqlite3 (its name is not valid either)"
     )
     return UnreadableSkill(
@@ -191,11 +190,6 @@ def _unreadable(name: object, fields: list[str]) -> UnreadableSkill:
 
 
 MAX_LOOKUP_CHARS: Final = 1024  # a refused name is still looked up, up to this length
-
-
-def name_accepted(name: str) -> bool:
-    """Whether kite-skills would accept ``name`` (:func:`check_name`), without raising."""
-    return len(name) <= MAX_NAME_CHARS and NAME_RE.fullmatch(name) is not None
 
 
 def refused_name(name: str) -> UnreadableSkill:
@@ -241,7 +235,7 @@ def _skill(row: tuple) -> Skill:  # type: ignore[type-arg]
     ]
     if bad:
         raise _unreadable(row[0], bad)
-    if not name_accepted(checked[0]):
+    if not is_skill_name(checked[0]):
         raise refused_name(checked[0])
     (name, description, body, status, created, updated, published, p_desc, p_body, p_at, p_by) = (
         checked[:11]
@@ -535,7 +529,7 @@ class Store:
                 fields = (("name", good_name), ("description", good_description))
                 self._report(_unreadable(name, [f for f, ok in fields if ok is None]))
                 continue
-            if not name_accepted(good_name):
+            if not is_skill_name(good_name):
                 self._report(refused_name(good_name))
                 continue
             found.append(SkillSummary(good_name, good_description))
