@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kite_skills.cli_db import add_db_option, db_parent, db_path
 from kite_skills.display import count_hidden, for_terminal
 from kite_skills.errors import KiteError, StoreUnavailable, UnreadableSkill
 from kite_skills.store import (
@@ -30,7 +31,6 @@ from kite_skills.store import (
     Author,
     Skill,
     Store,
-    default_db_path,
     human,
 )
 
@@ -49,14 +49,9 @@ def _who() -> str:
         return "cli"
 
 
-def _path(args: argparse.Namespace) -> Path:
-    db = getattr(args, "db", None)
-    return Path(db) if db else default_db_path(os.environ)
-
-
 def _open(args: argparse.Namespace, *, create: bool = False) -> Store:
     """The store; only commands that add skills (new, import) may create a missing file."""
-    path = _path(args)
+    path = db_path(args)
     if not create and not path.exists():
         raise StoreUnavailable(
             f"no store at {path} (nothing was created): check --db or KITE_SKILLS_DB; an "
@@ -526,14 +521,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         epilog="example:\n  kite-skills skills list --pending",
         formatter_class=fmt,
     )
-    db_help = (
-        "the store file (default: $KITE_SKILLS_DB, else skills.db in this OS's per-user data "
-        "folder; 'kite-skills doctor' shows it)"
-    )
-    skills.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help=db_help)
-    # Also accepted after the subcommand ("skills list --db PATH").
-    db_parent = argparse.ArgumentParser(add_help=False)
-    db_parent.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help=db_help)
+    add_db_option(skills)
+    parent = db_parent()  # also accepted after the subcommand ("skills list --db PATH")
     sub = skills.add_subparsers(dest="skills_command", metavar="COMMAND", required=True)
 
     def command(name: str, help_text: str, example: str, run: Callable[..., int]) -> Any:
@@ -541,7 +530,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
             name,
             help=help_text,
             formatter_class=fmt,
-            parents=[db_parent],
+            parents=[parent],
             epilog=f"example:\n  kite-skills skills {example}",
         )
         p.set_defaults(run=run)
