@@ -26,6 +26,8 @@ from kite_skills.cli_db import add_db_option, db_parent, db_path
 from kite_skills.display import count_hidden, for_terminal
 from kite_skills.errors import KiteError, StoreUnavailable, UnreadableSkill
 from kite_skills.store import (
+    VIA_CLI,
+    VIAS,
     ActionResult,
     AuditEntry,
     Author,
@@ -33,9 +35,6 @@ from kite_skills.store import (
     Store,
     human,
 )
-
-VIA = "cli"
-VIAS = ("mcp", "dashboard", "cli")
 
 
 class Refused(KiteError):
@@ -272,11 +271,7 @@ def _entry_json(e: AuditEntry) -> dict[str, Any]:
 
 def _log(args: argparse.Namespace) -> int:
     with _open(args) as store:
-        if args.via:  # the store filters by skill; by channel here, over its whole history
-            entries = [e for e in store.audit(limit=10_000, name=args.skill) if e.via == args.via]
-            entries = entries[: args.limit]
-        else:
-            entries = store.audit(limit=args.limit, name=args.skill)
+        entries = store.audit(limit=args.limit, name=args.skill, via=args.via)
     if args.json:
         _print_json([_entry_json(e) for e in entries])
         return 0
@@ -326,7 +321,7 @@ def _reviewed(
             print(render(skill))
             if rev is None or _ask(f"\n{verb} revision {rev} of '{args.name}'? [y/N] ") != "y":
                 raise Refused(f"did not {verb} '{args.name}'; nothing changed")
-        print(act(store, args.name, rev=rev, via=VIA, who=_who()).message)
+        print(act(store, args.name, rev=rev, via=VIA_CLI, who=_who()).message)
     return 0
 
 
@@ -344,7 +339,7 @@ def _accept(args: argparse.Namespace) -> int:
 def _human(action: Callable[..., ActionResult]) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         with _open(args) as store:
-            print(action(store, args.name, via=VIA, who=_who()).message)
+            print(action(store, args.name, via=VIA_CLI, who=_who()).message)
         return 0
 
     return run
@@ -375,7 +370,7 @@ def _delete(args: argparse.Namespace) -> int:
         except UnreadableSkill:  # written by another tool: deleting it is the way out
             what = "a row kite-skills cannot read"
         _confirm(args, f"delete {for_terminal(repr(args.name))} ({what})?")
-        print(for_terminal(human.delete(store, args.name, via=VIA, who=_who()).message))
+        print(for_terminal(human.delete(store, args.name, via=VIA_CLI, who=_who()).message))
     return 0
 
 
@@ -407,7 +402,7 @@ def _new(args: argparse.Namespace) -> int:
     body = _read_file(args.body_file) if args.body_file else _editor("# " + args.name + "\n\n")
     with _open(args, create=True) as store:
         result = human.create(
-            store, args.name, description=args.description, body=body, via=VIA, who=_who()
+            store, args.name, description=args.description, body=body, via=VIA_CLI, who=_who()
         )
     print(result.message)
     return 0
@@ -432,7 +427,7 @@ def _edit(args: argparse.Namespace) -> int:
                 rev = human.resolve_revision(store, args.name, args.rev, proposed=False)
             body = _editor(current.body)
         result = human.edit(
-            store, args.name, rev=rev, description=description, body=body, via=VIA, who=_who()
+            store, args.name, rev=rev, description=description, body=body, via=VIA_CLI, who=_who()
         )
     print(result.message)
     return 0
@@ -462,7 +457,7 @@ def _import(args: argparse.Namespace) -> int:
         names = ", ".join(n for n, _, _ in skills)
         _confirm(args, f"put {len(skills)} skill(s) straight into service ({names})?")
     with _open(args, create=True) as store:
-        count = human.import_skills(store, skills, live=args.live, via=VIA, who=_who())
+        count = human.import_skills(store, skills, live=args.live, via=VIA_CLI, who=_who())
     state = "live" if args.live else "draft(s); publish each after review"
     print(f"imported {count} skill(s) as {state}")
     return 0
@@ -491,17 +486,19 @@ def _review(args: argparse.Namespace) -> int:
                     rev = skill.proposed.revision
                     print(
                         human.accept_revision(
-                            store, skill.name, rev=rev, via=VIA, who=_who()
+                            store, skill.name, rev=rev, via=VIA_CLI, who=_who()
                         ).message
                     )
                 elif answer == "r":
-                    print(human.reject_revision(store, skill.name, via=VIA, who=_who()).message)
+                    print(human.reject_revision(store, skill.name, via=VIA_CLI, who=_who()).message)
             else:
                 print(_show(skill))
                 answer = _ask("[p]ublish, [s]kip, [q]uit? ")
                 if answer == "p":
                     rev = skill.revision
-                    print(human.publish(store, skill.name, rev=rev, via=VIA, who=_who()).message)
+                    print(
+                        human.publish(store, skill.name, rev=rev, via=VIA_CLI, who=_who()).message
+                    )
             if answer == "q":
                 break
     return 0

@@ -39,12 +39,11 @@ from kite_skills.errors import (
     UnknownSkill,
     UnreadableSkill,
 )
-from kite_skills.store import ActionResult, AuditEntry, Skill, Store, human
+from kite_skills.store import VIA_DASHBOARD, VIAS, ActionResult, AuditEntry, Skill, Store, human
 
 from . import render
 from .security import Door, guard
 
-VIA: Final = "dashboard"
 WAITING_ACTIONS: Final = frozenset({"create", "save_draft", "propose"})
 
 
@@ -247,7 +246,7 @@ class Dashboard:
         self.skill_or_404(name)  # a malformed or unknown name: 404 before anything else
         form = self.form(request)
         call, needs = _ACTIONS[action]
-        kwargs: dict[str, Any] = {"via": VIA, "who": _who()}
+        kwargs: dict[str, Any] = {"via": VIA_DASHBOARD, "who": _who()}
         if needs is not None:
             kwargs["rev"] = form.get("rev", "")
         if action == "delete" and form.get("confirm") != "yes":
@@ -279,7 +278,7 @@ class Dashboard:
                         values["name"],
                         description=values["description"],
                         body=values["body"],
-                        via=VIA,
+                        via=VIA_DASHBOARD,
                         who=_who(),
                     )
                 except IllegalTransition as exc:
@@ -317,7 +316,7 @@ class Dashboard:
                     rev=form.get("rev", ""),
                     description=values["description"],
                     body=values["body"],
-                    via=VIA,
+                    via=VIA_DASHBOARD,
                     who=_who(),
                 )
             except StaleRevision as exc:
@@ -337,14 +336,12 @@ class Dashboard:
     def log(self, request: Request) -> Response:
         skill = request.query_params.get("skill") or None
         via = request.query_params.get("via") or None
-        if via not in (None, "mcp", "dashboard", "cli"):
+        if via not in VIAS:
             via = None
         try:
-            entries = self.store.audit(limit=10_000 if via else 500, name=skill)
+            entries = self.store.audit(limit=500, name=skill, via=via)
         except (InvalidSkill, InvalidQuery) as exc:
             raise HTTPException(400, str(exc)) from exc
-        if via:
-            entries = [e for e in entries if e.via == via][:500]
         return self.page(
             request, "log.html", entries=_shown(entries), skill=skill or "", via=via or ""
         )

@@ -25,6 +25,7 @@ from types import TracebackType
 from typing import Any, Final, Self
 
 from kite_skills.errors import (
+    InvalidQuery,
     InvalidSkill,
     SchemaTooNew,
     SkillNotLive,
@@ -44,7 +45,7 @@ from ._validate import (
     check_query,
     shown,
 )
-from .lifecycle import ARCHIVED, DRAFT, LIVE
+from .lifecycle import ARCHIVED, DRAFT, LIVE, VIAS
 from .records import AuditEntry, Author, Revision, Skill, SkillSummary
 
 log = logging.getLogger(__name__)
@@ -711,14 +712,24 @@ class Store:
                 unreadable.append(exc)
         return found, unreadable
 
-    def audit(self, limit: int = 50, name: str | None = None) -> list[AuditEntry]:
-        """The newest ``limit`` audit rows (1–10000), optionally for one skill, newest first."""
+    def audit(
+        self, limit: int = 50, name: str | None = None, via: str | None = None
+    ) -> list[AuditEntry]:
+        """The newest ``limit`` audit rows (1–10000), newest first: optionally only one
+        skill's, and only those made one way (``via``, one of :data:`~.lifecycle.VIAS`)."""
         check_limit(limit, MAX_AUDIT_LIMIT)
+        if via is not None and via not in VIAS:
+            raise InvalidQuery(f"via must be one of {', '.join(VIAS)}, not {shown(via)}")
+        query = {
+            (False, False): _sql.AUDIT_ALL,
+            (True, False): _sql.AUDIT_FOR,
+            (False, True): _sql.AUDIT_VIA,
+            (True, True): _sql.AUDIT_FOR_VIA,
+        }[name is not None, via is not None]
+        args = [check_name(name)] if name is not None else []
+        args += [via] if via is not None else []
         with self._read() as conn:
-            if name is None:
-                rows = conn.execute(_sql.AUDIT_ALL, (limit,)).fetchall()
-            else:
-                rows = conn.execute(_sql.AUDIT_FOR, (check_name(name), limit)).fetchall()
+            rows = conn.execute(query, (*args, limit)).fetchall()
         return [_audit_entry(row) for row in rows]
 
     def revisions_held(self, name: str) -> set[str]:

@@ -34,6 +34,9 @@ VIA_MCP: Final = "mcp"
 VIA_CLI: Final = "cli"
 VIA_DASHBOARD: Final = "dashboard"
 HUMAN_VIAS: Final[frozenset[str]] = frozenset({VIA_CLI, VIA_DASHBOARD})
+VIAS: Final[tuple[str, ...]] = (VIA_MCP, VIA_DASHBOARD, VIA_CLI)
+"""Every way a change reaches the store, as the audit log's ``via`` column records it: an agent
+over MCP, a person on the dashboard or with the CLI."""
 
 
 class Actor(StrEnum):

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
-from .lifecycle import DRAFT
+from .lifecycle import DRAFT, VIA_MCP
 
 SaveOutcome = Literal["created", "updated_draft", "proposed"]
 
@@ -42,7 +42,7 @@ class Author:
 
     @property
     def is_agent(self) -> bool:
-        return self.via == "mcp"
+        return self.via == VIA_MCP
 
     def label(self) -> str:
         """How a person is shown who wrote it. An agent's self-chosen name is quoted as data
@@ -80,7 +80,7 @@ class Revision:
     @property
     def author(self) -> Author:
         """Who proposed it: always an agent (only an MCP save proposes a revision)."""
-        return Author("mcp", self.proposed_by)
+        return Author(VIA_MCP, self.proposed_by)
 
 
 @dataclass(frozen=True)
