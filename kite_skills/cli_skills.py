@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import getpass
 import json
 import os
 import shlex
@@ -25,6 +24,7 @@ from typing import Any
 from kite_skills.cli_db import add_db_option, db_parent, db_path
 from kite_skills.display import count_hidden, for_terminal
 from kite_skills.errors import KiteError, StoreUnavailable, UnreadableSkill
+from kite_skills.person import login_name
 from kite_skills.store import (
     VIA_CLI,
     VIAS,
@@ -42,10 +42,7 @@ class Refused(KiteError):
 
 
 def _who() -> str:
-    try:
-        return getpass.getuser()
-    except Exception:  # no user name in the environment or the password database
-        return "cli"
+    return login_name(VIA_CLI)
 
 
 def _open(args: argparse.Namespace, *, create: bool = False) -> Store:

@@ -24,7 +24,7 @@ from typing import Final
 
 from kite_skills.invisible import invisible_at
 
-__all__ = ["count_hidden", "for_terminal", "split_hidden", "visible"]
+__all__ = ["count_hidden", "for_terminal", "one_line", "split_hidden", "visible"]
 
 _C0_C1: Final = "\x00-\x08\x0b-\x1f\x7f-\x9f"
 _SEPARATORS: Final = "\u2028\u2029"
@@ -62,6 +62,12 @@ def visible(text: str, *, multiline: bool = False) -> str:
     if not hidden:
         return text
     return "".join(_escape_char(piece) if mark else piece for piece, mark in _runs(text, hidden))
+
+
+def one_line(text: str) -> str:
+    """``text`` (an error's message) on one line, for a log: each run of white space, line
+    breaks included, becomes one space, and none is left at either end."""
+    return " ".join(text.split())
 
 
 def count_hidden(text: str, *, multiline: bool = False) -> int:

@@ -15,10 +15,10 @@ MAX_NAME_CHARS: Final = 64
 MAX_DESCRIPTION_CHARS: Final = 1024
 NAME_PATTERN: Final = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 """Lowercase letters and digits in groups joined by single hyphens (``re.fullmatch`` it)."""
-NAME_RULE: Final = (
-    f"use 1–{MAX_NAME_CHARS} lowercase letters, digits and single hyphens (e.g. 'compare-funds')"
-)
-"""The name rule as the store's messages say it."""
+NAME_CHARS: Final = f"1–{MAX_NAME_CHARS} lowercase letters, digits and single hyphens"
+"""What a name is made of, as messages say it."""
+NAME_RULE: Final = f"use {NAME_CHARS} (e.g. 'compare-funds')"
+"""The name rule as the store's refusals say it."""
 
 
 def is_skill_name(name: str) -> bool:

@@ -12,7 +12,6 @@ shows the store's own message on an error page (503 when the store cannot be use
 from __future__ import annotations
 
 import dataclasses
-import getpass
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from kite_skills.errors import (
     UnknownSkill,
     UnreadableSkill,
 )
+from kite_skills.person import login_name
 from kite_skills.store import VIA_DASHBOARD, VIAS, ActionResult, AuditEntry, Skill, Store, human
 
 from . import render
@@ -75,10 +75,7 @@ def _environment() -> Environment:
 
 
 def _who() -> str:
-    try:
-        return getpass.getuser()
-    except Exception:  # no user name in the environment or the password database
-        return "dashboard"
+    return login_name(VIA_DASHBOARD)
 
 
 def _home_short(path: str) -> str:

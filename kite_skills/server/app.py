@@ -27,6 +27,7 @@ from pydantic import ValidationError
 
 from .. import __version__, catalog
 from ..catalog import Catalog
+from ..display import one_line
 from ..errors import KiteError, StoreError, UnreadableSkill
 from ..store import Store
 from . import stdio
@@ -312,7 +313,7 @@ def _serve_stdio(db_path: Path, environ: Mapping[str, str]) -> int:
         user_skills = UserSkills.without_store(str(exc))
         log.warning(
             "the skill store is unavailable, serving the catalog only: %s",
-            " ".join(str(exc).split()),
+            one_line(str(exc)),
         )
     else:
         user_skills = UserSkills(store)

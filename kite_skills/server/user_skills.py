@@ -16,6 +16,7 @@ import anyio
 import anyio.to_thread
 from mcp import types
 
+from ..display import one_line
 from ..errors import (
     IllegalTransition,
     InvalidQuery,
@@ -249,7 +250,7 @@ class UserSkills:
         """Log ``message`` once per ``key`` (a skill or URI) in this process."""
         if key not in self._reported:
             self._reported.add(key)
-            log.warning("%s", " ".join(message.split()))
+            log.warning("%s", one_line(message))
 
     async def read(self, uri: str) -> str | None:
         """The live skill's document at ``uri``; None for anything not a live skill.

@@ -54,11 +54,11 @@ def current_text(conn: sqlite3.Connection, name: str) -> Text:
     description, body = valid_text(row[0]), valid_text(row[1])
     if description is None or body is None:
         fields = [f for f, ok in (("description", description), ("body", body)) if ok is None]
-        raise UnreadableSkill(
+        raise UnreadableSkill.bad_utf8(
             name,
-            f"skill '{name}' has text that is not valid UTF-8 (in its {' and '.join(fields)}) "
-            "— it was written by another tool, not kite-skills; give both a new description "
-            f"and a new body, or delete it with 'kite-skills skills delete {name}'",
+            fields,
+            "give both a new description and a new body, or delete it with "
+            f"'kite-skills skills delete {name}'",
         )
     return Text(description, body)
 

@@ -33,7 +33,7 @@ from kite_skills.errors import (
     UnknownSkill,
     UnreadableSkill,
 )
-from kite_skills.skill_rules import NAME_PATTERN, is_skill_name
+from kite_skills.skill_rules import NAME_CHARS, NAME_PATTERN, is_skill_name
 
 from . import _failures, _search, _sql
 from ._validate import (
@@ -183,11 +183,7 @@ def _unreadable(name: object, fields: list[str]) -> UnreadableSkill:
         if valid_text(name) is not None and NAME_PATTERN.fullmatch(shown)
         else "a person can remove the row with sqlite3 (its name is not valid either)"
     )
-    return UnreadableSkill(
-        shown,
-        f"skill '{shown}' has text that is not valid UTF-8 (in its {' and '.join(fields)}) — "
-        f"it was written by another tool, not kite-skills; {fix}",
-    )
+    return UnreadableSkill.bad_utf8(shown, fields, fix)
 
 
 MAX_LOOKUP_CHARS: Final = 1024  # a refused name is still looked up, up to this length
@@ -203,9 +199,8 @@ def refused_name(name: str) -> UnreadableSkill:
     )
     return UnreadableSkill(
         name,
-        f"skill {shown(name)} has a name kite-skills does not accept (1–64 lowercase "
-        f"letters, digits and single hyphens) — it was written by another tool, not "
-        f"kite-skills; {fix}",
+        f"skill {shown(name)} has a name kite-skills does not accept ({NAME_CHARS}) — it was "
+        f"written by another tool, not kite-skills; {fix}",
     )
 
 
