@@ -24,6 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Self
 
+from kite_skills import os_dirs
 from kite_skills.errors import (
     InvalidQuery,
     InvalidSkill,
@@ -75,30 +76,9 @@ def default_db_path(env: Mapping[str, str], platform: str | None = None) -> Path
     explicit = env.get("KITE_SKILLS_DB", "").strip()
     if explicit:
         if explicit == "~" or explicit.startswith(("~/", "~\\")):
-            return _home(env, platform) / explicit[2:]
+            return os_dirs.home(env, platform) / explicit[2:]
         return Path(explicit)
-    if platform == "darwin":
-        return _home(env, platform) / "Library" / "Application Support" / APP / DB_NAME
-    if platform == "win32":
-        local = env.get("LOCALAPPDATA", "").strip()
-        base = Path(local) if local else _home(env, platform) / "AppData" / "Local"
-        return base / APP / DB_NAME
-    data_home = env.get("XDG_DATA_HOME", "").strip()
-    # The XDG spec says a relative XDG_DATA_HOME is invalid and must be ignored.
-    if data_home and os.path.isabs(data_home):
-        return Path(data_home) / APP / DB_NAME
-    return _home(env, platform) / ".local" / "share" / APP / DB_NAME
-
-
-def _home(env: Mapping[str, str], platform: str) -> Path:
-    home = env.get("USERPROFILE" if platform == "win32" else "HOME", "").strip()
-    if home:
-        return Path(home)
-    if platform == "win32":
-        return Path.home()
-    import pwd
-
-    return Path(pwd.getpwuid(os.getuid()).pw_dir)
+    return os_dirs.data_dir(env, platform) / APP / DB_NAME
 
 
 @functools.cache
