@@ -86,7 +86,7 @@ def _home_short(path: str) -> str:
     return path
 
 
-def _shown(entries: list[AuditEntry]) -> list[AuditEntry]:
+def _audit_html(entries: list[AuditEntry]) -> list[AuditEntry]:
     """Audit rows with every field the templates print bare made visible and escaped
     (another tool may have written any text there); ``skill``, ``who`` and ``detail`` are
     passed through the ``visible`` filter where they are shown."""
@@ -232,7 +232,7 @@ class Dashboard:
             hidden=render.hidden_in((skill.description, False), (skill.body, True)),
             proposed_hidden=render.hidden_in((p.description, False), (p.body, True)) if p else 0,
             diff=diff,
-            history=_shown(self.store.audit(limit=200, name=skill.name)),
+            history=_audit_html(self.store.audit(limit=200, name=skill.name)),
             error=error,
         )
 
@@ -340,7 +340,7 @@ class Dashboard:
         except (InvalidSkill, InvalidQuery) as exc:
             raise HTTPException(400, str(exc)) from exc
         return self.page(
-            request, "log.html", entries=_shown(entries), skill=skill or "", via=via or ""
+            request, "log.html", entries=_audit_html(entries), skill=skill or "", via=via or ""
         )
 
     async def stylesheet(self, request: Request) -> Response:

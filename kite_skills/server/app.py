@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from .. import __version__, catalog
 from ..catalog import Catalog
-from ..display import one_line
+from ..display import clipped, one_line
 from ..errors import KiteError, StoreError, UnreadableSkill
 from ..store import Store
 from . import stdio
@@ -37,7 +37,6 @@ from .directory import SKILLS_SETTINGS, directory_read
 from .negotiation import SKILLS_EXTENSION, client_has_skills
 from .prompts import Prompts, legacy_cache_fields
 from .skills_extension import CatalogParams, skills_get, skills_list
-from .stdio import shown
 from .tools import ToolResult, ToolSpec, help_tool, tool_error
 from .user_skills import UserSkills
 
@@ -81,8 +80,9 @@ def build_server(
         if spec is None:
             raise MCPError(
                 INVALID_PARAMS,
-                f"unknown tool '{shown(params.name, 64)}' — tools/list shows the tools served here",
-                {"name": shown(params.name, 64)},
+                f"unknown tool '{clipped(params.name, 64)}' — tools/list shows the tools "
+                "served here",
+                {"name": clipped(params.name, 64)},
             )
         return await _run_tool(spec, ctx, params.arguments)
 
@@ -111,16 +111,16 @@ def build_server(
             text = raw.decode("utf-8") if raw is not None else await user_skills.read(uri)
         except (StoreError, sqlite3.Error) as exc:
             if not isinstance(exc, UnreadableSkill):  # the store logs those itself, once
-                user_skills.report(uri, f"cannot read {shown(uri)}: {exc}")
+                user_skills.report(uri, f"cannot read {clipped(uri)}: {exc}")
             raise MCPError(
-                INTERNAL_ERROR, f"the skill store could not read {shown(uri)}: {exc}"
+                INTERNAL_ERROR, f"the skill store could not read {clipped(uri)}: {exc}"
             ) from exc
         if text is None:
             raise MCPError(
                 INVALID_PARAMS,
-                f"no resource at {shown(uri)} — resources/list shows what is served "
+                f"no resource at {clipped(uri)} — resources/list shows what is served "
                 "(skill:// for the catalog, user-skill://NAME for the user's live skills)",
-                {"uri": shown(uri)},
+                {"uri": clipped(uri)},
             )
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=uri, mime_type="text/markdown", text=text)]
@@ -169,7 +169,7 @@ def build_server(
             return result
         if not peer.opened and ctx.method != "ping":
             if server.get_request_handler(ctx.method) is not None:
-                raise MCPError(INVALID_PARAMS, NOT_INITIALIZED, {"method": shown(ctx.method, 64)})
+                raise MCPError(INVALID_PARAMS, NOT_INITIALIZED, {"method": clipped(ctx.method, 64)})
         return await call_next(ctx)
 
     prompts = Prompts(catalog, user_skills.store)
@@ -251,9 +251,9 @@ def invalid_params(method: str, exc: ValidationError) -> MCPError:
     the same as ``data.problems``; the input itself is never echoed."""
     problems = []
     for error in exc.errors(include_url=False, include_input=False, include_context=False)[:10]:
-        loc = [shown(part, 40) for part in error["loc"]]
+        loc = [clipped(part, 40) for part in error["loc"]]
         field = ".".join(loc if loc[:1] == ["params"] else ["params", *loc])  # spec or custom
-        said = shown(error["msg"], 120)
+        said = clipped(error["msg"], 120)
         problem = (
             "is missing"
             if error["type"] == "missing"
@@ -264,7 +264,7 @@ def invalid_params(method: str, exc: ValidationError) -> MCPError:
     more = len(exc.errors()) - MAX_PROBLEMS
     return MCPError(
         INVALID_PARAMS,
-        f"invalid params for {shown(method, 60)}: {said or 'they do not match its schema'}"
+        f"invalid params for {clipped(method, 60)}: {said or 'they do not match its schema'}"
         + (f"; and {more} more" if more > 0 else ""),
         {"problems": problems},
     )

@@ -11,7 +11,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from ..catalog import Catalog
-from .stdio import shown
+from ..display import clipped
 
 # Static documentation, the same for every client: cacheable publicly for 5 minutes.
 CACHE_FIELDS = {"resultType": "complete", "ttlMs": 300_000, "cacheScope": "public"}
@@ -40,7 +40,7 @@ def skills_list(catalog: Catalog) -> CatalogHandler:
                 INVALID_PARAMS,
                 "unknown cursor: skills/list answers with one complete page and issues no "
                 "cursors — call it without 'cursor'",
-                {"cursor": shown(params.cursor)},
+                {"cursor": clipped(params.cursor)},
             )
         return {"skills": [skill.to_dict() for skill in catalog.skills], **CACHE_FIELDS}
 
@@ -57,7 +57,7 @@ def skills_get(catalog: Catalog) -> CatalogHandler:
                 "(e.g. skill://orders/SKILL.md)",
             )
         if not isinstance(uri, str):
-            raise MCPError(INVALID_PARAMS, "'uri' must be a string", {"uri": shown(uri)})
+            raise MCPError(INVALID_PARAMS, "'uri' must be a string", {"uri": clipped(uri)})
         skill = catalog.skill(uri)
         if skill is None:
             hint = (
@@ -67,8 +67,8 @@ def skills_get(catalog: Catalog) -> CatalogHandler:
             )
             raise MCPError(
                 INVALID_PARAMS,
-                f"no skill at {shown(uri)}: {hint} — skills/list shows every skill's URI",
-                {"uri": shown(uri)},
+                f"no skill at {clipped(uri)}: {hint} — skills/list shows every skill's URI",
+                {"uri": clipped(uri)},
             )
         return {"skill": skill.to_dict(), **CACHE_FIELDS}
 

@@ -8,11 +8,12 @@ import logging
 import sqlite3
 from dataclasses import dataclass
 
+from kite_skills.display import decoded
 from kite_skills.errors import IllegalTransition, InvalidSkill, UnknownSkill, UnreadableSkill
 
 from . import _sql
 from ._validate import check_name, check_via, clean_who
-from .db import MAX_LOOKUP_CHARS, Store, valid_text, visible
+from .db import MAX_LOOKUP_CHARS, Store, valid_text
 from .lifecycle import (
     ABSENT,
     DELETED,
@@ -132,7 +133,7 @@ def apply_in(
             to_status,
             via,
             who,
-            visible(detail),
+            decoded(detail),
             revision,
         ),
     )

@@ -19,6 +19,7 @@ import re
 import unicodedata
 from typing import Final
 
+from kite_skills.display import quoted
 from kite_skills.errors import InvalidQuery, InvalidSkill
 from kite_skills.invisible import invisible_at
 from kite_skills.skill_rules import MAX_DESCRIPTION_CHARS, NAME_RULE, is_skill_name
@@ -48,7 +49,6 @@ LINE_FORBIDDEN: Final = re.compile(f"[\x00-\x08\x0a-\x1f{_C1_AND_DEL}{_INVISIBLE
 """In a name or a description: every control character but tab, bidi and zero-width ones (a
 description is also checked for every invisible character, :func:`invisible_at`)."""
 _LINE_CONTROLS: Final = re.compile(f"[\x00-\x08\x0a-\x1f{_C1_AND_DEL}]")
-_SHOWN_ESCAPES: Final = re.compile(f"[\x00-\x1f{_C1_AND_DEL}{_INVISIBLE}\ud800-\udfff]")
 
 
 def char_name(ch: str) -> str:
@@ -65,30 +65,6 @@ def char_name(ch: str) -> str:
     return f"U+{code:04X} {label}"
 
 
-def _escape_char(ch: str) -> str:
-    code = ord(ch)
-    if code <= 0xFF:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
-
-
-def _escaped(value: str) -> str:
-    text = _SHOWN_ESCAPES.sub(lambda m: _escape_char(m.group()), value)
-    hidden = invisible_at(text)
-    if not hidden:
-        return text
-    marks = set(hidden)
-    return "".join(_escape_char(ch) if i in marks else ch for i, ch in enumerate(text))
-
-
-def shown(value: str, limit: int = 60) -> str:
-    """``value`` quoted for a message, cut short (with its length) when long; control and
-    invisible characters appear as ``\\x1b`` / ``\\u202e``, never raw."""
-    if len(value) <= limit:
-        return "'" + _escaped(value) + "'"
-    return "'" + _escaped(value[:limit]) + f"…' ({len(value)} characters)"
-
-
 def check_name(name: object) -> str:
     if not isinstance(name, str):
         raise InvalidSkill(f"skill name must be text, not {type(name).__name__}; {NAME_RULE}")
@@ -96,10 +72,10 @@ def check_name(name: object) -> str:
         bad = LINE_FORBIDDEN.search(name) if len(name) <= MAX_DESCRIPTION_CHARS * 4 else None
         if bad is not None:
             raise InvalidSkill(
-                f"skill name {shown(name)} contains {char_name(bad.group())} at index "
+                f"skill name {quoted(name)} contains {char_name(bad.group())} at index "
                 f"{bad.start()}, which would hide or rearrange text on screen: {NAME_RULE}"
             )
-        raise InvalidSkill(f"skill name {shown(name)} is not allowed: {NAME_RULE}")
+        raise InvalidSkill(f"skill name {quoted(name)} is not allowed: {NAME_RULE}")
     return name
 
 

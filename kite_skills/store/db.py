@@ -25,6 +25,7 @@ from types import TracebackType
 from typing import Any, Final, Self
 
 from kite_skills import os_dirs
+from kite_skills.display import decoded, quoted
 from kite_skills.errors import (
     InvalidQuery,
     InvalidSkill,
@@ -44,7 +45,6 @@ from ._validate import (
     check_limit,
     check_name,
     check_query,
-    shown,
 )
 from .lifecycle import ARCHIVED, DRAFT, LIVE, VIAS
 from .records import AuditEntry, Author, Revision, Skill, SkillSummary
@@ -143,20 +143,8 @@ def valid_text(value: object) -> str | None:
     return value
 
 
-def visible(value: object) -> str:
-    """Any stored value as text, undecodable bytes shown as ``\\xNN`` (for names in messages,
-    audit entries and logs)."""
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "backslashreplace")
-    if isinstance(value, str):
-        if valid_text(value) is not None:
-            return value
-        return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return "" if value is None else str(value)
-
-
 def _unreadable(name: object, fields: list[str]) -> UnreadableSkill:
-    shown = visible(name)
+    shown = decoded(name)
     fix = (
         f"a person can delete it with 'kite-skills skills delete {shown}' or rewrite it "
         "with sqlite3"
@@ -179,7 +167,7 @@ def refused_name(name: str) -> UnreadableSkill:
     )
     return UnreadableSkill(
         name,
-        f"skill {shown(name)} has a name kite-skills does not accept ({NAME_CHARS}) — it was "
+        f"skill {quoted(name)} has a name kite-skills does not accept ({NAME_CHARS}) — it was "
         f"written by another tool, not kite-skills; {fix}",
     )
 
@@ -694,7 +682,7 @@ class Store:
         skill's, and only those made one way (``via``, one of :data:`~.lifecycle.VIAS`)."""
         check_limit(limit, MAX_AUDIT_LIMIT)
         if via is not None and via not in VIAS:
-            raise InvalidQuery(f"via must be one of {', '.join(VIAS)}, not {shown(via)}")
+            raise InvalidQuery(f"via must be one of {', '.join(VIAS)}, not {quoted(via)}")
         query = {
             (False, False): _sql.AUDIT_ALL,
             (True, False): _sql.AUDIT_FOR,
@@ -732,7 +720,7 @@ class Store:
 
 def _audit_entry(row: tuple[Any, ...]) -> AuditEntry:
     """An audit row; text that is not valid UTF-8 (written by another tool) shown as ``\\xNN``."""
-    at, skill, action, from_status, to_status, via, who, detail = (visible(v) for v in row[1:9])
+    at, skill, action, from_status, to_status, via, who, detail = (decoded(v) for v in row[1:9])
     return AuditEntry(
         int(row[0]),
         at,
@@ -743,7 +731,7 @@ def _audit_entry(row: tuple[Any, ...]) -> AuditEntry:
         via,
         who,
         detail,
-        visible(row[9]) if row[9] is not None else None,
+        decoded(row[9]) if row[9] is not None else None,
     )
 
 

@@ -8,10 +8,11 @@ import re
 import sqlite3
 from collections.abc import Iterable
 
+from kite_skills.display import quoted
 from kite_skills.errors import InvalidSkill, StaleRevision, StoreError
 
 from . import _engine
-from ._validate import check_body, check_description, check_name, shown
+from ._validate import check_body, check_description, check_name
 from .db import Store
 from .lifecycle import Action, Actor
 from .records import MIN_REVISION_PREFIX, REVISION_ID_CHARS, ActionResult, revision_id
@@ -56,7 +57,7 @@ def _full_id(name: str, rev: str, current: str, command: str) -> str:
             name,
             rev,
             current,
-            f"{shown(given, 40)} is not a full revision id of '{name}': give all "
+            f"{quoted(given, 40)} is not a full revision id of '{name}': give all "
             f"{REVISION_ID_CHARS} hex digits that 'kite-skills skills {command} {name}' "
             "shows (the CLI expands a prefix of 8 or more digits when it is unambiguous); "
             "nothing changed",
