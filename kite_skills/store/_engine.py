@@ -75,7 +75,7 @@ def apply(
     text: Text | None = None,
 ) -> ActionResult:
     """Apply one action in its own transaction (see :func:`apply_in`)."""
-    with store._write() as conn:
+    with store.transaction() as conn:
         return apply_in(conn, store, actor, action, name, via=via, who=who, text=text)
 
 

@@ -1,7 +1,7 @@
 """The store: one SQLite file, its migrations, and the read side.
 
 Writes live in :mod:`kite_skills.store.agent` (what an MCP client may do) and
-:mod:`kite_skills.store.human` (what a person may do); both go through :meth:`Store._write`,
+:mod:`kite_skills.store.human` (what a person may do); both go through :meth:`Store.transaction`,
 one ``BEGIN IMMEDIATE`` transaction per action, state change and audit row together.
 """
 
@@ -350,8 +350,10 @@ class Store:
                 raise self._unavailable(exc) from exc
 
     @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction; rolled back on any exception.
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction, for the writers (:mod:`.agent`, :mod:`.human`,
+        through the lifecycle engine): committed when the block ends, rolled back on any
+        exception, so a state change and its audit row are written together or not at all.
 
         Before it starts and again before it commits, the path must still name the file this
         store opened: a write is never acknowledged into a file that was deleted or replaced

@@ -105,7 +105,7 @@ def publish(store: Store, name: str, *, rev: str, via: str, who: str) -> ActionR
     the text is no longer that revision, or ``rev`` is not a full id, ``StaleRevision`` and
     nothing changes. Checked inside the write transaction.
     """
-    with store._write() as conn:
+    with store.transaction() as conn:
         _check_reviewed(conn, name, rev, proposed=False, command="show")
         return _engine.apply_in(conn, store, Actor.HUMAN, Action.PUBLISH, name, via=via, who=who)
 
@@ -117,7 +117,7 @@ def accept_revision(store: Store, name: str, *, rev: str, via: str, who: str) ->
     (``Revision.revision``); a different or missing proposal, or a ``rev`` that is not a full
     id, raises ``StaleRevision`` and nothing changes.
     """
-    with store._write() as conn:
+    with store.transaction() as conn:
         _check_reviewed(conn, name, rev, proposed=True, command="diff")
         return _engine.apply_in(conn, store, Actor.HUMAN, Action.ACCEPT, name, via=via, who=who)
 
@@ -210,7 +210,7 @@ def edit(
     new_body = None if body is None else check_body(name, body)
     if new_description is None and new_body is None:
         raise InvalidSkill(f"nothing to change in '{name}': give a new description, body or both")
-    with store._write() as conn:
+    with store.transaction() as conn:
         current = _engine.current_text(conn, name)
         started = revision_id(current.description, current.body)
         if _full_id(name, rev, started, "show") != started:
@@ -273,7 +273,7 @@ def import_skills(
     later. Returns how many were added."""
     action = Action.IMPORT if live else Action.CREATE
     count = 0
-    with store._write() as conn:
+    with store.transaction() as conn:
         for name, description, body in skills:
             check_name(name)
             text = _engine.Text(check_description(name, description), check_body(name, body))

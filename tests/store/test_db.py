@@ -253,7 +253,7 @@ def test_a_write_waits_for_another_writer(db_path: Path) -> None:
     with Store.open(db_path) as a, Store.open(db_path) as b:
         draft(a, "first")
         done = threading.Event()
-        with a._write():
+        with a.transaction():
             t = threading.Thread(target=lambda: (draft(b, "second"), done.set()))
             t.start()
             assert not done.wait(0.2)  # blocked by a's transaction, not failed
@@ -292,7 +292,7 @@ def test_closed_store(db_path: Path) -> None:
 
 def test_a_failed_write_rolls_back(store: Store, db_path: Path) -> None:
     draft(store, "x")
-    with pytest.raises(RuntimeError), store._write() as conn:
+    with pytest.raises(RuntimeError), store.transaction() as conn:
         conn.execute("DELETE FROM skills")
         raise RuntimeError("boom")
     assert counts(db_path) == (1, 1)
