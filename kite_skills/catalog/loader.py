@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import posixpath
 import unicodedata
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
@@ -373,12 +374,22 @@ def prompt_name(path: str) -> str:
     return path.removesuffix(".md").replace("/", "-")
 
 
-def recipe_paths(result: Scan) -> list[str]:
-    """Recipes: Markdown files directly in a skill's directory, other than its SKILL.md."""
-    skill_dirs = result.skill_directories
-    return sorted(
-        p for p, f in result.files.items() if not f.is_skill and f.directory in skill_dirs
+def is_recipe(path: str, skill_directories: Collection[str]) -> bool:
+    """What counts as a recipe: a Markdown file directly in a skill's directory (one of
+    ``skill_directories``), other than its SKILL.md; supporting directories hold no recipes.
+    ``path`` is relative to the catalog's root (``orders/prepare.md``)."""
+    directory, _, filename = path.rpartition("/")
+    return (
+        directory in skill_directories
+        and filename.endswith(".md")
+        and filename != _schema.SKILL_FILE
     )
+
+
+def recipe_paths(result: Scan) -> list[str]:
+    """The scanned catalog's recipes (:func:`is_recipe`), sorted."""
+    skill_dirs = result.skill_directories
+    return sorted(p for p in result.files if is_recipe(p, skill_dirs))
 
 
 def _check_prompt_names(result: Scan) -> None:
