@@ -35,6 +35,7 @@ from kite_skills.store import (
     Store,
     human,
 )
+from kite_skills.store.lifecycle import Action, moves
 
 
 class Refused(KiteError):
@@ -343,9 +344,9 @@ def _human(action: Callable[..., ActionResult]) -> Callable[[argparse.Namespace]
 
 
 _ACTIONS: tuple[tuple[str, Callable[..., ActionResult], str], ...] = (
-    ("draft", human.move_to_draft, "take a skill back for review (live/archived -> draft)"),
-    ("archive", human.archive, "take a live skill out of service (live -> archived)"),
-    ("restore", human.restore, "put an archived skill back (archived -> live)"),
+    ("draft", human.move_to_draft, f"take a skill back for review ({moves(Action.MOVE_TO_DRAFT)})"),
+    ("archive", human.archive, f"take a live skill out of service ({moves(Action.ARCHIVE)})"),
+    ("restore", human.restore, f"put an archived skill back ({moves(Action.RESTORE)})"),
     ("reject", human.reject_revision, "reject a skill's proposed revision"),
 )
 
@@ -546,7 +547,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("name", metavar="NAME")
     p = command(
         "publish",
-        "put a draft into service (draft -> live), naming the revision you reviewed",
+        f"put a draft into service ({moves(Action.PUBLISH)}), naming the revision you reviewed",
         "publish compare-funds --rev 3f2a9c01b7de44a06b1c2d3e4f5a6b7c",
         _publish,
     )

@@ -40,6 +40,7 @@ from kite_skills.errors import (
 )
 from kite_skills.person import login_name
 from kite_skills.store import VIA_DASHBOARD, VIAS, ActionResult, AuditEntry, Skill, Store, human
+from kite_skills.store.lifecycle import person_actions
 
 from . import render
 from .security import Door, guard
@@ -224,6 +225,7 @@ class Dashboard:
             "skill.html",
             status=status,
             skill=skill,
+            actions=person_actions(skill.status, proposed=p is not None),
             body_html=render.body_html(skill.body),
             source_html=render.source_html(skill.body, "L"),
             constructs=hidden_constructs(skill.body),

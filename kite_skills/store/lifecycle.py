@@ -409,6 +409,33 @@ def find_rule(
     return None
 
 
+def person_actions(state: str, *, proposed: bool) -> frozenset[Action]:
+    """What a person may do to a skill in ``state``, as the table says: each action with an
+    allowing rule from it (accept and reject only while a revision is ``proposed``). The
+    dashboard shows a button for each."""
+    return frozenset(
+        rule.action
+        for rule in RULES
+        if rule.actor is Actor.HUMAN
+        and rule.from_state == state
+        and rule.outcome is Outcome.ALLOW
+        and (proposed or not rule.needs_proposal)
+    )
+
+
+def moves(action: Action, actor: Actor = Actor.HUMAN) -> str:
+    """``live/archived -> draft``: the states the table lets ``actor``'s ``action`` move a
+    skill from, and where to (for the CLI's help)."""
+    allowed = [r for r in RULES if r.action is action and r.actor is actor and r.outcome is ALLOW]
+    sources = [s for s in STATES if any(r.from_state == s for r in allowed)]
+    targets = sorted({str(r.to_state) for r in allowed}, key=_state_order)
+    return f"{'/'.join(sources)} -> {'/'.join(targets)}"
+
+
+def _state_order(state: str) -> int:
+    return STATES.index(state) if state in STATES else len(STATES)
+
+
 def _check_table() -> None:
     """The draft boundary, checked on import: no agent rule sets ``published_at`` or makes a
     skill live except by putting back an archived skill a person published before, and no
