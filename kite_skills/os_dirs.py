@@ -38,24 +38,24 @@ def home(env: Mapping[str, str], platform: str) -> Path:
 
 def data_dir(env: Mapping[str, str], platform: str) -> Path:
     """Where applications keep this user's data (the folder holding ``kite-skills/``)."""
-    if platform == "darwin":
-        return home(env, platform) / "Library" / "Application Support"
-    if platform == "win32":
-        local = env.get("LOCALAPPDATA", "").strip()
-        return Path(local) if local else home(env, platform) / "AppData" / "Local"
-    return _xdg(env, "XDG_DATA_HOME") or home(env, platform) / ".local" / "share"
+    return _folder(env, platform, ("LOCALAPPDATA", "Local"), ("XDG_DATA_HOME", ".local/share"))
 
 
 def config_dir(env: Mapping[str, str], platform: str) -> Path:
     """Where applications keep this user's configuration (MCP clients' config files)."""
+    return _folder(env, platform, ("APPDATA", "Roaming"), ("XDG_CONFIG_HOME", ".config"))
+
+
+def _folder(
+    env: Mapping[str, str], platform: str, windows: tuple[str, str], xdg: tuple[str, str]
+) -> Path:
+    """``windows``: the variable naming the folder and its name under ``AppData`` when unset;
+    ``xdg``: likewise, with its place under the home directory."""
     if platform == "darwin":
         return home(env, platform) / "Library" / "Application Support"
-    if platform == "win32":
-        roaming = env.get("APPDATA", "").strip()
-        return Path(roaming) if roaming else home(env, platform) / "AppData" / "Roaming"
-    return _xdg(env, "XDG_CONFIG_HOME") or home(env, platform) / ".config"
-
-
-def _xdg(env: Mapping[str, str], variable: str) -> Path | None:
+    variable, fallback = windows if platform == "win32" else xdg
     value = env.get(variable, "").strip()
-    return Path(value) if value and os.path.isabs(value) else None
+    if platform == "win32":
+        return Path(value) if value else home(env, platform) / "AppData" / fallback
+    # The XDG Base Directory specification: a relative value is invalid and ignored.
+    return Path(value) if value and os.path.isabs(value) else home(env, platform) / fallback
