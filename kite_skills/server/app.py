@@ -89,17 +89,7 @@ def build_server(
     async def list_resources(ctx: Context, params: Any) -> types.ListResourcesResult:
         return types.ListResourcesResult(
             resources=await user_skills.resources()
-            + [
-                types.Resource(
-                    uri=r.uri,
-                    name=r.name,
-                    title=r.title,
-                    description=r.description,
-                    mime_type=r.mime_type,
-                    size=r.size,
-                )
-                for r in catalog.resources()
-            ]
+            + [types.Resource.model_validate(r.to_dict()) for r in catalog.resources()]
         )
 
     async def read_resource(
