@@ -30,13 +30,10 @@ from ..catalog import Catalog
 from ..display import clipped, one_line
 from ..errors import KiteError, StoreError, UnreadableSkill
 from ..store import Store
-from . import stdio
+from . import skills_extension, stdio
 from .changes import PEER, LegacyPeer
-from .directory import METHOD as DIRECTORY_READ
-from .directory import SKILLS_SETTINGS, directory_read
-from .negotiation import SKILLS_EXTENSION, client_has_skills
 from .prompts import Prompts, legacy_cache_fields
-from .skills_extension import CatalogParams, skills_get, skills_list
+from .skills_extension import client_has_skills
 from .tools import ToolResult, ToolSpec, help_tool, tool_error
 from .user_skills import UserSkills
 
@@ -181,15 +178,12 @@ def build_server(
     # takes), not with the model the constructor's typed ``on_*`` arguments ask for.
     server.add_request_handler("tools/call", types.CallToolRequestParams, call_tool)
     server.add_request_handler("prompts/list", types.PaginatedRequestParams, prompts.list_prompts)
-    server.add_request_handler("skills/list", CatalogParams, skills_list(catalog))
-    server.add_request_handler("skills/get", CatalogParams, skills_get(catalog))
-    server.add_request_handler(DIRECTORY_READ, CatalogParams, directory_read(catalog))
-    server.extensions[SKILLS_EXTENSION] = dict(SKILLS_SETTINGS)
+    skills_extension.serve(server, catalog)
     server.middleware.append(_internal_errors)
     server.middleware.append(session_rules)
     server.middleware.append(prompts.remembered)  # holds legacy_cache_fields' answer
     server.middleware.append(legacy_cache_fields)
-    server.middleware.append(_legacy_initialize_extensions)  # innermost
+    server.middleware.append(skills_extension.legacy_initialize_extensions)  # innermost
     return server
 
 
@@ -258,17 +252,6 @@ def invalid_params(method: str, exc: ValidationError) -> MCPError:
         + (f"; and {more} more" if more > 0 else ""),
         {"problems": problems},
     )
-
-
-async def _legacy_initialize_extensions(ctx: Context, call_next: CallNext) -> HandlerResult:
-    """Put ``capabilities.extensions`` back into the legacy initialize result: the SDK
-    sieves it out because the 2025-11-25 schema has no such field."""
-    result = await call_next(ctx)
-    if ctx.method == "initialize" and isinstance(result, dict):
-        capabilities = result.setdefault("capabilities", {})
-        extensions = {**capabilities.get("extensions", {}), SKILLS_EXTENSION: dict(SKILLS_SETTINGS)}
-        capabilities["extensions"] = extensions
-    return result
 
 
 def serve_stdio(db_path: Path, environ: Mapping[str, str] = os.environ) -> int:
