@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import getpass
 import json
 import os
 import shlex
@@ -22,20 +21,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kite_skills.cli_db import add_db_option, db_parent, db_path
 from kite_skills.display import count_hidden, for_terminal
 from kite_skills.errors import KiteError, StoreUnavailable, UnreadableSkill
+from kite_skills.person import login_name
 from kite_skills.store import (
+    VIA_CLI,
+    VIAS,
     ActionResult,
     AuditEntry,
     Author,
     Skill,
     Store,
-    default_db_path,
     human,
 )
-
-VIA = "cli"
-VIAS = ("mcp", "dashboard", "cli")
+from kite_skills.store.lifecycle import Action, moves
 
 
 class Refused(KiteError):
@@ -43,20 +43,12 @@ class Refused(KiteError):
 
 
 def _who() -> str:
-    try:
-        return getpass.getuser()
-    except Exception:  # no user name in the environment or the password database
-        return "cli"
-
-
-def _path(args: argparse.Namespace) -> Path:
-    db = getattr(args, "db", None)
-    return Path(db) if db else default_db_path(os.environ)
+    return login_name(VIA_CLI)
 
 
 def _open(args: argparse.Namespace, *, create: bool = False) -> Store:
     """The store; only commands that add skills (new, import) may create a missing file."""
-    path = _path(args)
+    path = db_path(args)
     if not create and not path.exists():
         raise StoreUnavailable(
             f"no store at {path} (nothing was created): check --db or KITE_SKILLS_DB; an "
@@ -231,7 +223,7 @@ def _list(args: argparse.Namespace) -> int:
     if args.status:
         skills = [s for s in skills if s.status == args.status]
     if args.pending:
-        skills = [s for s in skills if s.status == "draft" or s.proposed is not None]
+        skills = [s for s in skills if s.waiting]
     if args.json:
         _print_json([_skill_json(s, body=False) for s in skills])
         return 0
@@ -277,11 +269,7 @@ def _entry_json(e: AuditEntry) -> dict[str, Any]:
 
 def _log(args: argparse.Namespace) -> int:
     with _open(args) as store:
-        if args.via:  # the store filters by skill; by channel here, over its whole history
-            entries = [e for e in store.audit(limit=10_000, name=args.skill) if e.via == args.via]
-            entries = entries[: args.limit]
-        else:
-            entries = store.audit(limit=args.limit, name=args.skill)
+        entries = store.audit(limit=args.limit, name=args.skill, via=args.via)
     if args.json:
         _print_json([_entry_json(e) for e in entries])
         return 0
@@ -331,7 +319,7 @@ def _reviewed(
             print(render(skill))
             if rev is None or _ask(f"\n{verb} revision {rev} of '{args.name}'? [y/N] ") != "y":
                 raise Refused(f"did not {verb} '{args.name}'; nothing changed")
-        print(act(store, args.name, rev=rev, via=VIA, who=_who()).message)
+        print(act(store, args.name, rev=rev, via=VIA_CLI, who=_who()).message)
     return 0
 
 
@@ -349,16 +337,16 @@ def _accept(args: argparse.Namespace) -> int:
 def _human(action: Callable[..., ActionResult]) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         with _open(args) as store:
-            print(action(store, args.name, via=VIA, who=_who()).message)
+            print(action(store, args.name, via=VIA_CLI, who=_who()).message)
         return 0
 
     return run
 
 
 _ACTIONS: tuple[tuple[str, Callable[..., ActionResult], str], ...] = (
-    ("draft", human.move_to_draft, "take a skill back for review (live/archived -> draft)"),
-    ("archive", human.archive, "take a live skill out of service (live -> archived)"),
-    ("restore", human.restore, "put an archived skill back (archived -> live)"),
+    ("draft", human.move_to_draft, f"take a skill back for review ({moves(Action.MOVE_TO_DRAFT)})"),
+    ("archive", human.archive, f"take a live skill out of service ({moves(Action.ARCHIVE)})"),
+    ("restore", human.restore, f"put an archived skill back ({moves(Action.RESTORE)})"),
     ("reject", human.reject_revision, "reject a skill's proposed revision"),
 )
 
@@ -380,7 +368,7 @@ def _delete(args: argparse.Namespace) -> int:
         except UnreadableSkill:  # written by another tool: deleting it is the way out
             what = "a row kite-skills cannot read"
         _confirm(args, f"delete {for_terminal(repr(args.name))} ({what})?")
-        print(for_terminal(human.delete(store, args.name, via=VIA, who=_who()).message))
+        print(for_terminal(human.delete(store, args.name, via=VIA_CLI, who=_who()).message))
     return 0
 
 
@@ -412,7 +400,7 @@ def _new(args: argparse.Namespace) -> int:
     body = _read_file(args.body_file) if args.body_file else _editor("# " + args.name + "\n\n")
     with _open(args, create=True) as store:
         result = human.create(
-            store, args.name, description=args.description, body=body, via=VIA, who=_who()
+            store, args.name, description=args.description, body=body, via=VIA_CLI, who=_who()
         )
     print(result.message)
     return 0
@@ -437,7 +425,7 @@ def _edit(args: argparse.Namespace) -> int:
                 rev = human.resolve_revision(store, args.name, args.rev, proposed=False)
             body = _editor(current.body)
         result = human.edit(
-            store, args.name, rev=rev, description=description, body=body, via=VIA, who=_who()
+            store, args.name, rev=rev, description=description, body=body, via=VIA_CLI, who=_who()
         )
     print(result.message)
     return 0
@@ -467,7 +455,7 @@ def _import(args: argparse.Namespace) -> int:
         names = ", ".join(n for n, _, _ in skills)
         _confirm(args, f"put {len(skills)} skill(s) straight into service ({names})?")
     with _open(args, create=True) as store:
-        count = human.import_skills(store, skills, live=args.live, via=VIA, who=_who())
+        count = human.import_skills(store, skills, live=args.live, via=VIA_CLI, who=_who())
     state = "live" if args.live else "draft(s); publish each after review"
     print(f"imported {count} skill(s) as {state}")
     return 0
@@ -483,7 +471,7 @@ def _review(args: argparse.Namespace) -> int:
             "--pending', 'skills show|diff NAME' and 'skills publish|accept NAME --rev ID'"
         )
     with _open(args) as store:
-        waiting = [s for s in store.list_all() if s.status == "draft" or s.proposed]
+        waiting = [s for s in store.list_all() if s.waiting]
         if not waiting:
             print("nothing is waiting for you")
             return 0
@@ -496,17 +484,19 @@ def _review(args: argparse.Namespace) -> int:
                     rev = skill.proposed.revision
                     print(
                         human.accept_revision(
-                            store, skill.name, rev=rev, via=VIA, who=_who()
+                            store, skill.name, rev=rev, via=VIA_CLI, who=_who()
                         ).message
                     )
                 elif answer == "r":
-                    print(human.reject_revision(store, skill.name, via=VIA, who=_who()).message)
+                    print(human.reject_revision(store, skill.name, via=VIA_CLI, who=_who()).message)
             else:
                 print(_show(skill))
                 answer = _ask("[p]ublish, [s]kip, [q]uit? ")
                 if answer == "p":
                     rev = skill.revision
-                    print(human.publish(store, skill.name, rev=rev, via=VIA, who=_who()).message)
+                    print(
+                        human.publish(store, skill.name, rev=rev, via=VIA_CLI, who=_who()).message
+                    )
             if answer == "q":
                 break
     return 0
@@ -526,14 +516,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         epilog="example:\n  kite-skills skills list --pending",
         formatter_class=fmt,
     )
-    db_help = (
-        "the store file (default: $KITE_SKILLS_DB, else skills.db in this OS's per-user data "
-        "folder; 'kite-skills doctor' shows it)"
-    )
-    skills.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help=db_help)
-    # Also accepted after the subcommand ("skills list --db PATH").
-    db_parent = argparse.ArgumentParser(add_help=False)
-    db_parent.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help=db_help)
+    add_db_option(skills)
+    parent = db_parent()  # also accepted after the subcommand ("skills list --db PATH")
     sub = skills.add_subparsers(dest="skills_command", metavar="COMMAND", required=True)
 
     def command(name: str, help_text: str, example: str, run: Callable[..., int]) -> Any:
@@ -541,7 +525,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
             name,
             help=help_text,
             formatter_class=fmt,
-            parents=[db_parent],
+            parents=[parent],
             epilog=f"example:\n  kite-skills skills {example}",
         )
         p.set_defaults(run=run)
@@ -563,7 +547,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("name", metavar="NAME")
     p = command(
         "publish",
-        "put a draft into service (draft -> live), naming the revision you reviewed",
+        f"put a draft into service ({moves(Action.PUBLISH)}), naming the revision you reviewed",
         "publish compare-funds --rev 3f2a9c01b7de44a06b1c2d3e4f5a6b7c",
         _publish,
     )

@@ -15,6 +15,18 @@ paths. Emoji sequences (a joiner between two pictographs, VS16 after a symbol) s
 are. Newlines and tabs stay in multi-line text (bodies); in one-line text (names,
 descriptions) they are shown escaped too. HTML escaping is the template engine's job
 (autoescape), on top of this.
+
+Every helper that writes text for someone to read lives here, each named for what it does:
+
+- :func:`visible` (and :func:`for_terminal`, what the CLI prints): agent-written text for a
+  person, each hidden character as its escape; the dashboard marks the same ones with
+  :func:`split_hidden` and :func:`count_hidden`;
+- :func:`quoted`: a refused value quoted in an error message, cut short when long, with every
+  control, joiner and lone surrogate as a hex escape (a refusal shows exactly what it got);
+- :func:`decoded`: a value as SQLite returned it, bytes that are not UTF-8 as ``\\xNN``;
+- :func:`wire_safe` and :func:`clipped`: text for a JSON-RPC message (lone surrogates, which
+  no UTF-8 encoder writes, as escapes), and a value cut to fit one;
+- :func:`one_line`: an error's message on one line, for a log.
 """
 
 from __future__ import annotations
@@ -24,7 +36,17 @@ from typing import Final
 
 from kite_skills.invisible import invisible_at
 
-__all__ = ["count_hidden", "for_terminal", "split_hidden", "visible"]
+__all__ = [
+    "clipped",
+    "count_hidden",
+    "decoded",
+    "for_terminal",
+    "one_line",
+    "quoted",
+    "split_hidden",
+    "visible",
+    "wire_safe",
+]
 
 _C0_C1: Final = "\x00-\x08\x0b-\x1f\x7f-\x9f"
 _SEPARATORS: Final = "\u2028\u2029"
@@ -34,9 +56,10 @@ _NAMED: Final = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
 def _escape_char(ch: str) -> str:
-    named = _NAMED.get(ch)
-    if named is not None:
-        return named
+    return _NAMED.get(ch) or _hex_escape(ch)
+
+
+def _hex_escape(ch: str) -> str:
     code = ord(ch)
     if code <= 0xFF:
         return f"\\x{code:02x}"
@@ -62,6 +85,12 @@ def visible(text: str, *, multiline: bool = False) -> str:
     if not hidden:
         return text
     return "".join(_escape_char(piece) if mark else piece for piece, mark in _runs(text, hidden))
+
+
+def one_line(text: str) -> str:
+    """``text`` (an error's message) on one line, for a log: each run of white space, line
+    breaks included, becomes one space, and none is left at either end."""
+    return " ".join(text.split())
 
 
 def count_hidden(text: str, *, multiline: bool = False) -> int:
@@ -95,3 +124,58 @@ def split_hidden(text: str, *, multiline: bool = False) -> list[tuple[str, bool]
         (_escape_char(piece), True) if hidden else (piece, False)
         for piece, hidden in _runs(text, _hidden(text, multiline))
     ]
+
+
+_QUOTED_ESCAPES: Final = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def quoted(value: str, limit: int = 60) -> str:
+    """``value`` quoted for an error message, cut short (with its length) when long; control
+    and invisible characters appear as ``\\x1b`` / ``\\u202e``, never raw. Stricter than
+    :func:`visible`: tabs and line feeds are ``\\x09`` / ``\\x0a``, a joiner is escaped even
+    inside an emoji, and a lone surrogate is ``\\udcff``."""
+    if len(value) <= limit:
+        return "'" + _all_escaped(value) + "'"
+    return "'" + _all_escaped(value[:limit]) + f"…' ({len(value)} characters)"
+
+
+def _all_escaped(value: str) -> str:
+    text = _QUOTED_ESCAPES.sub(lambda m: _hex_escape(m.group()), value)
+    hidden = invisible_at(text)
+    if not hidden:
+        return text
+    marks = set(hidden)
+    return "".join(_hex_escape(ch) if i in marks else ch for i, ch in enumerate(text))
+
+
+def decoded(value: object) -> str:
+    """A value as SQLite returned it (the store reads text with ``surrogateescape``), as
+    text: bytes that are not valid UTF-8 appear as ``\\xNN``; ``None`` as ``""``."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "backslashreplace")
+    if isinstance(value, str):
+        if value.isascii() or not _LONE_SURROGATE.search(value):
+            return value
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return "" if value is None else str(value)
+
+
+def wire_safe(text: str) -> str:
+    """``text`` with each lone surrogate written as its escape (``\\ud800``): JSON's
+    ``\\ud800`` decodes to one, and no UTF-8 encoder (the wire's) can write it."""
+    if text.isascii() or not _LONE_SURROGATE.search(text):
+        return text
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def clipped(value: object, limit: int = 100) -> str:
+    """``value`` for a JSON-RPC error message: as text (``repr`` of anything else), cut short
+    (with its length) when long, and never holding what the wire cannot carry
+    (:func:`wire_safe`)."""
+    text = wire_safe(value if isinstance(value, str) else repr(value))
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text)} characters)"

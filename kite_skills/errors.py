@@ -146,6 +146,16 @@ class UnreadableSkill(StoreError):
         self.name = name
         super().__init__(message)
 
+    @classmethod
+    def bad_utf8(cls, name: str, fields: list[str], fix: str) -> UnreadableSkill:
+        """The message for text that is not valid UTF-8: which of its ``fields`` (``name``,
+        ``description``, ``body``), and ``fix``, what a person can do about it."""
+        return cls(
+            name,
+            f"skill '{name}' has text that is not valid UTF-8 (in its {' and '.join(fields)}) "
+            f"— it was written by another tool, not kite-skills; {fix}",
+        )
+
 
 class SkillNotLive(StoreError):
     """The skill exists but is not in service (a draft or archived); ``status`` says which."""

@@ -1,15 +1,12 @@
-"""Limits and field rules for catalog files, in one place (Agent Skills + SEP-2640)."""
+"""Limits and field rules for catalog files, in one place (Agent Skills + SEP-2640). The name
+and description rules every skill follows are :mod:`kite_skills.skill_rules`'."""
 
 from __future__ import annotations
-
-import re
 
 SKILL_FILE = "SKILL.md"
 ROOT_PAGE = "index.md"
 URI_SCHEME = "skill://"
 
-MAX_NAME_LENGTH = 64
-MAX_DESCRIPTION_LENGTH = 1024
 MAX_COMPATIBILITY_LENGTH = 500
 MAX_FILES_PER_SKILL = 512
 MAX_BYTES_PER_SKILL = 16 * 1024 * 1024
@@ -18,8 +15,6 @@ MAX_KEY_BYTES = 1024
 # Prompts: a recipe orders/prepare.md is the prompt "orders-prepare"; a person's own live
 # skill NAME is "my-NAME", so no recipe prompt may start with this prefix.
 USER_PROMPT_PREFIX = "my-"
-
-NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 # Top-level SKILL.md fields the Agent Skills specification defines; others are refused
 # so that `agentskills validate` and our validator agree.

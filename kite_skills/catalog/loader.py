@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import posixpath
 import unicodedata
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
@@ -12,6 +13,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from ..skill_rules import MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, NAME_PATTERN
 from . import _facts, _markdown, _schema
 from ._facts import KnownFacts
 from ._frontmatter import FrontmatterProblem, normalise, split
@@ -214,14 +216,14 @@ def _check_skill(file: CatalogFile, result: Scan) -> None:
         )
     else:
         line = _line_of(file, "name")
-        if len(name) > _schema.MAX_NAME_LENGTH:
+        if len(name) > MAX_NAME_CHARS:
             result.problem(
                 file.path,
                 line,
                 "name",
-                f"'name' exceeds {_schema.MAX_NAME_LENGTH} characters ({len(name)})",
+                f"'name' exceeds {MAX_NAME_CHARS} characters ({len(name)})",
             )
-        if not _schema.NAME_PATTERN.fullmatch(name):
+        if not NAME_PATTERN.fullmatch(name):
             result.problem(
                 file.path,
                 line,
@@ -311,12 +313,12 @@ def _check_description(
             f"'description' must be non-empty text (got {kind}) — write it on one "
             "line, quoted if it looks like a number, date or yes/no",
         )
-    elif len(description) > _schema.MAX_DESCRIPTION_LENGTH:
+    elif len(description) > MAX_DESCRIPTION_CHARS:
         result.problem(
             file.path,
             line,
             "description",
-            f"'description' exceeds {_schema.MAX_DESCRIPTION_LENGTH} characters "
+            f"'description' exceeds {MAX_DESCRIPTION_CHARS} characters "
             f"({len(description)}) — shorten it",
         )
 
@@ -372,12 +374,22 @@ def prompt_name(path: str) -> str:
     return path.removesuffix(".md").replace("/", "-")
 
 
-def recipe_paths(result: Scan) -> list[str]:
-    """Recipes: Markdown files directly in a skill's directory, other than its SKILL.md."""
-    skill_dirs = result.skill_directories
-    return sorted(
-        p for p, f in result.files.items() if not f.is_skill and f.directory in skill_dirs
+def is_recipe(path: str, skill_directories: Collection[str]) -> bool:
+    """What counts as a recipe: a Markdown file directly in a skill's directory (one of
+    ``skill_directories``), other than its SKILL.md; supporting directories hold no recipes.
+    ``path`` is relative to the catalog's root (``orders/prepare.md``)."""
+    directory, _, filename = path.rpartition("/")
+    return (
+        directory in skill_directories
+        and filename.endswith(".md")
+        and filename != _schema.SKILL_FILE
     )
+
+
+def recipe_paths(result: Scan) -> list[str]:
+    """The scanned catalog's recipes (:func:`is_recipe`), sorted."""
+    skill_dirs = result.skill_directories
+    return sorted(p for p in result.files if is_recipe(p, skill_dirs))
 
 
 def _check_prompt_names(result: Scan) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from . import _schema
 from .catalog import Catalog
-from .loader import prompt_name
+from .loader import is_recipe, prompt_name
 
 
 @dataclass(frozen=True)
@@ -30,17 +30,17 @@ class RecipePrompt:
 
 
 def recipe_prompts(catalog: Catalog) -> tuple[RecipePrompt, ...]:
-    """Every recipe of every skill, sorted by name. A recipe is a Markdown file directly in a
-    skill's directory other than its SKILL.md; supporting directories hold no recipes."""
-    skill_dirs = {posixpath.dirname(skill.uri) for skill in catalog.skills}
+    """Every recipe (:func:`~.loader.is_recipe`) of every skill, sorted by name."""
+    skill_dirs = {
+        posixpath.dirname(skill.uri.removeprefix(_schema.URI_SCHEME)) for skill in catalog.skills
+    }
     prompts = []
     for resource in catalog.resources():
-        directory, filename = posixpath.split(resource.uri)
-        if filename == _schema.SKILL_FILE or directory not in skill_dirs:
+        path = resource.uri.removeprefix(_schema.URI_SCHEME)
+        if not is_recipe(path, skill_dirs):
             continue
         raw = catalog.read(resource.uri)
         assert raw is not None  # listed by the same catalog
-        path = resource.uri.removeprefix(_schema.URI_SCHEME)
         prompts.append(
             RecipePrompt(
                 prompt_name(path),

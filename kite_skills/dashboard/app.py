@@ -12,7 +12,6 @@ shows the store's own message on an error page (503 when the store cannot be use
 from __future__ import annotations
 
 import dataclasses
-import getpass
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -39,12 +38,13 @@ from kite_skills.errors import (
     UnknownSkill,
     UnreadableSkill,
 )
-from kite_skills.store import ActionResult, AuditEntry, Skill, Store, human
+from kite_skills.person import login_name
+from kite_skills.store import VIA_DASHBOARD, VIAS, ActionResult, AuditEntry, Skill, Store, human
+from kite_skills.store.lifecycle import person_actions
 
 from . import render
 from .security import Door, guard
 
-VIA: Final = "dashboard"
 WAITING_ACTIONS: Final = frozenset({"create", "save_draft", "propose"})
 
 
@@ -76,10 +76,7 @@ def _environment() -> Environment:
 
 
 def _who() -> str:
-    try:
-        return getpass.getuser()
-    except Exception:  # no user name in the environment or the password database
-        return "dashboard"
+    return login_name(VIA_DASHBOARD)
 
 
 def _home_short(path: str) -> str:
@@ -90,7 +87,7 @@ def _home_short(path: str) -> str:
     return path
 
 
-def _shown(entries: list[AuditEntry]) -> list[AuditEntry]:
+def _audit_html(entries: list[AuditEntry]) -> list[AuditEntry]:
     """Audit rows with every field the templates print bare made visible and escaped
     (another tool may have written any text there); ``skill``, ``who`` and ``detail`` are
     passed through the ``visible`` filter where they are shown."""
@@ -201,7 +198,7 @@ class Dashboard:
         skills, unreadable = self.store.list_all_and_unreadable()
         waiting = []
         for skill in skills:
-            if skill.status == "draft" or skill.proposed is not None:
+            if skill.waiting:
                 by, at = self.proposer(skill)
                 kind = "revision" if skill.proposed is not None else "draft"
                 waiting.append(Waiting(skill, kind, by, at))
@@ -228,6 +225,7 @@ class Dashboard:
             "skill.html",
             status=status,
             skill=skill,
+            actions=person_actions(skill.status, proposed=p is not None),
             body_html=render.body_html(skill.body),
             source_html=render.source_html(skill.body, "L"),
             constructs=hidden_constructs(skill.body),
@@ -236,7 +234,7 @@ class Dashboard:
             hidden=render.hidden_in((skill.description, False), (skill.body, True)),
             proposed_hidden=render.hidden_in((p.description, False), (p.body, True)) if p else 0,
             diff=diff,
-            history=_shown(self.store.audit(limit=200, name=skill.name)),
+            history=_audit_html(self.store.audit(limit=200, name=skill.name)),
             error=error,
         )
 
@@ -247,7 +245,7 @@ class Dashboard:
         self.skill_or_404(name)  # a malformed or unknown name: 404 before anything else
         form = self.form(request)
         call, needs = _ACTIONS[action]
-        kwargs: dict[str, Any] = {"via": VIA, "who": _who()}
+        kwargs: dict[str, Any] = {"via": VIA_DASHBOARD, "who": _who()}
         if needs is not None:
             kwargs["rev"] = form.get("rev", "")
         if action == "delete" and form.get("confirm") != "yes":
@@ -279,7 +277,7 @@ class Dashboard:
                         values["name"],
                         description=values["description"],
                         body=values["body"],
-                        via=VIA,
+                        via=VIA_DASHBOARD,
                         who=_who(),
                     )
                 except IllegalTransition as exc:
@@ -317,7 +315,7 @@ class Dashboard:
                     rev=form.get("rev", ""),
                     description=values["description"],
                     body=values["body"],
-                    via=VIA,
+                    via=VIA_DASHBOARD,
                     who=_who(),
                 )
             except StaleRevision as exc:
@@ -337,16 +335,14 @@ class Dashboard:
     def log(self, request: Request) -> Response:
         skill = request.query_params.get("skill") or None
         via = request.query_params.get("via") or None
-        if via not in (None, "mcp", "dashboard", "cli"):
+        if via not in VIAS:
             via = None
         try:
-            entries = self.store.audit(limit=10_000 if via else 500, name=skill)
+            entries = self.store.audit(limit=500, name=skill, via=via)
         except (InvalidSkill, InvalidQuery) as exc:
             raise HTTPException(400, str(exc)) from exc
-        if via:
-            entries = [e for e in entries if e.via == via][:500]
         return self.page(
-            request, "log.html", entries=_shown(entries), skill=skill or "", via=via or ""
+            request, "log.html", entries=_audit_html(entries), skill=skill or "", via=via or ""
         )
 
     async def stylesheet(self, request: Request) -> Response:

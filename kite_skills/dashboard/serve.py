@@ -129,11 +129,11 @@ def guarded_protocol(read_seconds: float, max_connections: int) -> type[H11Proto
             self._await_request()
             if len(self.connections) > max_connections:
                 waiting = [
-                    c
+                    (c.waiting_since, c)
                     for c in self.connections
-                    if c is not self and getattr(c, "waiting_since", None) is not None
+                    if c is not self and isinstance(c, Guarded) and c.waiting_since is not None
                 ]
-                oldest = min(waiting, key=lambda c: c.waiting_since) if waiting else self
+                oldest = min(waiting, key=lambda pair: pair[0])[1] if waiting else self
                 oldest.close_waiting()
 
         def _await_request(self) -> None:

@@ -27,16 +27,13 @@ from pydantic import ValidationError
 
 from .. import __version__, catalog
 from ..catalog import Catalog
+from ..display import clipped, one_line
 from ..errors import KiteError, StoreError, UnreadableSkill
 from ..store import Store
-from . import stdio
+from . import skills_extension, stdio
 from .changes import PEER, LegacyPeer
-from .directory import METHOD as DIRECTORY_READ
-from .directory import SKILLS_SETTINGS, directory_read
-from .negotiation import SKILLS_EXTENSION, client_has_skills
 from .prompts import Prompts, legacy_cache_fields
-from .skills_extension import CatalogParams, skills_get, skills_list
-from .stdio import shown
+from .skills_extension import client_has_skills
 from .tools import ToolResult, ToolSpec, help_tool, tool_error
 from .user_skills import UserSkills
 
@@ -80,25 +77,16 @@ def build_server(
         if spec is None:
             raise MCPError(
                 INVALID_PARAMS,
-                f"unknown tool '{shown(params.name, 64)}' — tools/list shows the tools served here",
-                {"name": shown(params.name, 64)},
+                f"unknown tool '{clipped(params.name, 64)}' — tools/list shows the tools "
+                "served here",
+                {"name": clipped(params.name, 64)},
             )
         return await _run_tool(spec, ctx, params.arguments)
 
     async def list_resources(ctx: Context, params: Any) -> types.ListResourcesResult:
         return types.ListResourcesResult(
             resources=await user_skills.resources()
-            + [
-                types.Resource(
-                    uri=r.uri,
-                    name=r.name,
-                    title=r.title,
-                    description=r.description,
-                    mime_type=r.mime_type,
-                    size=r.size,
-                )
-                for r in catalog.resources()
-            ]
+            + [types.Resource.model_validate(r.to_dict()) for r in catalog.resources()]
         )
 
     async def read_resource(
@@ -110,16 +98,16 @@ def build_server(
             text = raw.decode("utf-8") if raw is not None else await user_skills.read(uri)
         except (StoreError, sqlite3.Error) as exc:
             if not isinstance(exc, UnreadableSkill):  # the store logs those itself, once
-                user_skills.report(uri, f"cannot read {shown(uri)}: {exc}")
+                user_skills.report(uri, f"cannot read {clipped(uri)}: {exc}")
             raise MCPError(
-                INTERNAL_ERROR, f"the skill store could not read {shown(uri)}: {exc}"
+                INTERNAL_ERROR, f"the skill store could not read {clipped(uri)}: {exc}"
             ) from exc
         if text is None:
             raise MCPError(
                 INVALID_PARAMS,
-                f"no resource at {shown(uri)} — resources/list shows what is served "
+                f"no resource at {clipped(uri)} — resources/list shows what is served "
                 "(skill:// for the catalog, user-skill://NAME for the user's live skills)",
-                {"uri": shown(uri)},
+                {"uri": clipped(uri)},
             )
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=uri, mime_type="text/markdown", text=text)]
@@ -168,7 +156,7 @@ def build_server(
             return result
         if not peer.opened and ctx.method != "ping":
             if server.get_request_handler(ctx.method) is not None:
-                raise MCPError(INVALID_PARAMS, NOT_INITIALIZED, {"method": shown(ctx.method, 64)})
+                raise MCPError(INVALID_PARAMS, NOT_INITIALIZED, {"method": clipped(ctx.method, 64)})
         return await call_next(ctx)
 
     prompts = Prompts(catalog, user_skills.store)
@@ -181,22 +169,21 @@ def build_server(
         on_unsubscribe_resource=unsubscribe,
         on_subscriptions_listen=changes.listen,
         on_list_tools=list_tools,
-        on_call_tool=call_tool,
         on_list_resources=list_resources,
         on_read_resource=read_resource,
         on_list_resource_templates=list_templates,
-        on_list_prompts=prompts.list,
-        on_get_prompt=prompts.get,
+        on_get_prompt=prompts.get_prompt,
     )
-    server.add_request_handler("skills/list", CatalogParams, skills_list(catalog))
-    server.add_request_handler("skills/get", CatalogParams, skills_get(catalog))
-    server.add_request_handler(DIRECTORY_READ, CatalogParams, directory_read(catalog))
-    server.extensions[SKILLS_EXTENSION] = dict(SKILLS_SETTINGS)
+    # These two answer with the wire JSON they build (a dict, which the SDK's handler contract
+    # takes), not with the model the constructor's typed ``on_*`` arguments ask for.
+    server.add_request_handler("tools/call", types.CallToolRequestParams, call_tool)
+    server.add_request_handler("prompts/list", types.PaginatedRequestParams, prompts.list_prompts)
+    skills_extension.serve(server, catalog)
     server.middleware.append(_internal_errors)
     server.middleware.append(session_rules)
     server.middleware.append(prompts.remembered)  # holds legacy_cache_fields' answer
     server.middleware.append(legacy_cache_fields)
-    server.middleware.append(_legacy_initialize_extensions)  # innermost
+    server.middleware.append(skills_extension.legacy_initialize_extensions)  # innermost
     return server
 
 
@@ -248,9 +235,9 @@ def invalid_params(method: str, exc: ValidationError) -> MCPError:
     the same as ``data.problems``; the input itself is never echoed."""
     problems = []
     for error in exc.errors(include_url=False, include_input=False, include_context=False)[:10]:
-        loc = [shown(part, 40) for part in error["loc"]]
+        loc = [clipped(part, 40) for part in error["loc"]]
         field = ".".join(loc if loc[:1] == ["params"] else ["params", *loc])  # spec or custom
-        said = shown(error["msg"], 120)
+        said = clipped(error["msg"], 120)
         problem = (
             "is missing"
             if error["type"] == "missing"
@@ -261,21 +248,10 @@ def invalid_params(method: str, exc: ValidationError) -> MCPError:
     more = len(exc.errors()) - MAX_PROBLEMS
     return MCPError(
         INVALID_PARAMS,
-        f"invalid params for {shown(method, 60)}: {said or 'they do not match its schema'}"
+        f"invalid params for {clipped(method, 60)}: {said or 'they do not match its schema'}"
         + (f"; and {more} more" if more > 0 else ""),
         {"problems": problems},
     )
-
-
-async def _legacy_initialize_extensions(ctx: Context, call_next: CallNext) -> HandlerResult:
-    """Put ``capabilities.extensions`` back into the legacy initialize result: the SDK
-    sieves it out because the 2025-11-25 schema has no such field."""
-    result = await call_next(ctx)
-    if ctx.method == "initialize" and isinstance(result, dict):
-        capabilities = result.setdefault("capabilities", {})
-        extensions = {**capabilities.get("extensions", {}), SKILLS_EXTENSION: dict(SKILLS_SETTINGS)}
-        capabilities["extensions"] = extensions
-    return result
 
 
 def serve_stdio(db_path: Path, environ: Mapping[str, str] = os.environ) -> int:
@@ -310,7 +286,7 @@ def _serve_stdio(db_path: Path, environ: Mapping[str, str]) -> int:
         user_skills = UserSkills.without_store(str(exc))
         log.warning(
             "the skill store is unavailable, serving the catalog only: %s",
-            " ".join(str(exc).split()),
+            one_line(str(exc)),
         )
     else:
         user_skills = UserSkills(store)

@@ -38,6 +38,7 @@ from mcp.server.subscriptions import (
     ToolsListChanged,
 )
 
+from ..display import one_line
 from ..store import Store
 
 log = logging.getLogger("kite_skills.server")
@@ -202,5 +203,5 @@ class ChangeFeed:
 
 
 def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
+    text = one_line(str(exc)) or type(exc).__name__
     return text if len(text) <= 300 else text[:300] + "…"

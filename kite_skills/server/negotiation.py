@@ -1,20 +1,11 @@
-"""What this client declared: per session (legacy) or per request (2026-07-28)."""
+"""Who this client is: per session (legacy) or per request (2026-07-28). What it declared
+of the Skills extension is :func:`.skills_extension.client_has_skills`."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from mcp.server.context import ServerRequestContext
-
-SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
-
-
-def client_has_skills(ctx: ServerRequestContext[Any, Any]) -> bool:
-    """True only for an object at ``capabilities.extensions[skills]``; an
-    ``experimental`` declaration or another extension id does not count."""
-    caps = ctx.session.client_capabilities
-    extensions = caps.extensions if caps is not None else None
-    return isinstance(extensions, dict) and isinstance(extensions.get(SKILLS_EXTENSION), dict)
 
 
 def client_label(ctx: ServerRequestContext[Any, Any]) -> str:

@@ -59,7 +59,7 @@ class Prompts:
         # The last listing as the client got it, and what it was made from (see remembered).
         self._last: tuple[tuple[Any, ...], dict[str, Any]] | None = None
 
-    async def list(self, ctx: Context, params: Any) -> dict[str, Any]:
+    async def list_prompts(self, ctx: Context, params: Any) -> dict[str, Any]:
         if getattr(params, "cursor", None) not in (None, ""):
             raise MCPError(
                 INVALID_PARAMS,
@@ -94,7 +94,7 @@ class Prompts:
             return dict(result)
         return result
 
-    async def get(
+    async def get_prompt(
         self, ctx: Context, params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
         request = (params.arguments or {}).get("request") or NO_REQUEST

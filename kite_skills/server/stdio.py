@@ -54,6 +54,8 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
+from ..display import clipped
+
 log = logging.getLogger("kite_skills.server")
 
 MAX_LINE_BYTES: Final = 16 * 1024 * 1024  # far above any real request (a body is ≤ 64 KiB)
@@ -68,22 +70,7 @@ _TOO_LONG: Final = object()
 
 _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
-
-def visible(text: str) -> str:
-    """``text`` with each lone surrogate written as its escape (``\\ud800``): JSON's
-    ``\\ud800`` decodes to one, and no UTF-8 encoder (the wire's) can write it."""
-    if text.isascii() or not _LONE_SURROGATE.search(text):
-        return text
-    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
-def shown(value: object, limit: int = 100) -> str:
-    """``value`` for an error message: as text, cut short (with its length) when long, and
-    never holding what the wire cannot carry (see :func:`visible`)."""
-    text = visible(value if isinstance(value, str) else repr(value))
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}… ({len(text)} characters)"
+shown: Final = clipped  # the old name, which kite_skills/sandbox/server.py still imports
 
 
 def valid_id(value: object) -> bool:
@@ -208,10 +195,11 @@ def _not_unicode(where: str, escape: str, request_id: object) -> JSONRPCError:
     if top == "params":
         return _error(
             INVALID_PARAMS,
-            f"invalid params: {shown(where, 120)} holds a lone surrogate escape ({escape}); " + fix,
+            f"invalid params: {clipped(where, 120)} holds a lone surrogate escape ({escape}); "
+            + fix,
             request_id,
         )
-    field = f"the '{where}'" if where in ("id", "method", "jsonrpc") else shown(where, 60)
+    field = f"the '{where}'" if where in ("id", "method", "jsonrpc") else clipped(where, 60)
     return _error(
         INVALID_REQUEST,
         f"invalid request: {field} holds a lone surrogate escape ({escape}); " + fix,
@@ -223,7 +211,7 @@ def _what_is_wrong(value: dict[str, Any]) -> str:
     """Why an object is not a JSON-RPC 2.0 message, as the end of :data:`NOT_A_MESSAGE`."""
     version = value.get("jsonrpc")
     if version != "2.0":
-        got = "it is missing" if "jsonrpc" not in value else f"got {shown(json.dumps(version))}"
+        got = "it is missing" if "jsonrpc" not in value else f"got {clipped(json.dumps(version))}"
         return f": 'jsonrpc' must be \"2.0\" ({got})"
     if "method" in value:
         method = value["method"]
@@ -231,8 +219,10 @@ def _what_is_wrong(value: dict[str, Any]) -> str:
             return f": 'method' must be a string (got {_kind(method)})"
         params = value.get("params")
         if "params" in value and not isinstance(params, dict):
-            return f" for {shown(method, 60)}: 'params' must be an object (got {_kind(params)})"
-        return f" for {shown(method, 60)}: it is not a request or a notification this server reads"
+            return f" for {clipped(method, 60)}: 'params' must be an object (got {_kind(params)})"
+        return (
+            f" for {clipped(method, 60)}: it is not a request or a notification this server reads"
+        )
     return ": it needs a 'method' (or, as a response, an 'id' and a 'result' or an 'error')"
 
 
@@ -241,10 +231,10 @@ def bounded(message: Any) -> Any:
     if not isinstance(message, JSONRPCError):
         return message
     error = message.error
-    text = shown(error.message, MAX_MESSAGE_CHARS)
+    text = clipped(error.message, MAX_MESSAGE_CHARS)
     data = error.data
     if data is not None and len(json.dumps(data, default=str)) > MAX_DATA_CHARS:
-        data = shown(json.dumps(data, default=str), MAX_DATA_CHARS)
+        data = clipped(json.dumps(data, default=str), MAX_DATA_CHARS)
     if text == error.message and data is error.data:
         return message
     fields: dict[str, Any] = {"code": error.code, "message": text}
@@ -466,7 +456,7 @@ async def _serve(server: Server[Any], options: Any, wire: _Wire, grace: float) -
             if valid_id(cancelled):
                 outstanding.done(cancelled)  # a cancelled request is never answered
             elif "requestId" in params:  # null, an object, an array...: no request has it
-                log.debug("ignored notifications/cancelled for requestId %s", shown(cancelled))
+                log.debug("ignored notifications/cancelled for requestId %s", clipped(cancelled))
                 return
         await inbound_writer.send(message)
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from ..catalog import Catalog
 from ..errors import HelpKeyError
-from .negotiation import client_has_skills
+from .skills_extension import client_has_skills
 
 Context = ServerRequestContext[Any, Any]
 # A tool's result: the model, or its wire form (``model_dump(by_alias=True, mode="json",

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 import anyio.to_thread
 from mcp import types
 
+from ..display import one_line
 from ..errors import (
     IllegalTransition,
     InvalidQuery,
@@ -31,6 +32,9 @@ from .negotiation import client_label
 from .tools import Context, ToolSpec, argument_problems, text_result, tool_error
 
 log = logging.getLogger("kite_skills.server")
+
+# A tool's body: the context and the tool's arguments, by name, in; its result out.
+_Run = Callable[..., Awaitable[types.CallToolResult]]
 
 __all__ = ["URI_SCHEME", "UserSkills", "uri_of"]
 
@@ -99,7 +103,7 @@ class UserSkills:
     # -- tools ------------------------------------------------------------------------------
 
     def tools(self) -> list[ToolSpec]:
-        specs = [
+        specs: list[tuple[str, dict[str, Any], _Run, types.ToolAnnotations, str]] = [
             ("skills", SKILLS_INPUT, self._skills, _reads(), "Find the user's own skills"),
             ("skillRead", NAME_INPUT, self._read, _reads(), "Read one skill's procedure"),
             ("skillSave", SAVE_INPUT, self._save, _WRITES, "Draft a skill"),
@@ -120,7 +124,7 @@ class UserSkills:
             for name, schema, run, annotations, title in specs
         ]
 
-    def _guarded(self, tool: str, schema: dict[str, Any], run: Callable[..., Any]) -> Any:
+    def _guarded(self, tool: str, schema: dict[str, Any], run: _Run) -> Any:
         async def guarded(ctx: Context, arguments: dict[str, Any]) -> types.CallToolResult:
             problems = argument_problems(schema, arguments)
             if problems:
@@ -142,7 +146,9 @@ class UserSkills:
 
         return guarded
 
-    async def _skills(self, ctx: Context, q: str | None = None, limit: int = 20) -> Any:
+    async def _skills(
+        self, ctx: Context, q: str | None = None, limit: int = 20
+    ) -> types.CallToolResult:
         assert self.store is not None
         if q is None or not q.strip():  # blank q lists, as no q does
             found = await self._call(self.store.list_live, limit)
@@ -160,13 +166,15 @@ class UserSkills:
         structured = {"skills": [{"name": s.name, "description": s.description} for s in found]}
         return text_result("\n".join(lines), structured)
 
-    async def _read(self, ctx: Context, name: str) -> Any:
+    async def _read(self, ctx: Context, name: str) -> types.CallToolResult:
         assert self.store is not None
         skill: Skill = await self._call(self.store.read_live, name)
         structured = {"name": skill.name, "description": skill.description, "body": skill.body}
         return text_result(skill.document(), structured)
 
-    async def _save(self, ctx: Context, name: str, description: str, body: str) -> Any:
+    async def _save(
+        self, ctx: Context, name: str, description: str, body: str
+    ) -> types.CallToolResult:
         result = await self._call(
             agent.save, self.store, name, description, body, who=client_label(ctx)
         )
@@ -191,12 +199,12 @@ class UserSkills:
             )
         return text_result(message, structured)
 
-    async def _unpublish(self, ctx: Context, name: str) -> Any:
+    async def _unpublish(self, ctx: Context, name: str) -> types.CallToolResult:
         result = await self._call(agent.unpublish, self.store, name, who=client_label(ctx))
         await self.changes.check()
         return text_result(result.message, {"name": name, "status": result.to_status})
 
-    async def _publish(self, ctx: Context, name: str) -> Any:
+    async def _publish(self, ctx: Context, name: str) -> types.CallToolResult:
         result = await self._call(agent.republish, self.store, name, who=client_label(ctx))
         await self.changes.check()
         return text_result(result.message, {"name": name, "status": result.to_status})
@@ -242,7 +250,7 @@ class UserSkills:
         """Log ``message`` once per ``key`` (a skill or URI) in this process."""
         if key not in self._reported:
             self._reported.add(key)
-            log.warning("%s", " ".join(message.split()))
+            log.warning("%s", one_line(message))
 
     async def read(self, uri: str) -> str | None:
         """The live skill's document at ``uri``; None for anything not a live skill.

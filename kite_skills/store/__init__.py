@@ -7,7 +7,7 @@ describes a store file for ``kite-skills doctor`` without opening it as a store.
 """
 
 from .db import LATEST_VERSION, Store, default_db_path
-from .lifecycle import ARCHIVED, DRAFT, LIVE, STATES
+from .lifecycle import ARCHIVED, DRAFT, LIVE, STATES, VIA_CLI, VIA_DASHBOARD, VIA_MCP, VIAS
 from .records import ActionResult, AuditEntry, Author, Revision, SaveResult, Skill, SkillSummary
 
 __all__ = [
@@ -16,6 +16,10 @@ __all__ = [
     "LATEST_VERSION",
     "LIVE",
     "STATES",
+    "VIAS",
+    "VIA_CLI",
+    "VIA_DASHBOARD",
+    "VIA_MCP",
     "ActionResult",
     "AuditEntry",
     "Author",

@@ -8,11 +8,12 @@ import logging
 import sqlite3
 from dataclasses import dataclass
 
+from kite_skills.display import decoded
 from kite_skills.errors import IllegalTransition, InvalidSkill, UnknownSkill, UnreadableSkill
 
 from . import _sql
 from ._validate import check_name, check_via, clean_who
-from .db import MAX_LOOKUP_CHARS, Store, valid_text, visible
+from .db import MAX_LOOKUP_CHARS, Store, valid_text
 from .lifecycle import (
     ABSENT,
     DELETED,
@@ -54,11 +55,11 @@ def current_text(conn: sqlite3.Connection, name: str) -> Text:
     description, body = valid_text(row[0]), valid_text(row[1])
     if description is None or body is None:
         fields = [f for f, ok in (("description", description), ("body", body)) if ok is None]
-        raise UnreadableSkill(
+        raise UnreadableSkill.bad_utf8(
             name,
-            f"skill '{name}' has text that is not valid UTF-8 (in its {' and '.join(fields)}) "
-            "— it was written by another tool, not kite-skills; give both a new description "
-            f"and a new body, or delete it with 'kite-skills skills delete {name}'",
+            fields,
+            "give both a new description and a new body, or delete it with "
+            f"'kite-skills skills delete {name}'",
         )
     return Text(description, body)
 
@@ -74,7 +75,7 @@ def apply(
     text: Text | None = None,
 ) -> ActionResult:
     """Apply one action in its own transaction (see :func:`apply_in`)."""
-    with store._write() as conn:
+    with store.transaction() as conn:
         return apply_in(conn, store, actor, action, name, via=via, who=who, text=text)
 
 
@@ -132,7 +133,7 @@ def apply_in(
             to_status,
             via,
             who,
-            visible(detail),
+            decoded(detail),
             revision,
         ),
     )

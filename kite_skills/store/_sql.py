@@ -46,6 +46,10 @@ LIVE_AMONG: Final = (
 AUDIT_COLUMNS: Final = "id, at, skill, action, from_status, to_status, via, who, detail, revision"
 AUDIT_ALL: Final = f"SELECT {AUDIT_COLUMNS} FROM audit_log ORDER BY id DESC LIMIT ?"
 AUDIT_FOR: Final = f"SELECT {AUDIT_COLUMNS} FROM audit_log WHERE skill = ? ORDER BY id DESC LIMIT ?"
+AUDIT_VIA: Final = f"SELECT {AUDIT_COLUMNS} FROM audit_log WHERE via = ? ORDER BY id DESC LIMIT ?"
+AUDIT_FOR_VIA: Final = (
+    f"SELECT {AUDIT_COLUMNS} FROM audit_log WHERE skill = ? AND via = ? ORDER BY id DESC LIMIT ?"
+)
 INSERT_AUDIT: Final = (
     "INSERT INTO audit_log (at, skill, action, from_status, to_status, via, who, detail,"
     " revision) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"

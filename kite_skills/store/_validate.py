@@ -19,11 +19,11 @@ import re
 import unicodedata
 from typing import Final
 
+from kite_skills.display import quoted
 from kite_skills.errors import InvalidQuery, InvalidSkill
 from kite_skills.invisible import invisible_at
+from kite_skills.skill_rules import MAX_DESCRIPTION_CHARS, NAME_RULE, is_skill_name
 
-MAX_NAME_CHARS: Final = 64
-MAX_DESCRIPTION_CHARS: Final = 1024
 MAX_BODY_BYTES: Final = 64 * 1024
 MAX_QUERY_CHARS: Final = 1000
 MAX_WHO_CHARS: Final = 200
@@ -31,9 +31,7 @@ DEFAULT_LIMIT: Final = 20
 MAX_LIMIT: Final = 100
 MAX_AUDIT_LIMIT: Final = 10_000
 
-NAME_RE: Final = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _LINE_BREAKS: Final = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
-_NAME_RULE: Final = "use 1–64 lowercase letters, digits and single hyphens (e.g. 'compare-funds')"
 
 _C0_NAMES: Final = (
     "NUL SOH STX ETX EOT ENQ ACK BEL BS HT LF VT FF CR SO SI "
@@ -51,7 +49,6 @@ LINE_FORBIDDEN: Final = re.compile(f"[\x00-\x08\x0a-\x1f{_C1_AND_DEL}{_INVISIBLE
 """In a name or a description: every control character but tab, bidi and zero-width ones (a
 description is also checked for every invisible character, :func:`invisible_at`)."""
 _LINE_CONTROLS: Final = re.compile(f"[\x00-\x08\x0a-\x1f{_C1_AND_DEL}]")
-_SHOWN_ESCAPES: Final = re.compile(f"[\x00-\x1f{_C1_AND_DEL}{_INVISIBLE}\ud800-\udfff]")
 
 
 def char_name(ch: str) -> str:
@@ -68,41 +65,17 @@ def char_name(ch: str) -> str:
     return f"U+{code:04X} {label}"
 
 
-def _escape_char(ch: str) -> str:
-    code = ord(ch)
-    if code <= 0xFF:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
-
-
-def _escaped(value: str) -> str:
-    text = _SHOWN_ESCAPES.sub(lambda m: _escape_char(m.group()), value)
-    hidden = invisible_at(text)
-    if not hidden:
-        return text
-    marks = set(hidden)
-    return "".join(_escape_char(ch) if i in marks else ch for i, ch in enumerate(text))
-
-
-def shown(value: str, limit: int = 60) -> str:
-    """``value`` quoted for a message, cut short (with its length) when long; control and
-    invisible characters appear as ``\\x1b`` / ``\\u202e``, never raw."""
-    if len(value) <= limit:
-        return "'" + _escaped(value) + "'"
-    return "'" + _escaped(value[:limit]) + f"…' ({len(value)} characters)"
-
-
 def check_name(name: object) -> str:
     if not isinstance(name, str):
-        raise InvalidSkill(f"skill name must be text, not {type(name).__name__}; {_NAME_RULE}")
-    if len(name) > MAX_NAME_CHARS or not NAME_RE.fullmatch(name):
+        raise InvalidSkill(f"skill name must be text, not {type(name).__name__}; {NAME_RULE}")
+    if not is_skill_name(name):
         bad = LINE_FORBIDDEN.search(name) if len(name) <= MAX_DESCRIPTION_CHARS * 4 else None
         if bad is not None:
             raise InvalidSkill(
-                f"skill name {shown(name)} contains {char_name(bad.group())} at index "
-                f"{bad.start()}, which would hide or rearrange text on screen: {_NAME_RULE}"
+                f"skill name {quoted(name)} contains {char_name(bad.group())} at index "
+                f"{bad.start()}, which would hide or rearrange text on screen: {NAME_RULE}"
             )
-        raise InvalidSkill(f"skill name {shown(name)} is not allowed: {_NAME_RULE}")
+        raise InvalidSkill(f"skill name {quoted(name)} is not allowed: {NAME_RULE}")
     return name
 
 

@@ -46,7 +46,7 @@ def save(store: Store, name: str, description: str, body: str, *, who: str) -> S
     """
     check_name(name)
     text = _engine.Text(check_description(name, description), check_body(name, body))
-    with store._write() as conn:
+    with store.transaction() as conn:
         pending = conn.execute(_PENDING, (name,)).fetchone()
         result = _engine.apply_in(
             conn, store, Actor.AGENT, Action.SAVE, name, via=VIA_MCP, who=who, text=text

@@ -1,7 +1,7 @@
 """The store: one SQLite file, its migrations, and the read side.
 
 Writes live in :mod:`kite_skills.store.agent` (what an MCP client may do) and
-:mod:`kite_skills.store.human` (what a person may do); both go through :meth:`Store._write`,
+:mod:`kite_skills.store.human` (what a person may do); both go through :meth:`Store.transaction`,
 one ``BEGIN IMMEDIATE`` transaction per action, state change and audit row together.
 """
 
@@ -24,7 +24,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Self
 
+from kite_skills import os_dirs
+from kite_skills.display import decoded, quoted
 from kite_skills.errors import (
+    InvalidQuery,
     InvalidSkill,
     SchemaTooNew,
     SkillNotLive,
@@ -32,20 +35,18 @@ from kite_skills.errors import (
     UnknownSkill,
     UnreadableSkill,
 )
+from kite_skills.skill_rules import NAME_CHARS, NAME_PATTERN, is_skill_name
 
 from . import _failures, _search, _sql
 from ._validate import (
     DEFAULT_LIMIT,
     LINE_FORBIDDEN,
     MAX_AUDIT_LIMIT,
-    MAX_NAME_CHARS,
-    NAME_RE,
     check_limit,
     check_name,
     check_query,
-    shown,
 )
-from .lifecycle import ARCHIVED, DRAFT, LIVE
+from .lifecycle import ARCHIVED, DRAFT, LIVE, VIAS
 from .records import AuditEntry, Author, Revision, Skill, SkillSummary
 
 log = logging.getLogger(__name__)
@@ -75,30 +76,9 @@ def default_db_path(env: Mapping[str, str], platform: str | None = None) -> Path
     explicit = env.get("KITE_SKILLS_DB", "").strip()
     if explicit:
         if explicit == "~" or explicit.startswith(("~/", "~\\")):
-            return _home(env, platform) / explicit[2:]
+            return os_dirs.home(env, platform) / explicit[2:]
         return Path(explicit)
-    if platform == "darwin":
-        return _home(env, platform) / "Library" / "Application Support" / APP / DB_NAME
-    if platform == "win32":
-        local = env.get("LOCALAPPDATA", "").strip()
-        base = Path(local) if local else _home(env, platform) / "AppData" / "Local"
-        return base / APP / DB_NAME
-    data_home = env.get("XDG_DATA_HOME", "").strip()
-    # The XDG spec says a relative XDG_DATA_HOME is invalid and must be ignored.
-    if data_home and os.path.isabs(data_home):
-        return Path(data_home) / APP / DB_NAME
-    return _home(env, platform) / ".local" / "share" / APP / DB_NAME
-
-
-def _home(env: Mapping[str, str], platform: str) -> Path:
-    home = env.get("USERPROFILE" if platform == "win32" else "HOME", "").strip()
-    if home:
-        return Path(home)
-    if platform == "win32":
-        return Path.home()
-    import pwd
-
-    return Path(pwd.getpwuid(os.getuid()).pw_dir)
+    return os_dirs.data_dir(env, platform) / APP / DB_NAME
 
 
 @functools.cache
@@ -163,39 +143,18 @@ def valid_text(value: object) -> str | None:
     return value
 
 
-def visible(value: object) -> str:
-    """Any stored value as text, undecodable bytes shown as ``\\xNN`` (for names in messages,
-    audit entries and logs)."""
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "backslashreplace")
-    if isinstance(value, str):
-        if valid_text(value) is not None:
-            return value
-        return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return "" if value is None else str(value)
-
-
 def _unreadable(name: object, fields: list[str]) -> UnreadableSkill:
-    shown = visible(name)
+    shown = decoded(name)
     fix = (
         f"a person can delete it with 'kite-skills skills delete {shown}' or rewrite it "
         "with sqlite3"
-        if valid_text(name) is not None and NAME_RE.fullmatch(shown)
+        if valid_text(name) is not None and NAME_PATTERN.fullmatch(shown)
         else "a person can remove the row with sqlite3 (its name is not valid either)"
     )
-    return UnreadableSkill(
-        shown,
-        f"skill '{shown}' has text that is not valid UTF-8 (in its {' and '.join(fields)}) — "
-        f"it was written by another tool, not kite-skills; {fix}",
-    )
+    return UnreadableSkill.bad_utf8(shown, fields, fix)
 
 
 MAX_LOOKUP_CHARS: Final = 1024  # a refused name is still looked up, up to this length
-
-
-def name_accepted(name: str) -> bool:
-    """Whether kite-skills would accept ``name`` (:func:`check_name`), without raising."""
-    return len(name) <= MAX_NAME_CHARS and NAME_RE.fullmatch(name) is not None
 
 
 def refused_name(name: str) -> UnreadableSkill:
@@ -208,9 +167,8 @@ def refused_name(name: str) -> UnreadableSkill:
     )
     return UnreadableSkill(
         name,
-        f"skill {shown(name)} has a name kite-skills does not accept (1–64 lowercase "
-        f"letters, digits and single hyphens) — it was written by another tool, not "
-        f"kite-skills; {fix}",
+        f"skill {quoted(name)} has a name kite-skills does not accept ({NAME_CHARS}) — it was "
+        f"written by another tool, not kite-skills; {fix}",
     )
 
 
@@ -241,7 +199,7 @@ def _skill(row: tuple) -> Skill:  # type: ignore[type-arg]
     ]
     if bad:
         raise _unreadable(row[0], bad)
-    if not name_accepted(checked[0]):
+    if not is_skill_name(checked[0]):
         raise refused_name(checked[0])
     (name, description, body, status, created, updated, published, p_desc, p_body, p_at, p_by) = (
         checked[:11]
@@ -392,8 +350,10 @@ class Store:
                 raise self._unavailable(exc) from exc
 
     @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction; rolled back on any exception.
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction, for the writers (:mod:`.agent`, :mod:`.human`,
+        through the lifecycle engine): committed when the block ends, rolled back on any
+        exception, so a state change and its audit row are written together or not at all.
 
         Before it starts and again before it commits, the path must still name the file this
         store opened: a write is never acknowledged into a file that was deleted or replaced
@@ -535,7 +495,7 @@ class Store:
                 fields = (("name", good_name), ("description", good_description))
                 self._report(_unreadable(name, [f for f, ok in fields if ok is None]))
                 continue
-            if not name_accepted(good_name):
+            if not is_skill_name(good_name):
                 self._report(refused_name(good_name))
                 continue
             found.append(SkillSummary(good_name, good_description))
@@ -717,14 +677,24 @@ class Store:
                 unreadable.append(exc)
         return found, unreadable
 
-    def audit(self, limit: int = 50, name: str | None = None) -> list[AuditEntry]:
-        """The newest ``limit`` audit rows (1–10000), optionally for one skill, newest first."""
+    def audit(
+        self, limit: int = 50, name: str | None = None, via: str | None = None
+    ) -> list[AuditEntry]:
+        """The newest ``limit`` audit rows (1–10000), newest first: optionally only one
+        skill's, and only those made one way (``via``, one of :data:`~.lifecycle.VIAS`)."""
         check_limit(limit, MAX_AUDIT_LIMIT)
+        if via is not None and via not in VIAS:
+            raise InvalidQuery(f"via must be one of {', '.join(VIAS)}, not {quoted(via)}")
+        query = {
+            (False, False): _sql.AUDIT_ALL,
+            (True, False): _sql.AUDIT_FOR,
+            (False, True): _sql.AUDIT_VIA,
+            (True, True): _sql.AUDIT_FOR_VIA,
+        }[name is not None, via is not None]
+        args = [check_name(name)] if name is not None else []
+        args += [via] if via is not None else []
         with self._read() as conn:
-            if name is None:
-                rows = conn.execute(_sql.AUDIT_ALL, (limit,)).fetchall()
-            else:
-                rows = conn.execute(_sql.AUDIT_FOR, (check_name(name), limit)).fetchall()
+            rows = conn.execute(query, (*args, limit)).fetchall()
         return [_audit_entry(row) for row in rows]
 
     def revisions_held(self, name: str) -> set[str]:
@@ -752,7 +722,7 @@ class Store:
 
 def _audit_entry(row: tuple[Any, ...]) -> AuditEntry:
     """An audit row; text that is not valid UTF-8 (written by another tool) shown as ``\\xNN``."""
-    at, skill, action, from_status, to_status, via, who, detail = (visible(v) for v in row[1:9])
+    at, skill, action, from_status, to_status, via, who, detail = (decoded(v) for v in row[1:9])
     return AuditEntry(
         int(row[0]),
         at,
@@ -763,7 +733,7 @@ def _audit_entry(row: tuple[Any, ...]) -> AuditEntry:
         via,
         who,
         detail,
-        visible(row[9]) if row[9] is not None else None,
+        decoded(row[9]) if row[9] is not None else None,
     )
 
 

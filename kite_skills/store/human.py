@@ -8,10 +8,11 @@ import re
 import sqlite3
 from collections.abc import Iterable
 
+from kite_skills.display import quoted
 from kite_skills.errors import InvalidSkill, StaleRevision, StoreError
 
 from . import _engine
-from ._validate import check_body, check_description, check_name, shown
+from ._validate import check_body, check_description, check_name
 from .db import Store
 from .lifecycle import Action, Actor
 from .records import MIN_REVISION_PREFIX, REVISION_ID_CHARS, ActionResult, revision_id
@@ -56,7 +57,7 @@ def _full_id(name: str, rev: str, current: str, command: str) -> str:
             name,
             rev,
             current,
-            f"{shown(given, 40)} is not a full revision id of '{name}': give all "
+            f"{quoted(given, 40)} is not a full revision id of '{name}': give all "
             f"{REVISION_ID_CHARS} hex digits that 'kite-skills skills {command} {name}' "
             "shows (the CLI expands a prefix of 8 or more digits when it is unambiguous); "
             "nothing changed",
@@ -104,7 +105,7 @@ def publish(store: Store, name: str, *, rev: str, via: str, who: str) -> ActionR
     the text is no longer that revision, or ``rev`` is not a full id, ``StaleRevision`` and
     nothing changes. Checked inside the write transaction.
     """
-    with store._write() as conn:
+    with store.transaction() as conn:
         _check_reviewed(conn, name, rev, proposed=False, command="show")
         return _engine.apply_in(conn, store, Actor.HUMAN, Action.PUBLISH, name, via=via, who=who)
 
@@ -116,7 +117,7 @@ def accept_revision(store: Store, name: str, *, rev: str, via: str, who: str) ->
     (``Revision.revision``); a different or missing proposal, or a ``rev`` that is not a full
     id, raises ``StaleRevision`` and nothing changes.
     """
-    with store._write() as conn:
+    with store.transaction() as conn:
         _check_reviewed(conn, name, rev, proposed=True, command="diff")
         return _engine.apply_in(conn, store, Actor.HUMAN, Action.ACCEPT, name, via=via, who=who)
 
@@ -209,7 +210,7 @@ def edit(
     new_body = None if body is None else check_body(name, body)
     if new_description is None and new_body is None:
         raise InvalidSkill(f"nothing to change in '{name}': give a new description, body or both")
-    with store._write() as conn:
+    with store.transaction() as conn:
         current = _engine.current_text(conn, name)
         started = revision_id(current.description, current.body)
         if _full_id(name, rev, started, "show") != started:
@@ -272,7 +273,7 @@ def import_skills(
     later. Returns how many were added."""
     action = Action.IMPORT if live else Action.CREATE
     count = 0
-    with store._write() as conn:
+    with store.transaction() as conn:
         for name, description, body in skills:
             check_name(name)
             text = _engine.Text(check_description(name, description), check_body(name, body))

@@ -34,6 +34,9 @@ VIA_MCP: Final = "mcp"
 VIA_CLI: Final = "cli"
 VIA_DASHBOARD: Final = "dashboard"
 HUMAN_VIAS: Final[frozenset[str]] = frozenset({VIA_CLI, VIA_DASHBOARD})
+VIAS: Final[tuple[str, ...]] = (VIA_MCP, VIA_DASHBOARD, VIA_CLI)
+"""Every way a change reaches the store, as the audit log's ``via`` column records it: an agent
+over MCP, a person on the dashboard or with the CLI."""
 
 
 class Actor(StrEnum):
@@ -404,6 +407,33 @@ def find_rule(
         ):
             return rule
     return None
+
+
+def person_actions(state: str, *, proposed: bool) -> frozenset[Action]:
+    """What a person may do to a skill in ``state``, as the table says: each action with an
+    allowing rule from it (accept and reject only while a revision is ``proposed``). The
+    dashboard shows a button for each."""
+    return frozenset(
+        rule.action
+        for rule in RULES
+        if rule.actor is Actor.HUMAN
+        and rule.from_state == state
+        and rule.outcome is Outcome.ALLOW
+        and (proposed or not rule.needs_proposal)
+    )
+
+
+def moves(action: Action, actor: Actor = Actor.HUMAN) -> str:
+    """``live/archived -> draft``: the states the table lets ``actor``'s ``action`` move a
+    skill from, and where to (for the CLI's help)."""
+    allowed = [r for r in RULES if r.action is action and r.actor is actor and r.outcome is ALLOW]
+    sources = [s for s in STATES if any(r.from_state == s for r in allowed)]
+    targets = sorted({str(r.to_state) for r in allowed}, key=_state_order)
+    return f"{'/'.join(sources)} -> {'/'.join(targets)}"
+
+
+def _state_order(state: str) -> int:
+    return STATES.index(state) if state in STATES else len(STATES)
 
 
 def _check_table() -> None:

@@ -7,6 +7,8 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
+from .lifecycle import DRAFT, VIA_MCP
+
 SaveOutcome = Literal["created", "updated_draft", "proposed"]
 
 REVISION_ID_CHARS = 32
@@ -40,7 +42,7 @@ class Author:
 
     @property
     def is_agent(self) -> bool:
-        return self.via == "mcp"
+        return self.via == VIA_MCP
 
     def label(self) -> str:
         """How a person is shown who wrote it. An agent's self-chosen name is quoted as data
@@ -78,7 +80,7 @@ class Revision:
     @property
     def author(self) -> Author:
         """Who proposed it: always an agent (only an MCP save proposes a revision)."""
-        return Author("mcp", self.proposed_by)
+        return Author(VIA_MCP, self.proposed_by)
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,13 @@ class Skill:
     def revision(self) -> str:
         """The revision id of the current text (see :func:`revision_id`)."""
         return revision_id(self.description, self.body)
+
+    @property
+    def waiting(self) -> bool:
+        """Waiting for a person: a draft to publish, or a proposed revision to accept or
+        reject. The one definition the dashboard's list, ``skills list --pending`` and
+        ``skills review`` ask."""
+        return self.status == DRAFT or self.proposed is not None
 
     def document(self) -> str:
         """The skill as a SKILL.md-style Markdown document: frontmatter, then the body.

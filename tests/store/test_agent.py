@@ -217,7 +217,7 @@ def test_republish_a_skill_moved_back_to_draft_is_refused(
 def test_archived_but_never_published_is_refused(store: Store, db_path: Path) -> None:
     """Not reachable through the actions, but a hand-edited or migrated file could hold it."""
     archived(store, "compare-funds")
-    with store._write() as conn:
+    with store.transaction() as conn:
         conn.execute("UPDATE skills SET published_at = NULL")
     with pytest.raises(IllegalTransition, match="a person has never put it into service"):
         agent.republish(store, "compare-funds", who=WHO)

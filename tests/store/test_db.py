@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kite_skills.errors import SchemaTooNew, StoreUnavailable
+from kite_skills.errors import InvalidQuery, SchemaTooNew, StoreUnavailable
 from kite_skills.store import (
     LATEST_VERSION,
     SkillSummary,
@@ -253,7 +253,7 @@ def test_a_write_waits_for_another_writer(db_path: Path) -> None:
     with Store.open(db_path) as a, Store.open(db_path) as b:
         draft(a, "first")
         done = threading.Event()
-        with a._write():
+        with a.transaction():
             t = threading.Thread(target=lambda: (draft(b, "second"), done.set()))
             t.start()
             assert not done.wait(0.2)  # blocked by a's transaction, not failed
@@ -292,7 +292,7 @@ def test_closed_store(db_path: Path) -> None:
 
 def test_a_failed_write_rolls_back(store: Store, db_path: Path) -> None:
     draft(store, "x")
-    with pytest.raises(RuntimeError), store._write() as conn:
+    with pytest.raises(RuntimeError), store.transaction() as conn:
         conn.execute("DELETE FROM skills")
         raise RuntimeError("boom")
     assert counts(db_path) == (1, 1)
@@ -311,3 +311,15 @@ def test_audit_filters_and_limits(store: Store) -> None:
     assert [e.action for e in store.audit(name="a")] == ["publish", "create"]
     assert len(store.audit(limit=1)) == 1
     assert store.audit(name="zzz") == []
+
+
+def test_audit_filters_by_via_over_the_whole_log(store: Store) -> None:
+    live(store, "a")  # create (mcp), publish (cli)
+    for i in range(30):
+        draft(store, f"n{i}")  # 30 newer rows, all made over MCP
+    assert [(e.skill, e.action) for e in store.audit(limit=5, via="cli")] == [("a", "publish")]
+    assert [e.action for e in store.audit(name="a", via="mcp")] == ["create"]
+    assert len(store.audit(limit=5, via="mcp")) == 5
+    assert store.audit(via="dashboard") == []
+    with pytest.raises(InvalidQuery, match="via must be one of mcp, dashboard, cli, not 'web'"):
+        store.audit(via="web")

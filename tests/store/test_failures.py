@@ -334,7 +334,7 @@ def test_a_file_replaced_during_a_write_is_not_acknowledged(db_path: Path, tmp_p
     with Store.open(replacement):
         pass
     with Store.open(db_path) as store:
-        with pytest.raises(StoreUnavailable) as info, store._write() as conn:
+        with pytest.raises(StoreUnavailable) as info, store.transaction() as conn:
             conn.execute(
                 "INSERT INTO audit_log (at, skill, action, via, who)"
                 " VALUES ('t', 'x', 'a', 'cli', 'p')"

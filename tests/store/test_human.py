@@ -143,7 +143,7 @@ def test_publish_sets_published_at_once(db_path: Path) -> None:
 def test_accept_revision(store: Store, state: str) -> None:
     SETUP[state](store, "compare-funds")
     if state == "draft":  # a draft gets no proposals from agents; a hand-made one still works
-        with store._write() as conn:
+        with store.transaction() as conn:
             conn.execute(
                 "UPDATE skills SET proposed_description = 'New', proposed_body = '# new',"
                 " proposed_at = 'T', proposed_by = 'bot 1'"

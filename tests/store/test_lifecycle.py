@@ -195,3 +195,24 @@ def test_the_table_is_checked_when_the_module_is_imported() -> None:
         exec(clean, types.ModuleType(name).__dict__ | {"__name__": name})  # the real table loads
     finally:
         del sys.modules[name]
+
+
+def test_what_a_person_may_do_in_each_state_comes_from_the_table() -> None:
+    assert lifecycle.person_actions(DRAFT, proposed=False) == {"publish", "edit", "delete"}
+    live = {"archive", "move_to_draft", "edit", "delete"}
+    assert lifecycle.person_actions(LIVE, proposed=False) == live
+    assert lifecycle.person_actions(ARCHIVED, proposed=True) == {
+        "restore",
+        "move_to_draft",
+        "edit",
+        "delete",
+        "accept",
+        "reject",
+    }
+
+
+def test_the_cli_help_says_the_moves_the_table_allows() -> None:
+    assert lifecycle.moves(Action.MOVE_TO_DRAFT) == "live/archived -> draft"
+    assert lifecycle.moves(Action.ARCHIVE) == "live -> archived"
+    assert lifecycle.moves(Action.RESTORE) == "archived -> live"
+    assert lifecycle.moves(Action.PUBLISH) == "draft -> live"

@@ -1,0 +1,37 @@
+"""This OS's per-user folders, each OS's answer checked on any OS."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kite_skills.os_dirs import config_dir, data_dir, home
+
+HOMES = {"HOME": "/h", "USERPROFILE": "C:/Users/h"}
+
+
+@pytest.mark.parametrize(
+    ("platform", "env", "data", "config"),
+    [
+        ("linux", HOMES, "/h/.local/share", "/h/.config"),
+        ("linux", {**HOMES, "XDG_DATA_HOME": "/d", "XDG_CONFIG_HOME": "/c"}, "/d", "/c"),
+        (
+            "linux",
+            {**HOMES, "XDG_DATA_HOME": "d", "XDG_CONFIG_HOME": "c"},
+            "/h/.local/share",
+            "/h/.config",
+        ),
+        ("darwin", HOMES, "/h/Library/Application Support", "/h/Library/Application Support"),
+        ("win32", HOMES, "C:/Users/h/AppData/Local", "C:/Users/h/AppData/Roaming"),
+        ("win32", {**HOMES, "LOCALAPPDATA": "L:/", "APPDATA": "R:/"}, "L:/", "R:/"),
+    ],
+)
+def test_each_os_folders(platform: str, env: dict[str, str], data: str, config: str) -> None:
+    assert data_dir(env, platform) == Path(data)
+    assert config_dir(env, platform) == Path(config)
+
+
+def test_home_without_home_is_the_password_databases() -> None:
+    assert home({"HOME": "  "}, "linux") == home({}, "linux")
+    assert home({}, "linux").is_absolute()
