@@ -355,6 +355,28 @@ class _Parser:
             raise ScenarioError(
                 [ScenarioProblem(self.source, 1, f"not valid YAML: {exc} — fix the syntax")]
             ) from exc
+        if doc is None:
+            raise ScenarioError(
+                [
+                    ScenarioProblem(
+                        self.source,
+                        1,
+                        "the scenario is empty — it needs at least 'clock: \"YYYY-MM-DD "
+                        "HH:MM:SS\"' (a complete example: docs/sandbox-scenarios.md)",
+                    )
+                ]
+            )
+        if not isinstance(doc, CommentedMap):
+            raise ScenarioError(
+                [
+                    ScenarioProblem(
+                        self.source,
+                        _line(doc),
+                        "the scenario is not 'key: value' lines — write them at the top level, "
+                        "starting with 'clock:' (a complete example: docs/sandbox-scenarios.md)",
+                    )
+                ]
+            )
         root = self.mapping(doc, 1, "the scenario")
         if root is None:
             raise ScenarioError(self.problems)
