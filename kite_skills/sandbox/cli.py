@@ -73,20 +73,22 @@ def build_parser() -> argparse.ArgumentParser:
         "market: no Kite account, no network, no money at stake. On stdio (what an MCP client "
         "launches) by default, or with --http on 127.0.0.1 behind a bearer token printed on "
         "stderr. Every call is appended to a journal.",
-        epilog="Examples: kite-skills sandbox --scenario default --at '2026-12-01 10:15' "
-        "--speed 60 | kite-skills sandbox --http --port 0 | kite-skills sandbox journal",
+        epilog="Examples: kite-skills sandbox --scenario pre-open --speed 60 | "
+        "kite-skills sandbox --http --port 0 | kite-skills sandbox journal",
     )
     parser.add_argument(
         "--scenario",
         metavar="NAME|FILE",
         default="default",
-        help="a built-in scenario (default: 'default') or a scenario YAML file "
-        "(docs/sandbox-scenarios.md)",
+        help="a built-in scenario: default (a typical account mid-session), expiry-day, "
+        "t1-holdings, after-square-off, pre-open or gap-down; or your own scenario YAML file "
+        "(its format: docs/sandbox-scenarios.md)",
     )
     parser.add_argument(
         "--at",
         metavar="'YYYY-MM-DD HH:MM'",
-        help="start the simulated clock here, IST (default: the scenario's clock)",
+        help="start the simulated clock here, IST (default: the scenario's clock; at most "
+        "7 days after it)",
     )
     parser.add_argument(
         "--speed",

@@ -122,6 +122,12 @@ def entries(path: Path) -> Iterator[tuple[int, dict[str, Any] | None]]:
     last line after a crash mid-write, or text someone added)."""
     try:
         handle = path.open("rb")
+    except FileNotFoundError as exc:
+        raise JournalError(
+            f"{path}: no sandbox journal here yet — the sandbox starts it on its first launch "
+            "('kite-skills sandbox', or its entry in your MCP client); for another file: "
+            "kite-skills sandbox journal FILE"
+        ) from exc
     except OSError as exc:
         raise JournalError(
             f"{path}: cannot read the sandbox journal: {exc.strerror or exc} — give the file "
