@@ -15,6 +15,10 @@ from .sandbox_harness import env
 BAD_SCENARIO = """clock: "2026-12-02 11:30:00"
 holdings:
   - {exchange: NSE, tradingsymbol: NOPE, quantity: 10}
+  - {exchange: NSE, tradingsymbol: TCS, quantity: 5, t1_quantity: 9}
+orders:
+  - {exchange: NSE, tradingsymbol: INFY, transaction_type: BUY, quantity: 1, product: CNC,
+     order_type: LIMIT, price: 1500}
 positions:
   - {exchange: NFO, tradingsymbol: NIFTY26DECFUT, product: NRML, quantity: 10}
 colour: blue
@@ -70,9 +74,12 @@ def test_a_bad_scenario_file_names_every_problem_and_serves_nothing(tmp_path: Pa
     done = run(tmp_path, "--scenario", str(bad), "--journal", str(journal))
     assert done.returncode == 1 and done.stdout == ""
     lines = done.stderr.splitlines()
-    assert [line.split(":", 2)[1] for line in lines[:-1]] == ["3", "5", "6", "10"]
+    assert [line.split(":", 2)[1] for line in lines[:-1]] == ["3", "4", "6", "9", "10", "14"]
     assert all(line.startswith(f"{bad}:") and " — " in line for line in lines[:-1])
-    assert lines[-1] == f"kite-skills sandbox: 4 problem(s) in {bad}; nothing served"
+    assert "t1_quantity 9 is more than quantity 5" in lines[1]
+    assert lines[2].endswith("'at' is missing — add 'at: \"09:21\"' (when it happened, "
+                             "HH:MM[:SS] on the scenario date)")  # fmt: skip
+    assert lines[-1] == f"kite-skills sandbox: 6 problem(s) in {bad}; nothing served"
     assert "Traceback" not in done.stderr and not journal.exists()
 
 

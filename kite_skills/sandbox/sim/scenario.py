@@ -147,6 +147,19 @@ class Scenario:
         return str(meta.get("demat_consent", "physical"))
 
 
+# What a missing key looks like written, for the message that asks for it.
+_EXAMPLES = {
+    "clock": "'clock: \"2026-12-02 11:30\"' (IST)",
+    "at": "'at: \"09:21\"' (when it happened, HH:MM[:SS] on the scenario date)",
+    "exchange": "'exchange: NSE'",
+    "tradingsymbol": "'tradingsymbol: INFY'",
+    "transaction_type": "'transaction_type: BUY' (or SELL)",
+    "product": "'product: CNC' (or MIS, NRML, MTF)",
+    "order_type": "'order_type: LIMIT' (or MARKET, SL, SL-M)",
+    "quantity": "'quantity: 10'",
+}
+
+
 def scenario_names() -> tuple[str, ...]:
     return BUILT_IN
 
@@ -239,7 +252,7 @@ class _Parser:
                 )
         for key in required:
             if key not in node:
-                self.bad(line, f"{what}: '{key}' is missing — add '{key}:'")
+                self.bad(line, f"{what}: '{key}' is missing — add {_EXAMPLES.get(key, key + ':')}")
 
     def number(
         self,
@@ -539,7 +552,14 @@ class _Parser:
         row["authorised_date"] = self.text(node, "authorised_date", what, line)
         row["collateral_type"] = self.text(node, "collateral_type", what, line)
         # kite-domain §0: quantity already includes the T+1 shares.
-        if row["quantity"] != row["realised_quantity"] + row["t1_quantity"]:
+        if row["t1_quantity"] > row["quantity"]:
+            self.bad(
+                line,
+                f"{what}: t1_quantity {row['t1_quantity']} is more than quantity "
+                f"{row['quantity']} — quantity includes the T+1 shares; raise it or lower "
+                "t1_quantity",
+            )
+        elif row["quantity"] != row["realised_quantity"] + row["t1_quantity"]:
             self.bad(
                 line,
                 f"{what}: quantity {row['quantity']} is not realised_quantity "
