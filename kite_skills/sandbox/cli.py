@@ -232,11 +232,17 @@ def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> 
         tools=args.tools,
         transport=transport,
     )
-    _say(
+    line = (
         f"kite-skills sandbox: a SIMULATION (no Kite account, no real money): scenario "
         f"{args.scenario!r}, clock {begun} IST at {args.speed:g}x, tools {args.tools}; "
         f"journal {path}"
     )
+    if sock is None and sys.stdin.isatty():  # a person at a terminal, not an MCP client
+        line += (
+            "; serving MCP on stdio for an MCP client (Ctrl-C stops it; 'kite-skills setup "
+            "CLIENT --sandbox' connects one)"
+        )
+    _say(line)
     try:
         if sock is not None:
             return _serve_http(sandbox, sock)

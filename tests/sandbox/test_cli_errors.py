@@ -4,6 +4,8 @@ line per problem and a summary, exit 1; never a traceback, and stdout (JSON-RPC'
 
 from __future__ import annotations
 
+import os
+import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -115,3 +117,27 @@ def test_the_start_line_names_simulation_scenario_and_clock(tmp_path: Path) -> N
         "kite-skills sandbox: a SIMULATION (no Kite account, no real money): scenario "
         f"'pre-open', clock 2026-12-02 08:45 IST at 60x, tools grouped; journal {journal}"
     ]
+
+
+def test_at_a_terminal_the_start_line_says_it_waits_for_an_mcp_client(tmp_path: Path) -> None:
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kite_skills", "sandbox", "--journal", str(tmp_path / "j.jsonl")],
+        stdin=follower,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env(tmp_path),
+    )
+    os.close(follower)
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline().decode()
+    finally:
+        process.kill()
+        process.wait()
+        os.close(leader)
+    assert line.startswith("kite-skills sandbox: a SIMULATION")
+    assert line.rstrip().endswith(
+        "serving MCP on stdio for an MCP client (Ctrl-C stops it; 'kite-skills setup CLIENT "
+        "--sandbox' connects one)"
+    )
