@@ -87,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--at",
         metavar="'YYYY-MM-DD HH:MM'",
-        help="start the simulated clock here, IST (default: the scenario's clock; at most "
+        help="start the simulated clock here, IST (default: the scenario's clock; from it to "
         "7 days after it)",
     )
     parser.add_argument(
@@ -201,6 +201,12 @@ def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> 
         )
         return 1
     start = _parse_at(args.at, sim.IST)
+    if start is not None and start < scenario.clock:
+        raise UsageError(
+            f"--at {args.at!r} is before the scenario's clock ({scenario.clock:{AT_FORMAT}}), "
+            "which is the moment its account describes — give a time from then to 7 days "
+            "after, or write a scenario file with an earlier 'clock:'"
+        )
     if start is not None and start - scenario.clock > MAX_AHEAD:
         raise UsageError(
             f"--at {args.at!r} is more than {MAX_AHEAD.days} days after the scenario's clock "

@@ -54,6 +54,7 @@ def run(home: Path, *argv: str) -> subprocess.CompletedProcess[str]:
         (["--at", "yesterday"], "--at 'yesterday': write the simulated start as"),
         (["--at", "2026-12-02 25:00"], "--at '2026-12-02 25:00': write the simulated start as"),
         (["--at", "9999-12-31 23:59"], "more than 7 days after the scenario's clock"),
+        (["--at", "2026-12-02 11:29"], "is before the scenario's clock (2026-12-02 11:30)"),
         (["--scenario", "nosuch"], "--scenario 'nosuch': no built-in scenario and no file"),
         (["--journal", "."], "cannot open the sandbox journal"),
         (["bogus"], "invalid choice: 'bogus'"),
