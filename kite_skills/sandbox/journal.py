@@ -66,6 +66,13 @@ class Journal:
                 f"{path}: cannot open the sandbox journal: {exc.strerror or exc} — choose "
                 "another file with --journal FILE"
             ) from exc
+        if not _journal_or_empty(path):
+            os.close(self._fd)
+            self._fd = None
+            raise JournalError(
+                f"{path}: this file is not a sandbox journal, and the sandbox appends only to "
+                "its own — choose another file with --journal FILE"
+            )
         self.seq = 0
 
     def write(self, entry: Mapping[str, Any]) -> None:
@@ -111,6 +118,23 @@ class Journal:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+
+def _journal_or_empty(path: Path) -> bool:
+    """Whether the file is empty or starts with a journal entry (a mistyped --journal must
+    not get JSON lines appended to someone's document)."""
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline(65536)
+    except OSError:
+        return True  # unreadable but writable: nothing of a person's to protect that we see
+    if not first:
+        return True
+    try:
+        entry = json.loads(first.split(b"\n", 1)[0])
+    except ValueError:
+        return False
+    return isinstance(entry, dict) and entry.get("kind") in ("start", "call")
 
 
 def _now() -> str:

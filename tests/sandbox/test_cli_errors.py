@@ -142,3 +142,15 @@ def test_at_a_terminal_the_start_line_says_it_waits_for_an_mcp_client(tmp_path: 
         "serving MCP on stdio for an MCP client (Ctrl-C stops it; 'kite-skills setup CLIENT "
         "--sandbox' connects one)"
     )
+
+
+def test_a_journal_option_naming_another_file_leaves_it_alone(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("# my notes\n", "utf-8")
+    done = run(tmp_path, "--journal", str(notes))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"kite-skills sandbox: error: {notes}: this file is not a sandbox journal, and the "
+        "sandbox appends only to its own — choose another file with --journal FILE"
+    ]
+    assert notes.read_text("utf-8") == "# my notes\n"
