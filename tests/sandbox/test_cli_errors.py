@@ -154,3 +154,29 @@ def test_a_journal_option_naming_another_file_leaves_it_alone(tmp_path: Path) ->
         "sandbox appends only to its own — choose another file with --journal FILE"
     ]
     assert notes.read_text("utf-8") == "# my notes\n"
+
+
+def test_infinite_and_enormous_numbers_in_a_scenario_are_problems_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    bad = tmp_path / "huge.yaml"
+    bad.write_text(
+        'clock: "2026-12-02 11:30:00"\n'
+        "funds: {equity: {opening_balance: .inf}}\n"
+        "holdings:\n"
+        f"  - {{exchange: NSE, tradingsymbol: INFY, quantity: {10**400}, average_price: .nan}}\n"
+        "market:\n"
+        "  NSE:INFY:\n"
+        "    liquidity: -5\n"
+        "    path:\n"
+        '      - ["11:31", 1e400]\n',
+        "utf-8",
+    )
+    done = run(tmp_path, "--scenario", str(bad), "--journal", str(tmp_path / "j.jsonl"))
+    assert done.returncode == 1 and done.stdout == "" and "Traceback" not in done.stderr
+    lines = done.stderr.splitlines()
+    assert [line.split(":", 2)[1] for line in lines[:-1]] == ["2", "4", "4", "7", "9"]
+    assert "'opening_balance' must be a finite number of at most 10^15 (got inf)" in lines[0]
+    assert "'average_price' must be a finite number" in lines[2]
+    assert "price must be a positive number of at most 10^15 (got inf)" in lines[4]
+    assert all(" — " in line for line in lines[:-1])

@@ -6,6 +6,7 @@ reads ``source:line: what is wrong — what to do``.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
@@ -272,13 +273,20 @@ class _Parser:
             kind = "a whole number" if integer else "a number"
             self.bad(at, f"{what}: '{key}' must be {kind} (got {value!r}) — write e.g. {key}: 10")
             return default
+        if not _sane(value):
+            self.bad(
+                at,
+                f"{what}: '{key}' must be a finite number of at most 10^15 (got {value!r}) — "
+                f"write e.g. {key}: 10",
+            )
+            return default
         if integer and not float(value).is_integer():
             self.bad(
                 at, f"{what}: '{key}' must be a whole number (got {value}) — drop the fraction"
             )
             return default
         if minimum is not None and value < minimum:
-            self.bad(at, f"{what}: '{key}' must be {minimum:g} or more (got {value})")
+            self.bad(at, f"{what}: '{key}' must be {minimum:g} or more (got {value}) — raise it")
             return default
         return float(value)
 
@@ -871,8 +879,17 @@ class _Parser:
             )
             return None
         moment = self.moment(when, line, what)
-        if isinstance(price, bool) or not isinstance(price, int | float) or price <= 0:
-            self.bad(line, f"{what}: price must be a positive number (got {price!r})")
+        if (
+            isinstance(price, bool)
+            or not isinstance(price, int | float)
+            or not _sane(price)
+            or price <= 0
+        ):
+            self.bad(
+                line,
+                f"{what}: price must be a positive number of at most 10^15 (got {price!r}) — "
+                "e.g. ['11:31', 1502.5]",
+            )
             return None
         units = float(price) / tick_size
         if abs(units - round(units)) > 1e-6:
@@ -883,13 +900,26 @@ class _Parser:
             )
             return None
         if liquidity is not None and (
-            isinstance(liquidity, bool) or not isinstance(liquidity, int) or liquidity < 0
+            isinstance(liquidity, bool)
+            or not isinstance(liquidity, int)
+            or liquidity < 0
+            or not _sane(liquidity)
         ):
             self.bad(line, f"{what}: liquidity must be a whole number of 0 or more")
             return None
         if moment is None:
             return None
         return Tick(moment, float(price), liquidity)
+
+
+_LARGEST = 10**15  # beyond any quantity, price or balance a scenario needs
+
+
+def _sane(value: float) -> bool:
+    """Finite and at most 10^15 in size (a YAML .inf, .nan or 1e400 is a typo here)."""
+    if isinstance(value, int):
+        return abs(value) <= _LARGEST
+    return math.isfinite(value) and abs(value) <= _LARGEST
 
 
 def _plain(value: Any) -> Any:
