@@ -93,6 +93,10 @@ def test_a_bad_scenario_file_names_every_problem_and_serves_nothing(tmp_path: Pa
         (b"clock: [\n", ": not valid YAML: "),
         (b"- just\n- a list\n", ":1: the scenario is not 'key: value' lines — "),
         (b"", ":1: the scenario is empty — "),
+        (
+            b'clock: "2026-12-02 11:30:00"\nname: "\x1b[31m"\n',
+            ":2: not valid YAML: special characters are not allowed (character U+001B) — ",
+        ),
     ],
 )
 def test_an_unreadable_scenario_file_is_said_in_place(
@@ -103,7 +107,7 @@ def test_an_unreadable_scenario_file_is_said_in_place(
     done = run(tmp_path, "--scenario", str(bad), "--journal", str(tmp_path / "j.jsonl"))
     assert done.returncode == 1 and done.stdout == ""
     lines = done.stderr.splitlines()
-    assert lines[0].startswith(f"{bad}:") and said in lines[0], done.stderr
+    assert len(lines) == 2 and lines[0].startswith(f"{bad}:") and said in lines[0], done.stderr
     assert lines[-1].endswith("nothing served") and "Traceback" not in done.stderr
 
 

@@ -373,8 +373,24 @@ class _Parser:
                 ]
             ) from exc
         except YAMLError as exc:
+            # ruamel's ReaderError (a control character, say) has a character position, not a
+            # mark, and a message over two lines: one line, at the character's line.
+            position = getattr(exc, "position", None)
+            line = text.count("\n", 0, position) + 1 if isinstance(position, int) else 1
+            reason = getattr(exc, "reason", None) or str(exc).splitlines()[0]
+            character = getattr(exc, "character", None)
+            if isinstance(character, str):
+                reason = f"{reason} (character U+{ord(character):04X})"
+            elif isinstance(character, int):
+                reason = f"{reason} (character U+{character:04X})"
             raise ScenarioError(
-                [ScenarioProblem(self.source, 1, f"not valid YAML: {exc} — fix the syntax")]
+                [
+                    ScenarioProblem(
+                        self.source,
+                        line,
+                        f"not valid YAML: {reason} — remove the character or fix the syntax",
+                    )
+                ]
             ) from exc
         if doc is None:
             raise ScenarioError(
