@@ -156,7 +156,7 @@ def _parse_at(value: str | None, tz: Any) -> datetime | None:
     except ValueError as exc:
         raise UsageError(
             f"--at {value!r}: write the simulated start as 'YYYY-MM-DD HH:MM' (IST), "
-            "e.g. --at '2026-12-01 10:15'"
+            "e.g. --at '2026-12-02 13:00'"
         ) from exc
 
 
