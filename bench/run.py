@@ -496,7 +496,7 @@ def sandbox(res: Results, pyz: Path, base: Path, py: str, runs: int, work: Path)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["SHIV_ROOT"] = str(work / "warm-sandbox")
     journal = work / "sandbox-journal.jsonl"
-    ours = [py, str(pyz), "sandbox", "--journal", str(journal), "--at", "2026-12-01 10:15"]
+    ours = [py, str(pyz), "sandbox", "--journal", str(journal), "--at", "2026-12-02 11:30"]
     for era in ("legacy", "modern"):
         first_response([py, str(base)], env, era)  # unpack and compile both once
         first_response(ours, env, era)

@@ -13,9 +13,9 @@ import logging
 import os
 import socket
 import sys
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 from ..errors import KiteError
 from . import journal as journal_module
@@ -24,6 +24,10 @@ from .schemas import GENERATIONS
 DEFAULT_PORT: Final = 7382
 HOST: Final = "127.0.0.1"
 AT_FORMAT: Final = "%Y-%m-%d %H:%M"
+# Every tick up to the simulated now is played on each call: faster than an hour a second,
+# a minute's wait would play days of ticks before the next answer.
+MAX_SPEED: Final = 3600.0
+MAX_AHEAD: Final = timedelta(days=7)  # --at past the scenario's clock: every tick is played
 
 
 def _say(text: str) -> None:
@@ -31,34 +35,68 @@ def _say(text: str) -> None:
     sys.stderr.flush()
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad option is one line on stderr (exit 2), not the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        _say(f"{self.prog}: error: {message} (see: {self.prog} --help)")
+        raise SystemExit(2)
+
+
+def _speed(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= MAX_SPEED:  # also refuses nan
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give simulated seconds per real second, more than 0 and at most "
+            f"{MAX_SPEED:g} (1: real time, 60: a minute a second)"
+        )
+    return value
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port from 0 to 65535 (0: a free one)")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="kite-skills sandbox",
         description="Serve the Kite MCP server's own tools over a SIMULATED Zerodha account and "
         "market: no Kite account, no network, no money at stake. On stdio (what an MCP client "
         "launches) by default, or with --http on 127.0.0.1 behind a bearer token printed on "
         "stderr. Every call is appended to a journal.",
-        epilog="Examples: kite-skills sandbox --scenario default --at '2026-12-01 10:15' "
-        "--speed 60 | kite-skills sandbox --http --port 0 | kite-skills sandbox journal",
+        epilog="Examples: kite-skills sandbox --scenario pre-open --speed 60 | "
+        "kite-skills sandbox --http --port 0 | kite-skills sandbox journal",
     )
     parser.add_argument(
         "--scenario",
         metavar="NAME|FILE",
         default="default",
-        help="a built-in scenario (default: 'default') or a scenario YAML file "
-        "(docs/sandbox-scenarios.md)",
+        help="a built-in scenario: default (a typical account mid-session), expiry-day, "
+        "t1-holdings, after-square-off, pre-open or gap-down; or your own scenario YAML file "
+        "(its format: docs/sandbox-scenarios.md)",
     )
     parser.add_argument(
         "--at",
         metavar="'YYYY-MM-DD HH:MM'",
-        help="start the simulated clock here, IST (default: the scenario's clock)",
+        help="start the simulated clock here, IST (default: the scenario's clock; from it to "
+        "7 days after it)",
     )
     parser.add_argument(
         "--speed",
-        type=float,
+        type=_speed,
         default=1.0,
         metavar="X",
-        help="simulated seconds per real second (default 1; 60: a minute a second)",
+        help="simulated seconds per real second (default 1; 60: a minute a second; at most "
+        f"{MAX_SPEED:g})",
     )
     parser.add_argument(
         "--tools",
@@ -78,13 +116,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--port",
-        type=int,
+        type=_port,
         default=DEFAULT_PORT,
         help=f"with --http: the port on 127.0.0.1 (default {DEFAULT_PORT}; 0: a free one)",
     )
-    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=_Parser)
     show = commands.add_parser(
         "journal",
+        prog="kite-skills sandbox journal",
         help="print a journal as a readable timeline",
         epilog="Example: kite-skills sandbox journal ./rehearsal.jsonl",
     )
@@ -106,7 +145,7 @@ def _run_journal(args: argparse.Namespace) -> int:
 
 
 class UsageError(KiteError):
-    """A sandbox option cannot be used as given."""
+    """A sandbox option cannot be used as given (exit 2, as argparse's own refusals)."""
 
 
 def _parse_at(value: str | None, tz: Any) -> datetime | None:
@@ -117,7 +156,7 @@ def _parse_at(value: str | None, tz: Any) -> datetime | None:
     except ValueError as exc:
         raise UsageError(
             f"--at {value!r}: write the simulated start as 'YYYY-MM-DD HH:MM' (IST), "
-            "e.g. --at '2026-12-01 10:15'"
+            "e.g. --at '2026-12-02 13:00'"
         ) from exc
 
 
@@ -125,10 +164,7 @@ def _run_serve(args: argparse.Namespace) -> int:
     logging.basicConfig(
         stream=sys.stderr, level=logging.WARNING, format="kite-skills sandbox: %(message)s"
     )
-    if not args.speed > 0 or args.speed != args.speed or args.speed == float("inf"):
-        raise UsageError(f"--speed {args.speed}: give a positive number (1: real time)")
-    if args.http and not 0 <= args.port <= 65535:
-        raise UsageError(f"--port {args.port}: give a port from 0 to 65535 (0: a free one)")
+    _parse_at(args.at, None)  # a bad --at is said before anything loads
     # The port first: a taken one is said before anything else is.
     sock = _bind(args.port) if args.http else None
     try:
@@ -149,6 +185,11 @@ def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> 
     finally:
         gc.freeze()
         gc.enable()
+    if args.scenario not in sim.scenario_names() and not Path(args.scenario).is_file():
+        raise UsageError(
+            f"--scenario {args.scenario!r}: no built-in scenario and no file by that name — "
+            f"give a scenario YAML file or one of: {', '.join(sim.scenario_names())}"
+        )
     try:
         scenario = sim.load_scenario(args.scenario)
     except sim.ScenarioError as exc:
@@ -160,10 +201,25 @@ def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> 
         )
         return 1
     start = _parse_at(args.at, sim.IST)
+    if start is not None and start < scenario.clock:
+        raise UsageError(
+            f"--at {args.at!r} is before the scenario's clock ({scenario.clock:{AT_FORMAT}}), "
+            "which is the moment its account describes — give a time from then to 7 days "
+            "after, or write a scenario file with an earlier 'clock:'"
+        )
+    if start is not None and start - scenario.clock > MAX_AHEAD:
+        raise UsageError(
+            f"--at {args.at!r} is more than {MAX_AHEAD.days} days after the scenario's clock "
+            f"({scenario.clock:{AT_FORMAT}}): the sandbox plays every tick in between — give a "
+            "time within a week of it, or set 'clock:' in a scenario file"
+        )
     simulation = sim.Simulation(scenario, start)
     clock = sim.SimClock(simulation.now, args.speed)
     path = _journal_path(args.journal)
-    journal = journal_module.Journal(path)
+    try:
+        journal = journal_module.Journal(path)
+    except journal_module.JournalError as exc:
+        raise UsageError(str(exc)) from exc
     tools = generation(args.tools, clock.now)
     excluded = parse_excluded(os.environ.get("EXCLUDED_TOOLS"))
     unknown = sorted(excluded - set(tools.handlers))
@@ -182,11 +238,17 @@ def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> 
         tools=args.tools,
         transport=transport,
     )
-    _say(
+    line = (
         f"kite-skills sandbox: a SIMULATION (no Kite account, no real money): scenario "
         f"{args.scenario!r}, clock {begun} IST at {args.speed:g}x, tools {args.tools}; "
         f"journal {path}"
     )
+    if sock is None and sys.stdin.isatty():  # a person at a terminal, not an MCP client
+        line += (
+            "; serving MCP on stdio for an MCP client (Ctrl-C stops it; 'kite-skills setup "
+            "CLIENT --sandbox' connects one)"
+        )
+    _say(line)
     try:
         if sock is not None:
             return _serve_http(sandbox, sock)
@@ -251,6 +313,9 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args))
+    except UsageError as exc:
+        _say(f"kite-skills sandbox: error: {exc}")
+        return 2
     except KiteError as exc:
         _say(f"kite-skills sandbox: error: {exc}")
         return 1

@@ -66,6 +66,13 @@ class Journal:
                 f"{path}: cannot open the sandbox journal: {exc.strerror or exc} — choose "
                 "another file with --journal FILE"
             ) from exc
+        if not _journal_or_empty(path):
+            os.close(self._fd)
+            self._fd = None
+            raise JournalError(
+                f"{path}: this file is not a sandbox journal, and the sandbox appends only to "
+                "its own — choose another file with --journal FILE"
+            )
         self.seq = 0
 
     def write(self, entry: Mapping[str, Any]) -> None:
@@ -113,6 +120,23 @@ class Journal:
             self._fd = None
 
 
+def _journal_or_empty(path: Path) -> bool:
+    """Whether the file is empty or starts with a journal entry (a mistyped --journal must
+    not get JSON lines appended to someone's document)."""
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline(65536)
+    except OSError:
+        return True  # unreadable but writable: nothing of a person's to protect that we see
+    if not first:
+        return True
+    try:
+        entry = json.loads(first.split(b"\n", 1)[0])
+    except ValueError:
+        return False
+    return isinstance(entry, dict) and entry.get("kind") in ("start", "call")
+
+
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
@@ -122,6 +146,12 @@ def entries(path: Path) -> Iterator[tuple[int, dict[str, Any] | None]]:
     last line after a crash mid-write, or text someone added)."""
     try:
         handle = path.open("rb")
+    except FileNotFoundError as exc:
+        raise JournalError(
+            f"{path}: no sandbox journal here yet — the sandbox starts it on its first launch "
+            "('kite-skills sandbox', or its entry in your MCP client); for another file: "
+            "kite-skills sandbox journal FILE"
+        ) from exc
     except OSError as exc:
         raise JournalError(
             f"{path}: cannot read the sandbox journal: {exc.strerror or exc} — give the file "

@@ -4,11 +4,14 @@ store (nor the dashboard)."""
 
 from __future__ import annotations
 
+import ast
 import json
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
+import kite_skills
 import kite_skills.sandbox
 import kite_skills.server
 
@@ -56,3 +59,24 @@ def test_the_sandbox_never_imports_the_store() -> None:
     assert "kite_skills.sandbox.server" in loaded and "kite_skills.sandbox.cli" in loaded
     leaked = [m for m in loaded if m.startswith(("kite_skills.store", "kite_skills.dashboard"))]
     assert leaked == [], f"the sandbox loads {leaked}"
+
+
+def test_only_the_cli_dispatch_names_the_sandbox_outside_it() -> None:
+    """Also imports inside functions (which the import test above cannot see): outside
+    kite_skills/sandbox, only cli.main's hand-over to ``kite-skills sandbox`` imports it."""
+    root = Path(kite_skills.__file__).parent
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if root / "sandbox" in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                names = [f"{'.' * node.level}{node.module or ''}"]
+                names += [f"{'.' * node.level}{node.module or ''}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            if any("sandbox" in name.split(".") for name in names):
+                found.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert [f.split(":")[0] for f in found] == ["cli.py"], found

@@ -15,6 +15,7 @@ import pytest
 from kite_skills.cli import main
 from kite_skills.cli_setup import CLIENTS
 from kite_skills.sandbox.journal import Journal, default_path, entries
+from kite_skills.sandbox.sim import scenario_names
 
 
 def test_sandbox_help_names_every_option(capsys: pytest.CaptureFixture[str]) -> None:
@@ -25,6 +26,9 @@ def test_sandbox_help_names_every_option(capsys: pytest.CaptureFixture[str]) -> 
     for option in ("--scenario", "--at", "--speed", "--tools", "--journal", "--http", "--port"):
         assert option in out
     assert "grouped" in out and "legacy-oldest" in out and "journal" in out
+    flat = " ".join(out.split())
+    for name in scenario_names():  # the help names every built-in scenario
+        assert name in flat
 
 
 def test_the_main_help_lists_the_sandbox(capsys: pytest.CaptureFixture[str]) -> None:
@@ -116,7 +120,10 @@ def test_journal_of_a_missing_file_says_so(
 ) -> None:
     assert main(["sandbox", "journal", str(tmp_path / "none.jsonl")]) == 1
     err = capsys.readouterr().err
-    assert "none.jsonl: cannot read the sandbox journal" in err
+    assert (
+        "none.jsonl: no sandbox journal here yet — the sandbox starts it on its first launch" in err
+    )
+    assert len(err.splitlines()) == 1
 
 
 def test_sandbox_after_a_global_option_is_refused_not_served(

@@ -1,9 +1,10 @@
 """Fuzzing `kite-skills sandbox` over stdio in both protocol eras, as the main server's
 inputs are fuzzed (tests/server/test_fuzz.py): unknown tools and modes, wrong types, missing
 required parameters, enormous values, control characters, lone surrogates, non-UTF-8 and
-non-JSON lines. Properties on every example: stdout carries nothing but JSON-RPC, no answer
-is -32603, every request is answered once, a tool's own refusals are isError results, and at
-the end stderr holds no traceback (one line: the simulation's).
+non-JSON lines; the grouped tools in both eras, and the legacy generations' own tools.
+Properties on every example: stdout carries nothing but JSON-RPC, no answer is -32603, every
+request is answered once, a tool's own refusals are isError results, and at the end stderr
+holds no traceback (one line: the simulation's).
 
 Derandomized: seed ``KITE_SKILLS_FUZZ_SEED`` (default 20261201), examples per test
 ``KITE_SKILLS_FUZZ_EXAMPLES`` (default 60)."""
@@ -41,8 +42,8 @@ def fuzz(test: Callable[..., None]) -> Callable[..., None]:
 
 
 class Peer(RawPeer):
-    def __init__(self, home: Path, era: str) -> None:
-        super().__init__(home, home / "journal.jsonl")
+    def __init__(self, home: Path, era: str, *extra: str) -> None:
+        super().__init__(home, home / "journal.jsonl", *extra)
         self.era = era
         self.lines: queue.Queue[bytes] = queue.Queue()
         self.ids = itertools.count(1)
@@ -185,6 +186,43 @@ def test_fuzz_lines(peer: Peer) -> None:
 
     one()
     peer.finish()
+
+
+@pytest.mark.parametrize(("generation", "era"), [("legacy", "modern"), ("legacy-oldest", "legacy")])
+def test_fuzz_legacy_tool_calls(tmp_path: Path, generation: str, era: str) -> None:
+    """The separate tools of the older servers take the same abuse: bad values for their own
+    parameters, required ones missing, unknown tools."""
+    tools = {t["name"]: t for t in schemas.load(generation)}
+    peer = Peer(tmp_path, era, "--tools", generation)
+
+    def arguments(tool: str) -> st.SearchStrategy[Any]:
+        spec = tools.get(tool)
+        if spec is None:
+            return st.dictionaries(text, values, max_size=3)
+        known = {name: values for name in spec["inputSchema"].get("properties", {})}
+        return st.fixed_dictionaries({}, optional=known) | st.dictionaries(text, values, max_size=3)
+
+    names = st.sampled_from(sorted(tools)) | text
+
+    @fuzz
+    @given(names.flatmap(lambda t: st.tuples(st.just(t), arguments(t))))
+    def one(call: tuple[str, Any]) -> None:
+        tool, args = call
+        rid = next(peer.ids)
+        peer.write(peer.wrap(rid, "tools/call", {"name": tool, "arguments": args}))
+        answer = peer.answer(rid)
+        if "error" in answer:
+            assert answer["error"]["code"] in (-32602, -32600), answer
+            assert tool not in tools or _not_unicode(args) or _not_unicode(tool), answer
+        else:
+            content = answer["result"]["content"]
+            assert len(content) == 1 and content[0]["type"] == "text"
+
+    try:
+        one()
+        peer.finish()
+    finally:
+        peer.kill()
 
 
 def _not_unicode(value: Any) -> bool:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from kite_skills.sandbox.sim import KiteError, Simulation, load_scenario, parse_scenario, rules
+from kite_skills.sandbox.sim.scenario import _TOP as SCENARIO_KEYS
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "sandbox-scenarios.md"
 BASE = """
@@ -53,6 +54,10 @@ def test_the_documented_example_loads() -> None:
     s = Simulation(parse_scenario(block.group(1), "doc.yaml"))
     assert s.holdings()[0]["t1_quantity"] == 20 and s.get_gtts()[0]["type"] == "two-leg"
     assert s.mf_holdings()[0]["fund"].startswith("HDFC Index Fund")
+    assert s.mf_orders()[0]["amount"] == 5000.0 and s.mf_sips()[0]["frequency"] == "monthly"
+    # complete: every top-level key a scenario takes is shown
+    shown = set(re.findall(r"^([a-z_]+):", block.group(1), re.M))
+    assert shown == set(SCENARIO_KEYS)
 
 
 def test_open_orders_block_margin_in_net() -> None:

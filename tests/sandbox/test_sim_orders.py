@@ -340,3 +340,26 @@ def test_market_orders_blocked_in_stock_options() -> None:
         market_protection=-1,
     )
     assert err.message == rules.STOCK_OPTION_MARKET
+
+
+def test_a_filled_order_trail_with_exchange_ids_timestamps_and_trades() -> None:
+    s = sim()
+    price = s.ltp("NSE:INFY")["NSE:INFY"]["last_price"]
+    oid = place(s, quantity=3, price=round(price + 5, 1))["order_id"]
+    history = s.order_history(oid)
+    assert [r["status"] for r in history] == [
+        "PUT ORDER REQ RECEIVED",
+        "VALIDATION PENDING",
+        "OPEN PENDING",
+        "OPEN",
+        "COMPLETE",
+    ]
+    assert [bool(r["exchange_order_id"]) for r in history] == [False, False, False, True, True]
+    assert all(r["order_timestamp"] == "2026-12-02 11:30:00" for r in history)
+    assert history[-1]["filled_quantity"] == 3 and history[-1]["pending_quantity"] == 0
+    row = order(s, oid)
+    assert row["exchange_timestamp"] == "2026-12-02 11:30:00" and row["average_price"] == price
+    (trade,) = s.order_trades(oid)
+    assert trade["exchange_order_id"] == row["exchange_order_id"] and trade["quantity"] == 3
+    assert trade["trade_id"] and trade["fill_timestamp"] == "2026-12-02 11:30:00"
+    assert [t["trade_id"] for t in s.trades() if t["order_id"] == oid] == [trade["trade_id"]]

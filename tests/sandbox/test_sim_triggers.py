@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from kite_skills.sandbox.sim import KiteError, Simulation, load_scenario, parse_scenario, rules
@@ -142,3 +144,57 @@ def test_gap_down_leaves_protected_stop_open() -> None:
     assert stop["filled_quantity"] == 0 and stop["pending_quantity"] == 100
     gtt = s.get_gtts()[0]
     assert gtt["orders"][0]["result"]["order_result"]["status"] == "failed"
+
+
+def test_single_buy_gtt_triggers_on_the_way_down_and_its_order_fills() -> None:
+    s = sim()
+    leg = {"transaction_type": "BUY", "quantity": 5, "price": 1565.0, "product": "CNC"}
+    tid = s.place_gtt("single", "INFY", "NSE", [1570.0], 1610.0, [leg])["trigger_id"]
+    s.advance_to(s.now.replace(minute=35))
+    assert s.get_gtt(tid)["status"] == "active"  # 1610 at 11:31: not yet
+    s.advance_to(s.now.replace(minute=45))
+    row = s.get_gtt(tid)
+    assert row["status"] == "triggered"
+    result = row["orders"][0]["result"]
+    assert result["order_result"]["status"] == "success"
+    placed = next(o for o in s.orders() if o["order_id"] == result["order_result"]["order_id"])
+    assert (placed["transaction_type"], placed["quantity"], placed["price"]) == ("BUY", 5, 1565.0)
+    assert placed["status"] == "COMPLETE" and placed["average_price"] == 1560.0
+
+
+def test_two_leg_gtt_upper_leg_takes_profit_and_the_other_leg_is_never_placed() -> None:
+    s = sim()
+    legs = [
+        {"transaction_type": "SELL", "quantity": 10, "price": 1500.0, "product": "CNC"},
+        {"transaction_type": "SELL", "quantity": 10, "price": 1665.0, "product": "CNC"},
+    ]
+    tid = s.place_gtt("two-leg", "INFY", "NSE", [1550.0, 1665.0], 1610.0, legs)["trigger_id"]
+    s.advance_to(s.now.replace(minute=55))  # 1560 at 11:40 (above the stop), 1670 at 11:50
+    row = s.get_gtt(tid)
+    assert row["status"] == "triggered"
+    assert row["orders"][0]["result"] is None
+    order_id = row["orders"][1]["result"]["order_result"]["order_id"]
+    placed = next(o for o in s.orders() if o["order_id"] == order_id)
+    assert placed["transaction_type"] == "SELL" and placed["status"] == "COMPLETE"
+    assert len(s.orders()) == 1
+
+
+def test_fo_amo_is_released_at_9_15_and_equity_at_9_00() -> None:
+    s = sim()
+    s.advance_to(s.now.replace(hour=17))
+    future = s.place_order(
+        variety="amo", exchange="NFO", tradingsymbol="NIFTY26DECFUT", transaction_type="BUY",
+        quantity=65, product="NRML", order_type="LIMIT", price=24000.0,
+    )["order_id"]  # fmt: skip
+    share = s.place_order(
+        variety="amo", exchange="NSE", tradingsymbol="INFY", transaction_type="BUY",
+        quantity=1, product="CNC", order_type="LIMIT", price=1500.0,
+    )["order_id"]  # fmt: skip
+    status = lambda oid: next(o for o in s.orders() if o["order_id"] == oid)["status"]  # noqa: E731
+    s.advance_to((s.now + timedelta(days=1)).replace(hour=9, minute=5))
+    assert (status(future), status(share)) == ("AMO REQ RECEIVED", "OPEN")
+    s.advance_to(s.now.replace(minute=16))
+    assert status(future) == "OPEN"
+    trail = [r["status"] for r in s.order_history(future)]
+    assert trail[:3] == ["PUT ORDER REQ RECEIVED", "VALIDATION PENDING", "AMO REQ RECEIVED"]
+    assert trail[-2:] == ["OPEN PENDING", "OPEN"]

@@ -36,7 +36,8 @@ ICEBERG_QTY = (
     "Iceberg quantity should be at least the total quantity divided by the number of "
     "legs, and a multiple of the lot size."
 )  # UNVERIFIED
-ICEBERG_AMO = "Iceberg orders cannot be placed as AMO."  # UNVERIFIED; rule: rules.md §2/§6
+# rules.md §2/§6: AMOs cannot be iceberg. `variety` is one value, so an iceberg is never an
+# AMO: outside market hours it is refused as any regular order is (MARKET_CLOSED).
 
 # §1 circuit limits: Kite pre-validation blocks prices beyond circuit limits
 # (https://support.zerodha.com/category/console/portfolio/holdings/articles/kite-order-rejections).

@@ -6,6 +6,7 @@ reads ``source:line: what is wrong — what to do``.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
@@ -147,6 +148,19 @@ class Scenario:
         return str(meta.get("demat_consent", "physical"))
 
 
+# What a missing key looks like written, for the message that asks for it.
+_EXAMPLES = {
+    "clock": "'clock: \"2026-12-02 11:30\"' (IST)",
+    "at": "'at: \"09:21\"' (when it happened, HH:MM[:SS] on the scenario date)",
+    "exchange": "'exchange: NSE'",
+    "tradingsymbol": "'tradingsymbol: INFY'",
+    "transaction_type": "'transaction_type: BUY' (or SELL)",
+    "product": "'product: CNC' (or MIS, NRML, MTF)",
+    "order_type": "'order_type: LIMIT' (or MARKET, SL, SL-M)",
+    "quantity": "'quantity: 10'",
+}
+
+
 def scenario_names() -> tuple[str, ...]:
     return BUILT_IN
 
@@ -239,7 +253,7 @@ class _Parser:
                 )
         for key in required:
             if key not in node:
-                self.bad(line, f"{what}: '{key}' is missing — add '{key}:'")
+                self.bad(line, f"{what}: '{key}' is missing — add {_EXAMPLES.get(key, key + ':')}")
 
     def number(
         self,
@@ -259,13 +273,20 @@ class _Parser:
             kind = "a whole number" if integer else "a number"
             self.bad(at, f"{what}: '{key}' must be {kind} (got {value!r}) — write e.g. {key}: 10")
             return default
+        if not _sane(value):
+            self.bad(
+                at,
+                f"{what}: '{key}' must be a finite number of at most 10^15 (got {value!r}) — "
+                f"write e.g. {key}: 10",
+            )
+            return default
         if integer and not float(value).is_integer():
             self.bad(
                 at, f"{what}: '{key}' must be a whole number (got {value}) — drop the fraction"
             )
             return default
         if minimum is not None and value < minimum:
-            self.bad(at, f"{what}: '{key}' must be {minimum:g} or more (got {value})")
+            self.bad(at, f"{what}: '{key}' must be {minimum:g} or more (got {value}) — raise it")
             return default
         return float(value)
 
@@ -352,9 +373,47 @@ class _Parser:
                 ]
             ) from exc
         except YAMLError as exc:
+            # ruamel's ReaderError (a control character, say) has a character position, not a
+            # mark, and a message over two lines: one line, at the character's line.
+            position = getattr(exc, "position", None)
+            line = text.count("\n", 0, position) + 1 if isinstance(position, int) else 1
+            reason = getattr(exc, "reason", None) or str(exc).splitlines()[0]
+            character = getattr(exc, "character", None)
+            if isinstance(character, str):
+                reason = f"{reason} (character U+{ord(character):04X})"
+            elif isinstance(character, int):
+                reason = f"{reason} (character U+{character:04X})"
             raise ScenarioError(
-                [ScenarioProblem(self.source, 1, f"not valid YAML: {exc} — fix the syntax")]
+                [
+                    ScenarioProblem(
+                        self.source,
+                        line,
+                        f"not valid YAML: {reason} — remove the character or fix the syntax",
+                    )
+                ]
             ) from exc
+        if doc is None:
+            raise ScenarioError(
+                [
+                    ScenarioProblem(
+                        self.source,
+                        1,
+                        "the scenario is empty — it needs at least 'clock: \"YYYY-MM-DD "
+                        "HH:MM:SS\"' (a complete example: docs/sandbox-scenarios.md)",
+                    )
+                ]
+            )
+        if not isinstance(doc, CommentedMap):
+            raise ScenarioError(
+                [
+                    ScenarioProblem(
+                        self.source,
+                        _line(doc),
+                        "the scenario is not 'key: value' lines — write them at the top level, "
+                        "starting with 'clock:' (a complete example: docs/sandbox-scenarios.md)",
+                    )
+                ]
+            )
         root = self.mapping(doc, 1, "the scenario")
         if root is None:
             raise ScenarioError(self.problems)
@@ -517,7 +576,14 @@ class _Parser:
         row["authorised_date"] = self.text(node, "authorised_date", what, line)
         row["collateral_type"] = self.text(node, "collateral_type", what, line)
         # kite-domain §0: quantity already includes the T+1 shares.
-        if row["quantity"] != row["realised_quantity"] + row["t1_quantity"]:
+        if row["t1_quantity"] > row["quantity"]:
+            self.bad(
+                line,
+                f"{what}: t1_quantity {row['t1_quantity']} is more than quantity "
+                f"{row['quantity']} — quantity includes the T+1 shares; raise it or lower "
+                "t1_quantity",
+            )
+        elif row["quantity"] != row["realised_quantity"] + row["t1_quantity"]:
             self.bad(
                 line,
                 f"{what}: quantity {row['quantity']} is not realised_quantity "
@@ -829,8 +895,17 @@ class _Parser:
             )
             return None
         moment = self.moment(when, line, what)
-        if isinstance(price, bool) or not isinstance(price, int | float) or price <= 0:
-            self.bad(line, f"{what}: price must be a positive number (got {price!r})")
+        if (
+            isinstance(price, bool)
+            or not isinstance(price, int | float)
+            or not _sane(price)
+            or price <= 0
+        ):
+            self.bad(
+                line,
+                f"{what}: price must be a positive number of at most 10^15 (got {price!r}) — "
+                "e.g. ['11:31', 1502.5]",
+            )
             return None
         units = float(price) / tick_size
         if abs(units - round(units)) > 1e-6:
@@ -841,13 +916,26 @@ class _Parser:
             )
             return None
         if liquidity is not None and (
-            isinstance(liquidity, bool) or not isinstance(liquidity, int) or liquidity < 0
+            isinstance(liquidity, bool)
+            or not isinstance(liquidity, int)
+            or liquidity < 0
+            or not _sane(liquidity)
         ):
             self.bad(line, f"{what}: liquidity must be a whole number of 0 or more")
             return None
         if moment is None:
             return None
         return Tick(moment, float(price), liquidity)
+
+
+_LARGEST = 10**15  # beyond any quantity, price or balance a scenario needs
+
+
+def _sane(value: float) -> bool:
+    """Finite and at most 10^15 in size (a YAML .inf, .nan or 1e400 is a typo here)."""
+    if isinstance(value, int):
+        return abs(value) <= _LARGEST
+    return math.isfinite(value) and abs(value) <= _LARGEST
 
 
 def _plain(value: Any) -> Any:
