@@ -25,7 +25,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from .. import __version__
-from ..server.stdio import shown
+from ..display import clipped
 from . import schemas
 from .handlers import Generation, Result
 from .journal import Journal
@@ -91,7 +91,7 @@ class Sandbox:
                 try:
                     result = handler(self.sim, args)
                 except Exception:
-                    log.exception("tool %s failed", shown(name, 64))
+                    log.exception("tool %s failed", clipped(name, 64))
                     result = Result(INTERNAL, True)
         if result is not None and result.kite_error is not None:
             log.info("%s: Kite Connect refused: %s", name, result.kite_error)
@@ -108,7 +108,7 @@ class Sandbox:
 
 
 def unknown_tool(name: str) -> str:
-    return f'unknown tool "{shown(name, 64)}"'
+    return f'unknown tool "{clipped(name, 64)}"'
 
 
 def parse_excluded(value: str | None) -> frozenset[str]:
@@ -131,7 +131,7 @@ def build_server(sandbox: Sandbox) -> Server[Any]:
         result = sandbox.call(params.name, params.arguments)
         if result is None:
             raise MCPError(
-                INVALID_PARAMS, unknown_tool(params.name), {"name": shown(params.name, 64)}
+                INVALID_PARAMS, unknown_tool(params.name), {"name": clipped(params.name, 64)}
             )
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=result.text)], is_error=result.is_error
@@ -161,7 +161,7 @@ def build_server(sandbox: Sandbox) -> Server[Any]:
             return result
         if not state["opened"] and ctx.method != "ping":
             if server.get_request_handler(ctx.method) is not None:
-                raise MCPError(INVALID_PARAMS, NOT_INITIALIZED, {"method": shown(ctx.method, 64)})
+                raise MCPError(INVALID_PARAMS, NOT_INITIALIZED, {"method": clipped(ctx.method, 64)})
         return await call_next(ctx)
 
     server: Server[Any] = Server(
@@ -200,9 +200,9 @@ async def _internal_errors(ctx: Context, call_next: CallNext) -> HandlerResult:
     except ValidationError as exc:
         problems = []
         for error in exc.errors(include_url=False, include_input=False, include_context=False)[:3]:
-            loc = [shown(part, 40) for part in error["loc"]]
+            loc = [clipped(part, 40) for part in error["loc"]]
             field = ".".join(loc if loc[:1] == ["params"] else ["params", *loc])
-            said = shown(error["msg"], 120)
+            said = clipped(error["msg"], 120)
             problems.append(
                 f"{field} is missing"
                 if error["type"] == "missing"
@@ -210,7 +210,7 @@ async def _internal_errors(ctx: Context, call_next: CallNext) -> HandlerResult:
             )
         raise MCPError(
             INVALID_PARAMS,
-            f"invalid params for {shown(ctx.method, 60)}: {'; '.join(problems) or 'bad shape'}",
+            f"invalid params for {clipped(ctx.method, 60)}: {'; '.join(problems) or 'bad shape'}",
         ) from exc
     except Exception as exc:
         log.exception("%s failed", ctx.method)

@@ -70,8 +70,6 @@ _TOO_LONG: Final = object()
 
 _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
-shown: Final = clipped  # the old name, which kite_skills/sandbox/server.py still imports
-
 
 def valid_id(value: object) -> bool:
     """MCP request ids are strings or integers; JSON-RPC's ``null`` and fractions are not,
