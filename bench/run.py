@@ -6,8 +6,9 @@ Every comparison is a ratio measured in the same run, A B A B …: the median of
 ratios, with their min–max. Absolute times are printed for reading, never asserted anywhere.
 Sections (the issue's numbering): 1 time to first response over stdio, on every CPython here
 that the zipapp runs on; 2 request cost in one warm session; 3 catalog scale; 4 store scale;
-5 memory; 6 artefacts. Writes DIR/latest.json and DIR/latest.png (the scale curves), prints the
-table on stdout and progress on stderr. ``--tiny`` runs few iterations at small sizes, so the
+5 memory; 6 artefacts; 7 the sandbox (`kite-skills sandbox`) against the baseline. Writes
+DIR/latest.json and DIR/latest.png (the scale curves), prints the table on stdout and progress
+on stderr. ``--tiny`` runs few iterations at small sizes, so the
 test suite can check the structure of the output (never the speed).
 """
 
@@ -484,6 +485,67 @@ def requests(res: Results, pyz: Path, base: Path, py: str, runs: int, work: Path
         baseline.close()
 
 
+# ---- 7. the sandbox ----------------------------------------------------------------------
+
+
+def sandbox(res: Results, pyz: Path, base: Path, py: str, runs: int, work: Path) -> None:
+    """`kite-skills sandbox` (the simulated Kite MCP server) against the baseline: time to
+    first response in both eras, and a tool call that goes through the simulation
+    (portfolio profile: advance the clock, ask the account, shape the Go struct, journal it)
+    against the baseline's no-op tool."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["SHIV_ROOT"] = str(work / "warm-sandbox")
+    journal = work / "sandbox-journal.jsonl"
+    ours = [py, str(pyz), "sandbox", "--journal", str(journal), "--at", "2026-12-01 10:15"]
+    for era in ("legacy", "modern"):
+        first_response([py, str(base)], env, era)  # unpack and compile both once
+        first_response(ours, env, era)
+        samples: dict[str, list[float]] = {"sandbox": [], "base": []}
+        for _ in range(runs):
+            subjects = [("sandbox", ours), ("base", [py, str(base)])]
+            random.shuffle(subjects)
+            for name, command in subjects:
+                samples[name].append(first_response(command, env, era))
+        pairs = [a / b for a, b in zip(samples["sandbox"], samples["base"], strict=True)]
+        path = "initialize + tools/list" if era == "legacy" else "server/discover + tools/list"
+        res.add(
+            "7. sandbox",
+            f"sandbox warm, {path}, vs the baseline server",
+            f"{ratio_text(pairs)}; {ms(statistics.median(samples['sandbox']))} vs "
+            f"{ms(statistics.median(samples['base']))}",
+            value=statistics.median(pairs),
+            limit=1.10,
+            target="≤ 1.10×",
+        )
+    settle()
+    session = Session(ours, env)
+    baseline = Session([py, str(base)], env)
+    call = ("tools/call", {"name": "portfolio", "arguments": {"mode": "profile"}})
+    noop = ("tools/call", {"name": "echo", "arguments": {}})
+    try:
+        for _ in range(3):
+            session.timed(*call)
+            baseline.timed(*noop)
+        seq, seq_base = [], []
+        for _ in range(runs * 10):
+            seq.append(session.timed(*call))
+            seq_base.append(baseline.timed(*noop))
+        p50_ratio = statistics.median(seq) / statistics.median(seq_base)
+        ratios = [a / b for a, b in zip(seq, seq_base, strict=True)]
+        res.add(
+            "7. sandbox",
+            "sandbox tool call (portfolio profile) vs the baseline's no-op tool call",
+            f"p50 {statistics.median(seq) * 1000:.2f} ms, p99 {pct(seq, 0.99) * 1000:.2f} ms; "
+            f"p50 {p50_ratio:.2f}× no-op (pairs {ratio_text(ratios)})",
+            value=p50_ratio,
+            limit=1.2,
+            target="p50 ≤ 1.20×",
+        )
+    finally:
+        session.close()
+        baseline.close()
+
+
 def _first_run_memory(res: Results, pyz: Path, base: Path, py: str, env: dict[str, str]) -> None:
     """Peak RSS of each server's first run (it unpacks into the fresh SHIV_ROOT in ``env``):
     reported apart, since the memory row is about the warm server."""
@@ -946,7 +1008,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tiny", action="store_true", help="few iterations, small sizes")
     parser.add_argument("--pyz", default=str(ROOT / "dist" / "kite-skills.pyz"))
     parser.add_argument("--out", default=str(HERE / "results"), help="where latest.* go")
-    parser.add_argument("--only", help="comma-separated sections to run (1–6)")
+    parser.add_argument("--only", help="comma-separated sections to run (1–7)")
     parser.add_argument("--catalog-child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.catalog_child:
@@ -959,7 +1021,7 @@ def main(argv: list[str] | None = None) -> int:
     if not pyz.is_file():
         say(f"bench: {pyz} is missing — run ./build.sh first")
         return 2
-    only = set((args.only or "1,2,3,4,5,6").split(","))
+    only = set((args.only or "1,2,3,4,5,6,7").split(","))
     tiny = args.tiny
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -996,6 +1058,10 @@ def main(argv: list[str] | None = None) -> int:
             settle()
             say("== 6. artefacts")
             artefacts(res, pyz, main_py, work)
+        if "7" in only:
+            settle()
+            say("== 7. the sandbox")
+            sandbox(res, pyz, base, main_py, 2 if tiny else 10, work)
     info = machine()
     info["seconds"] = round(time.perf_counter() - started)
     info["tiny"] = tiny

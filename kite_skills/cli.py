@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import CatalogError, KiteError, UnknownHelpKey
-from .store import default_db_path
 
 if TYPE_CHECKING:
     import argparse  # imported where a parser is built: a server start needs none
@@ -63,6 +62,7 @@ def _run_server(args: argparse.Namespace | None) -> int:
     gc.disable()
     try:
         from .server.app import serve_stdio  # the MCP stack loads only in server mode
+        from .store import default_db_path
     finally:
         gc.freeze()
         gc.enable()
@@ -75,6 +75,7 @@ def _run_server(args: argparse.Namespace | None) -> int:
 
 def _run_dashboard(args: argparse.Namespace) -> int:
     from .dashboard.serve import run  # Starlette, Jinja2 and uvicorn load only here
+    from .store import default_db_path
 
     db = getattr(args, "db", None)
     return run(Path(db) if db else default_db_path(os.environ), args.port, not args.no_browser)
@@ -148,6 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     dash.set_defaults(run=_run_dashboard)
     cli_setup.register(commands)
+    commands.add_parser(
+        "sandbox",
+        add_help=False,  # 'kite-skills sandbox --help' is the sandbox's own (main() hands over)
+        help="serve the Kite MCP tools over a simulated account, to rehearse without money",
+    )
     return parser
 
 
@@ -156,6 +162,11 @@ def main(argv: list[str] | None = None) -> int:
         if not (sys.argv[1:] if argv is None else argv):
             # How MCP clients launch it: no parser to build, no person's command to import.
             return _run_server(None)
+        given = sys.argv[1:] if argv is None else argv
+        if given[0] == "sandbox":  # its own parser; the main server never loads the sandbox
+            from .sandbox.cli import main as sandbox
+
+            return sandbox(given[1:])
         args = build_parser().parse_args(argv)
         return int(args.run(args))
     except KiteError as exc:

@@ -26,6 +26,7 @@ from .store import LATEST_VERSION, default_db_path
 from .store.report import describe
 
 SERVER_NAME = "kite-skills"
+SANDBOX_NAME = "kite-sandbox"  # `kite-skills sandbox`, beside the main server
 
 
 class ConfigError(KiteError):
@@ -90,8 +91,18 @@ def server_entry(client: Client, db: Path) -> dict[str, Any]:
     return entry
 
 
-def merge_config(path: Path, key: str, entry: dict[str, Any]) -> Path | None:
-    """Put ``entry`` under ``key`` → ``kite-skills`` in the JSON file at ``path``, keeping
+def sandbox_entry(client: Client) -> dict[str, Any]:
+    """The entry that starts ``kite-skills sandbox`` (simulated account, no store)."""
+    command, args = launch_command()
+    entry: dict[str, Any] = {"type": "stdio"} if client.typed else {}
+    entry.update(command=command, args=[*args, "sandbox"])
+    return entry
+
+
+def merge_config(
+    path: Path, key: str, entry: dict[str, Any], name: str = SERVER_NAME
+) -> Path | None:
+    """Put ``entry`` under ``key`` → ``name`` in the JSON file at ``path``, keeping
     everything else; back the old file up first. Returns the backup's path (None if new)."""
     config: dict[str, Any] = {}
     if path.exists():
@@ -108,7 +119,7 @@ def merge_config(path: Path, key: str, entry: dict[str, Any]) -> Path | None:
                 "it away) and run again; nothing was changed"
             )
     servers = dict(config.get(key, {}))
-    servers[SERVER_NAME] = entry
+    servers[name] = entry
     config[key] = servers
     backup = None
     if path.exists():
@@ -129,15 +140,17 @@ def _store_path(args: argparse.Namespace) -> Path:
 
 def _run_setup(args: argparse.Namespace) -> int:
     client = CLIENTS[args.client]
-    entry = server_entry(client, _store_path(args))
+    sandbox = getattr(args, "sandbox", False)
+    name = SANDBOX_NAME if sandbox else SERVER_NAME
+    entry = sandbox_entry(client) if sandbox else server_entry(client, _store_path(args))
     path = Path(args.config) if args.config else config_path(client.name, os.environ, sys.platform)
     if args.write:
-        backup = merge_config(path, client.key, entry)
+        backup = merge_config(path, client.key, entry, name)
         kept = f" (backup: {backup})" if backup else ""
-        print(f"kite-skills: added '{SERVER_NAME}' to {path}{kept}; restart {client.title}")
+        print(f"kite-skills: added '{name}' to {path}{kept}; restart {client.title}")
         return 0
     print(f"# {client.title}: put this in {path} (or run with --write to merge it there)")
-    print(json.dumps({client.key: {SERVER_NAME: entry}}, indent=2))
+    print(json.dumps({client.key: {name: entry}}, indent=2))
     return 0
 
 
@@ -182,6 +195,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--write", action="store_true", help="merge it into the client's config file (backed up)"
     )
     setup.add_argument("--config", metavar="PATH", help="another config file than the client's")
+    setup.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="the entry 'kite-sandbox' for 'kite-skills sandbox' (a simulated account)",
+    )
     setup.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help="the store file")
     setup.set_defaults(run=_run_setup)
     doctor = subparsers.add_parser(

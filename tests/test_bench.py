@@ -20,6 +20,7 @@ SECTIONS = {
     "4. store scale",
     "5. memory",
     "6. artefacts",
+    "7. sandbox",
 }
 
 
@@ -62,6 +63,8 @@ def test_tiny_bench_writes_the_table_the_json_and_the_plot(tmp_path: Path) -> No
         "prompts/list vs",
         "peak RSS",
         "kite-skills.pyz size",
+        "sandbox warm, initialize + tools/list, vs the baseline server",
+        "sandbox tool call (portfolio profile) vs the baseline's no-op tool call",
     ):
         assert any(expected in m for m in measures), expected
     for row in data["rows"]:

@@ -119,8 +119,18 @@ LEGACY_EQUIVALENT: dict[tuple[str, str], str] = {
     ("mutual_funds", "holdings"): "get_mf_holdings",
 }
 
+# zerodha/kite-mcp-server@847fe98:mcp/mf_tools.go:19 and @dcf2dc4:mcp/mf_tools.go:24 paginate
+# get_mf_holdings too (the grouped mutual_funds holdings does not).
 LEGACY_PAGINATED = frozenset(
-    {"get_holdings", "get_positions", "get_orders", "get_trades", "get_gtts", "search_instruments"}
+    {
+        "get_holdings",
+        "get_positions",
+        "get_orders",
+        "get_trades",
+        "get_gtts",
+        "get_mf_holdings",
+        "search_instruments",
+    }
 )
 LEGACY_ORDER_TOOLS = frozenset(
     {

@@ -1,0 +1,244 @@
+"""``kite-skills sandbox``: serve the Kite MCP server's tools over a simulated account, and
+``kite-skills sandbox journal [FILE]``: print what was asked of it.
+
+Reached from :func:`kite_skills.cli.main` through a lazy dispatch: the main server never
+imports this package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import logging
+import os
+import socket
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Final
+
+from ..errors import KiteError
+from . import journal as journal_module
+from .schemas import GENERATIONS
+
+DEFAULT_PORT: Final = 7382
+HOST: Final = "127.0.0.1"
+AT_FORMAT: Final = "%Y-%m-%d %H:%M"
+
+
+def _say(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kite-skills sandbox",
+        description="Serve the Kite MCP server's own tools over a SIMULATED Zerodha account and "
+        "market: no Kite account, no network, no money at stake. On stdio (what an MCP client "
+        "launches) by default, or with --http on 127.0.0.1 behind a bearer token printed on "
+        "stderr. Every call is appended to a journal.",
+        epilog="Examples: kite-skills sandbox --scenario default --at '2026-12-01 10:15' "
+        "--speed 60 | kite-skills sandbox --http --port 0 | kite-skills sandbox journal",
+    )
+    parser.add_argument(
+        "--scenario",
+        metavar="NAME|FILE",
+        default="default",
+        help="a built-in scenario (default: 'default') or a scenario YAML file "
+        "(docs/sandbox-scenarios.md)",
+    )
+    parser.add_argument(
+        "--at",
+        metavar="'YYYY-MM-DD HH:MM'",
+        help="start the simulated clock here, IST (default: the scenario's clock)",
+    )
+    parser.add_argument(
+        "--speed",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="simulated seconds per real second (default 1; 60: a minute a second)",
+    )
+    parser.add_argument(
+        "--tools",
+        choices=GENERATIONS,
+        default="grouped",
+        help="which Kite MCP server to imitate: grouped (the 7 tools with modes, default), "
+        "legacy (the separate tools) or legacy-oldest (the first generation)",
+    )
+    parser.add_argument(
+        "--journal",
+        metavar="FILE",
+        help="append the journal here (default: kite-skills/sandbox/journal.jsonl in this OS's "
+        "per-user data folder)",
+    )
+    parser.add_argument(
+        "--http", action="store_true", help="serve streamable HTTP on 127.0.0.1 instead of stdio"
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=f"with --http: the port on 127.0.0.1 (default {DEFAULT_PORT}; 0: a free one)",
+    )
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    show = commands.add_parser(
+        "journal",
+        help="print a journal as a readable timeline",
+        epilog="Example: kite-skills sandbox journal ./rehearsal.jsonl",
+    )
+    show.add_argument("file", nargs="?", help="the journal (default: the default journal)")
+    show.set_defaults(run=_run_journal)
+    parser.set_defaults(run=_run_serve)
+    return parser
+
+
+def _journal_path(value: str | None) -> Path:
+    return Path(value) if value else journal_module.default_path(os.environ)
+
+
+def _run_journal(args: argparse.Namespace) -> int:
+    path = _journal_path(args.file)
+    for line in journal_module.timeline(path):
+        print(line)  # noqa: T201  (a command for a person: the timeline is its output)
+    return 0
+
+
+class UsageError(KiteError):
+    """A sandbox option cannot be used as given."""
+
+
+def _parse_at(value: str | None, tz: Any) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return datetime.strptime(value.strip(), AT_FORMAT).replace(tzinfo=tz)
+    except ValueError as exc:
+        raise UsageError(
+            f"--at {value!r}: write the simulated start as 'YYYY-MM-DD HH:MM' (IST), "
+            "e.g. --at '2026-12-01 10:15'"
+        ) from exc
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.WARNING, format="kite-skills sandbox: %(message)s"
+    )
+    if not args.speed > 0 or args.speed != args.speed or args.speed == float("inf"):
+        raise UsageError(f"--speed {args.speed}: give a positive number (1: real time)")
+    if args.http and not 0 <= args.port <= 65535:
+        raise UsageError(f"--port {args.port}: give a port from 0 to 65535 (0: a free one)")
+    # The MCP stack and the simulation load here; as in the main server, the collector is
+    # off while they load and what they made is frozen out of its scans.
+    gc.disable()
+    try:
+        from . import sim
+        from .handlers import generation
+        from .server import Sandbox
+    finally:
+        gc.freeze()
+        gc.enable()
+    try:
+        scenario = sim.load_scenario(args.scenario)
+    except sim.ScenarioError as exc:
+        for problem in exc.problems:
+            _say(f"{problem.source}:{problem.line}: {problem.message}")
+        _say(
+            f"kite-skills sandbox: {len(exc.problems)} problem(s) in {args.scenario}; "
+            "nothing served"
+        )
+        return 1
+    start = _parse_at(args.at, sim.IST)
+    simulation = sim.Simulation(scenario, start)
+    clock = sim.SimClock(simulation.now, args.speed)
+    path = _journal_path(args.journal)
+    journal = journal_module.Journal(path)
+    tools = generation(args.tools, clock.now)
+    sandbox = Sandbox(simulation, clock.now, tools, journal)
+    begun = simulation.now.strftime(AT_FORMAT)
+    transport = "http" if args.http else "stdio"
+    journal.start(
+        scenario=args.scenario,
+        clock=begun,
+        speed=args.speed,
+        tools=args.tools,
+        transport=transport,
+    )
+    _say(
+        f"kite-skills sandbox: a SIMULATION (no Kite account, no real money): scenario "
+        f"{args.scenario!r}, clock {begun} IST at {args.speed:g}x, tools {args.tools}; "
+        f"journal {path}"
+    )
+    try:
+        if args.http:
+            return _serve_http(sandbox, args.port)
+        return _serve_stdio(sandbox)
+    finally:
+        journal.close()
+
+
+def _serve_stdio(sandbox: Any) -> int:
+    import anyio
+
+    from ..server import stdio
+    from .server import build_server
+
+    server = build_server(sandbox)
+    try:
+        interrupted = anyio.run(stdio.serve, server, server.create_initialization_options())
+    except KeyboardInterrupt:
+        return 130
+    return 130 if interrupted else 0
+
+
+class PortInUse(KiteError):
+    """The port asked for is taken."""
+
+
+def _bind(port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.bind((HOST, port))
+    except OSError as exc:
+        sock.close()
+        raise PortInUse(
+            f"cannot listen on {HOST}:{port}: {exc.strerror or exc} — choose another port "
+            "with --port N, or --port 0 for a free one"
+        ) from exc
+    sock.listen(64)
+    return sock
+
+
+def _serve_http(sandbox: Any, port: int) -> int:
+    import uvicorn
+
+    from .server import build_server, http_app, new_token
+
+    sock = _bind(port)
+    port = sock.getsockname()[1]
+    token = new_token()
+    app = http_app(build_server(sandbox), token, port)
+    _say(
+        f"kite-skills sandbox: serving MCP at http://{HOST}:{port}/mcp; every request needs "
+        f"'Authorization: Bearer {token}' (a new token each launch)"
+    )
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        sock.close()
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except KiteError as exc:
+        _say(f"kite-skills sandbox: error: {exc}")
+        return 1
+    except KeyboardInterrupt:
+        return 130

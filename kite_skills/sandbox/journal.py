@@ -1,0 +1,181 @@
+"""The sandbox's journal: every tool call, its arguments, its result and the simulated time,
+one JSON object a line, appended to a file.
+
+Each entry is written with one unbuffered ``os.write`` of the whole line (``O_APPEND``)
+*before* the reply is sent, so once a client has its answer the entry is in the file: a
+crash of the process (even ``kill -9``) loses no acknowledged call. There is no fsync per
+entry (it would cost every call a disk flush): an operating-system crash or power loss may
+lose the last entries, which is out of scope for a rehearsal log.
+
+Default file: ``journal.jsonl`` in ``kite-skills/sandbox/`` under the per-user data folder
+(Linux ``$XDG_DATA_HOME`` or ``~/.local/share``; macOS ``~/Library/Application Support``;
+Windows ``%LOCALAPPDATA%``), beside the user-skill store's folder; ``--journal FILE`` chooses
+another. ``kite-skills sandbox journal [FILE]`` prints it as a timeline.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+from ..errors import KiteError
+
+APP: Final = "kite-skills"
+NAME: Final = "journal.jsonl"
+SHOWN_CHARS: Final = 240  # of a result, in the timeline
+
+
+class JournalError(KiteError):
+    """The journal cannot be opened or read."""
+
+
+def default_path(env: Mapping[str, str], platform: str | None = None) -> Path:
+    """``kite-skills/sandbox/journal.jsonl`` in this OS's per-user data folder (as the
+    user-skill store's ``default_db_path`` picks its folder; that module is not imported
+    here: the sandbox never loads the store)."""
+    platform = platform or sys.platform
+    home = Path(env.get("USERPROFILE" if platform == "win32" else "HOME") or Path.home())
+    if platform == "darwin":
+        base = home / "Library" / "Application Support"
+    elif platform == "win32":
+        local = env.get("LOCALAPPDATA", "").strip()
+        base = Path(local) if local else home / "AppData" / "Local"
+    else:
+        data_home = env.get("XDG_DATA_HOME", "").strip()
+        base = Path(data_home) if os.path.isabs(data_home) else home / ".local" / "share"
+    return base / APP / "sandbox" / NAME
+
+
+class Journal:
+    """An append-only JSONL file; :meth:`write` returns once the line is in the file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+            self._fd: int | None = os.open(path, flags, 0o600)
+        except OSError as exc:
+            raise JournalError(
+                f"{path}: cannot open the sandbox journal: {exc.strerror or exc} — choose "
+                "another file with --journal FILE"
+            ) from exc
+        self.seq = 0
+
+    def write(self, entry: Mapping[str, Any]) -> None:
+        """Append ``entry`` as one line (lone surrogates and control characters escaped)."""
+        if self._fd is None:
+            return
+        data = (
+            json.dumps(entry, ensure_ascii=True, separators=(",", ":"), default=str) + "\n"
+        ).encode()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
+
+    def call(
+        self,
+        *,
+        sim_time: datetime,
+        tool: str,
+        arguments: Any,
+        text: str,
+        is_error: bool,
+        kite_error: str | None = None,
+    ) -> None:
+        self.seq += 1
+        entry: dict[str, Any] = {
+            "kind": "call",
+            "seq": self.seq,
+            "at": _now(),
+            "sim_time": sim_time.strftime("%Y-%m-%d %H:%M:%S"),
+            "tool": tool,
+            "arguments": arguments,
+            "is_error": is_error,
+            "result": text,
+        }
+        if kite_error is not None:
+            entry["kite_error"] = kite_error
+        self.write(entry)
+
+    def start(self, **facts: Any) -> None:
+        self.write({"kind": "start", "at": _now(), **facts})
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def entries(path: Path) -> Iterator[tuple[int, dict[str, Any] | None]]:
+    """(line number, entry) for each line; None for a line that is not an entry (a torn
+    last line after a crash mid-write, or text someone added)."""
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise JournalError(
+            f"{path}: cannot read the sandbox journal: {exc.strerror or exc} — give the file "
+            "'kite-skills sandbox --journal FILE' wrote"
+        ) from exc
+    with handle:
+        for number, raw in enumerate(handle, 1):
+            try:
+                value = json.loads(raw)
+            except ValueError:
+                yield number, None
+                continue
+            yield number, value if isinstance(value, dict) else None
+
+
+_UNPRINTABLE: Final = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _shorten(text: str, limit: int = SHOWN_CHARS) -> str:
+    """One line for a terminal: whitespace runs as one space, control characters and lone
+    surrogates as escapes (a journal holds whatever a client sent), cut short when long."""
+    text = _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", " ".join(text.split()))
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
+def _arguments(arguments: Any) -> str:
+    if not isinstance(arguments, dict):
+        return _shorten(json.dumps(arguments, ensure_ascii=False), 160)
+    mode = arguments.get("mode")
+    rest = {k: v for k, v in arguments.items() if k != "mode"}
+    head = f"mode={mode} " if isinstance(mode, str) else ""
+    shown = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in rest.items())
+    return _shorten(head + shown, 200)
+
+
+def timeline(path: Path) -> Iterator[str]:
+    """The journal as lines for a person: each start, then each call at its simulated time."""
+    for number, entry in entries(path):
+        if entry is None:
+            yield f"{path}:{number}: (not a journal entry; skipped)"
+            continue
+        if entry.get("kind") == "start":
+            yield (
+                f"== {entry.get('at', '?')}: sandbox started: scenario {entry.get('scenario')}, "
+                f"tools {entry.get('tools')}, clock {entry.get('clock')} at "
+                f"{entry.get('speed')}x, {entry.get('transport')}"
+            )
+            continue
+        mark = "ERROR" if entry.get("is_error") else "ok"
+        yield (
+            f"{entry.get('sim_time', '?')} IST  #{entry.get('seq')}  "
+            f"{_shorten(str(entry.get('tool')), 80)} "
+            f"{_arguments(entry.get('arguments'))}"
+        )
+        yield f"    {mark}: {_shorten(str(entry.get('result', '')))}"
+        if entry.get("kite_error"):
+            yield f"    Kite said: {_shorten(str(entry['kite_error']))}"

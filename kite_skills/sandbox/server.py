@@ -1,0 +1,253 @@
+"""The sandbox's MCP server: the Kite MCP server's tools over the simulation, on stdio (both
+protocol eras, through the main server's wire, :mod:`kite_skills.server.stdio`) or on
+streamable HTTP at 127.0.0.1 behind a per-launch bearer token.
+
+Each tool call advances the simulation to the simulated clock's now, runs the handler,
+writes the journal entry, and only then answers.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import secrets
+from collections.abc import Awaitable, Callable, MutableMapping
+from datetime import datetime
+from typing import Any, Final
+
+from mcp import types
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
+from pydantic import ValidationError
+
+from .. import __version__
+from ..server.stdio import shown
+from . import schemas
+from .handlers import Generation, Result
+from .journal import Journal
+
+log = logging.getLogger("kite_skills.sandbox")
+
+Context = ServerRequestContext[Any, Any]
+INSTRUCTIONS: Final = (
+    "This is kite-skills sandbox: a SIMULATED Zerodha Kite account and market served with the "
+    "Kite MCP server's own tools. Nothing here reaches Zerodha and no money is at stake; use "
+    "it to rehearse a procedure. Every call is recorded in the sandbox's journal."
+)
+INTERNAL: Final = "internal error in the simulation (see the sandbox's stderr)"
+
+
+def tool_models(generation: str) -> list[types.Tool]:
+    tools = []
+    for spec in schemas.load(generation):
+        annotations = spec.get("annotations")
+        tools.append(
+            types.Tool(
+                name=spec["name"],
+                description=spec["description"],
+                input_schema=spec["inputSchema"],
+                annotations=types.ToolAnnotations.model_validate(annotations)
+                if annotations
+                else None,
+            )
+        )
+    return tools
+
+
+class Sandbox:
+    """The simulation, its clock, the handlers of one tool generation and the journal."""
+
+    def __init__(
+        self,
+        sim: Any,
+        clock: Callable[[], datetime],
+        generation: Generation,
+        journal: Journal | None,
+    ) -> None:
+        self.sim = sim
+        self.clock = clock
+        self.generation = generation
+        self.journal = journal
+
+    def call(self, name: str, arguments: Any) -> Result | None:
+        """Run one tool call (None: no such tool) and journal it before anyone is answered."""
+        handler = self.generation.handlers.get(name)
+        args = arguments if isinstance(arguments, dict) else {}
+        try:
+            self.sim.advance_to(self.clock())
+            now = self.sim.now
+        except Exception:
+            log.exception("the simulation failed to advance its clock")
+            now = self.clock()
+            result: Result | None = Result(INTERNAL, True)
+        else:
+            if handler is None:
+                result = None
+            else:
+                try:
+                    result = handler(self.sim, args)
+                except Exception:
+                    log.exception("tool %s failed", shown(name, 64))
+                    result = Result(INTERNAL, True)
+        if result is not None and result.kite_error is not None:
+            log.info("%s: Kite Connect refused: %s", name, result.kite_error)
+        if self.journal is not None:
+            self.journal.call(
+                sim_time=now,
+                tool=name,
+                arguments=arguments,
+                text=result.text if result is not None else unknown_tool(name),
+                is_error=True if result is None else result.is_error,
+                kite_error=result.kite_error if result is not None else None,
+            )
+        return result
+
+
+def unknown_tool(name: str) -> str:
+    return f'unknown tool "{shown(name, 64)}"'
+
+
+def build_server(sandbox: Sandbox) -> Server[Any]:
+    tools = types.ListToolsResult(tools=tool_models(sandbox.generation.name))
+
+    async def list_tools(ctx: Context, params: Any) -> types.ListToolsResult:
+        return tools
+
+    async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
+        result = sandbox.call(params.name, params.arguments)
+        if result is None:
+            raise MCPError(
+                INVALID_PARAMS, unknown_tool(params.name), {"name": shown(params.name, 64)}
+            )
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=result.text)], is_error=result.is_error
+        )
+
+    server: Server[Any] = Server(
+        "kite-sandbox",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+    server.middleware.append(_internal_errors)
+    return server
+
+
+async def _internal_errors(ctx: Context, call_next: CallNext) -> HandlerResult:
+    """-32602 for malformed params, -32603 for anything unexpected (never a traceback, nor
+    the SDK's code 0 on the legacy era)."""
+    try:
+        return await call_next(ctx)
+    except MCPError:
+        raise
+    except ValidationError as exc:
+        fields = ", ".join(
+            ".".join(str(p) for p in e["loc"]) or "params"
+            for e in exc.errors(include_url=False, include_input=False)[:3]
+        )
+        raise MCPError(
+            INVALID_PARAMS, f"invalid params for {shown(ctx.method, 60)}: {shown(fields, 200)}"
+        ) from exc
+    except Exception as exc:
+        log.exception("%s failed", ctx.method)
+        raise MCPError(INTERNAL_ERROR, INTERNAL) from exc
+
+
+# ---------------------------------------------------------------- HTTP
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+ASGIApp = Callable[
+    [Scope, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]], Awaitable[None]
+]
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def _header(scope: Scope, name: bytes) -> bytes | None:
+    for key, value in scope.get("headers") or ():
+        if key.lower() == name:
+            return bytes(value)
+    return None
+
+
+def guard(app: ASGIApp, token: str, port: int) -> ASGIApp:
+    """Every HTTP request must name this server as its Host (DNS rebinding: else 421), come
+    from no other web origin (else 403), and carry ``Authorization: Bearer <token>`` (else 401);
+    the token is compared in constant time."""
+    hosts = {f"127.0.0.1:{port}".encode(), f"localhost:{port}".encode()}
+    origins = {b"http://" + h for h in hosts}
+    expected = token.encode()
+
+    async def guarded(scope: Scope, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http":
+            await app(scope, receive, send)
+            return
+        host = _header(scope, b"host")
+        if host not in hosts:
+            await _refuse(
+                send,
+                421,
+                f"misdirected request: the Host must be 127.0.0.1:{port} or localhost:{port}",
+            )
+            return
+        origin = _header(scope, b"origin")
+        if origin is not None and origin not in origins:
+            await _refuse(send, 403, "forbidden: requests from another web origin are refused")
+            return
+        offered = _header(scope, b"authorization") or b""
+        scheme, _, credential = offered.partition(b" ")
+        if not offered:
+            await _refuse(
+                send,
+                401,
+                "unauthorized: send 'Authorization: Bearer <token>' with the token "
+                "'kite-skills sandbox --http' printed on its stderr",
+            )
+            return
+        if scheme.lower() != b"bearer" or not hmac.compare_digest(credential.strip(), expected):
+            await _refuse(
+                send,
+                401,
+                "unauthorized: the bearer token is wrong (each launch prints a new one on stderr)",
+            )
+            return
+        await app(scope, receive, send)
+
+    return guarded
+
+
+async def _refuse(send: Any, status: int, reason: str) -> None:
+    body = (reason + "\n").encode()
+    headers = [
+        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-length", str(len(body)).encode()),
+        (b"cache-control", b"no-store"),
+    ]
+    if status == 401:
+        headers.append((b"www-authenticate", b'Bearer realm="kite-sandbox"'))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def http_app(server: Server[Any], token: str, port: int) -> ASGIApp:
+    """The SDK's streamable HTTP app at /mcp (its own Host/Origin checks kept on, for this
+    port only), behind :func:`guard`."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    hosts = [f"127.0.0.1:{port}", f"localhost:{port}"]
+    inner = server.streamable_http_app(
+        host="127.0.0.1",
+        json_response=True,
+        transport_security=TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=hosts,
+            allowed_origins=[f"http://{h}" for h in hosts],
+        ),
+    )
+    return guard(inner, token, port)

@@ -1,0 +1,83 @@
+"""`kite-skills sandbox --http`: 127.0.0.1 only, every request needs the per-launch bearer
+token (401 with a one-line reason without it), Host and Origin checked against DNS
+rebinding, and the SDK client works over it in both eras with the token."""
+
+from __future__ import annotations
+
+import http.client
+import json
+from pathlib import Path
+
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from .sandbox_harness import MODERN, http_sandbox, json_of
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+               "clientInfo": {"name": "raw", "version": "1"}},
+}  # fmt: skip
+
+
+def post(port: int, headers: dict[str, str]) -> tuple[int, str]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        connection.request(
+            "POST",
+            "/mcp",
+            body=json.dumps(INIT),
+            headers={"Content-Type": "application/json",
+                     "Accept": "application/json, text/event-stream", **headers},
+        )  # fmt: skip
+        response = connection.getresponse()
+        return response.status, response.read().decode()
+    finally:
+        connection.close()
+
+
+def test_the_door(tmp_path: Path) -> None:
+    with http_sandbox(tmp_path, tmp_path / "j.jsonl") as (port, token, lines):
+        assert "SIMULATION" in lines[0]
+        host = {"Host": f"127.0.0.1:{port}"}
+        status, body = post(port, host)
+        assert status == 401 and body.count("\n") == 1 and "Authorization: Bearer" in body
+        status, body = post(port, {**host, "Authorization": "Bearer " + "x" * len(token)})
+        assert status == 401 and "wrong" in body
+        status, body = post(port, {**host, "Authorization": f"Basic {token}"})
+        assert status == 401
+        good = {"Authorization": f"Bearer {token}"}
+        status, body = post(port, {**good, "Host": f"evil.example:{port}"})
+        assert status == 421
+        status, body = post(port, {**good, **host, "Origin": "http://evil.example"})
+        assert status == 403
+        status, body = post(port, {**good, **host})
+        assert status == 200 and json.loads(body)["result"]["serverInfo"]["name"] == "kite-sandbox"
+        status, _ = post(
+            port, {**good, "Host": f"localhost:{port}", "Origin": f"http://localhost:{port}"}
+        )
+        assert status == 200
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("mode", "version"), [("legacy", "2025-11-25"), ("auto", MODERN)])
+async def test_sdk_client_over_http_with_the_token(tmp_path: Path, mode: str, version: str) -> None:
+    journal = tmp_path / "j.jsonl"
+    with http_sandbox(tmp_path, journal) as (port, token, _):
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+        transport = streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)
+        async with http, Client(transport, mode=mode) as client:  # type: ignore[arg-type]
+            assert client.protocol_version == version
+            margins = json_of(await client.call_tool("portfolio", {"mode": "margins"}))
+            assert set(margins) == {"equity", "commodity"}
+    calls = [json.loads(x) for x in journal.read_text().splitlines()]
+    assert calls[0]["transport"] == "http" and calls[-1]["tool"] == "portfolio"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"

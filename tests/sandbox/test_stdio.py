@@ -1,0 +1,100 @@
+"""`kite-skills sandbox` in a real subprocess, driven by the SDK's own client over stdio in
+both protocol eras: the tools per generation, calls answered as the real server answers
+them, one stderr line, and every call journaled."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from kite_skills.sandbox import schemas
+
+from .sandbox_harness import MODERN, RawPeer, json_of, stdio_client, text_of
+
+pytestmark = pytest.mark.anyio
+ERAS = [("legacy", "2025-11-25"), ("auto", MODERN)]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_grouped_tools_over_stdio(tmp_path: Path, mode: str, version: str) -> None:
+    journal = tmp_path / "journal.jsonl"
+    async with stdio_client(tmp_path, journal, mode=mode) as client:  # type: ignore[arg-type]
+        assert client.protocol_version == version
+        assert client.server_info is not None and client.server_info.name == "kite-sandbox"
+        assert "SIMULATED" in (client.instructions or "")
+        tools = (await client.list_tools()).tools
+        assert [t.name for t in tools] == [t["name"] for t in schemas.load("grouped")]
+        profile = json_of(await client.call_tool("portfolio", {"mode": "profile"}))
+        assert list(profile)[:2] == ["user_id", "user_name"] and "meta" in profile
+        bad = await client.call_tool("orders", {"mode": "nope"})
+        assert bad.is_error and text_of(bad).startswith("Invalid mode. Must be one of: list,")
+        missing = await client.call_tool("orders", {"mode": "history"})
+        assert missing.is_error and text_of(missing) == "parameter 'order_id': is required"
+        with pytest.raises(MCPError) as unknown:
+            await client.call_tool("get_orders", {})
+        assert unknown.value.code == -32602 and 'unknown tool "get_orders"' in str(unknown.value)
+    recorded = [json.loads(line) for line in journal.read_text().splitlines()]
+    assert recorded[0]["kind"] == "start" and recorded[0]["clock"] == "2026-12-02 11:30"
+    calls = [e for e in recorded if e["kind"] == "call"]
+    assert [e["tool"] for e in calls] == ["portfolio", "orders", "orders", "get_orders"]
+    assert calls[1]["result"].startswith("Invalid mode") and calls[1]["is_error"]
+    assert calls[0]["sim_time"].startswith("2026-12-02 11:30")
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+@pytest.mark.parametrize("generation", ["legacy", "legacy-oldest"])
+async def test_legacy_generations_over_stdio(
+    tmp_path: Path, mode: str, version: str, generation: str
+) -> None:
+    journal = tmp_path / "j.jsonl"
+    extra = ("--tools", generation)
+    async with stdio_client(tmp_path, journal, mode=mode, extra=extra) as client:  # type: ignore[arg-type]
+        names = [t.name for t in (await client.list_tools()).tools]
+        assert names == [t["name"] for t in schemas.load(generation)]
+        login = await client.call_tool("login", {})
+        assert text_of(login).startswith("You are already logged in as ")
+        place = await client.call_tool(
+            "place_order",
+            {"exchange": "NSE", "tradingsymbol": "INFY", "transaction_type": "BUY",
+             "quantity": 1, "product": "CNC", "order_type": "MARKET"},
+        )  # fmt: skip
+        assert place.is_error and text_of(place) == "parameter 'variety': is required"
+        orders = json_of(await client.call_tool("get_orders", {"limit": 1}))
+        assert set(orders) == {"data", "pagination"}
+
+
+def test_one_stderr_line_says_it_is_a_simulation(tmp_path: Path) -> None:
+    peer = RawPeer(tmp_path, tmp_path / "j.jsonl")
+    try:
+        assert "result" in peer.initialize()
+        reply = peer.request("tools/call", {"name": "portfolio", "arguments": {"mode": "margins"}})
+        assert reply["result"]["isError"] is False
+        code, stderr = peer.close()
+    finally:
+        peer.kill()
+    assert code == 0
+    lines = stderr.splitlines()
+    assert len(lines) == 1, stderr
+    assert "SIMULATION" in lines[0] and "scenario 'default'" in lines[0]
+    assert "clock 2026-12-02 11:30 IST" in lines[0] and "j.jsonl" in lines[0]
+
+
+def test_a_bad_scenario_file_serves_nothing(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("clock: [not, a, time]\nholdings: 7\n")
+    peer = RawPeer(tmp_path, tmp_path / "j.jsonl", "--scenario", str(bad))
+    try:
+        code, stderr = peer.close()
+    finally:
+        peer.kill()
+    assert code == 1
+    assert f"{bad}:" in stderr and "nothing served" in stderr
+    assert "Traceback" not in stderr
