@@ -145,7 +145,7 @@ run_tests() {
     "$venv/bin/ruff" format --check . >/dev/null || die "ruff format would change files — run ruff format"
 
     say "mypy --strict (the pure libraries)"
-    "$venv/bin/mypy" --strict kite_skills/catalog kite_skills/store
+    "$venv/bin/mypy" --strict kite_skills/catalog kite_skills/store kite_skills/kite_schemas
 
     say "pytest"
     KITE_SKILLS_PYZ=$DIST/kite-skills.pyz \

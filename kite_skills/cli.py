@@ -33,7 +33,7 @@ def _run_validate(args: argparse.Namespace) -> int:
 
     where = args.dir or "the embedded catalog"
     try:
-        loaded = catalog.load(Path(args.dir) if args.dir else None)
+        loaded = catalog.validate(Path(args.dir) if args.dir else None)
     except CatalogError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)

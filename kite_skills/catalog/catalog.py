@@ -28,8 +28,14 @@ EMBEDDED_LABEL = "skills_catalog"
 
 
 def check(root: Traversable | Path | None = None, label: str | None = None) -> list[Problem]:
-    """Every problem of the catalog at ``root`` (default: the embedded one), sorted."""
-    return _scan(root, label).problems
+    """Every problem of the catalog at ``root`` (default: the embedded one), sorted: the
+    files' own and, for ``catalog validate`` and the build, every tool call a page writes
+    checked against the recorded schemas of the generations it claims (``load()`` leaves
+    the calls to them: a start-up has no use for the schemas)."""
+    from ._callcheck import call_problems  # the schemas: only a check needs them
+
+    result = _scan(root, label)
+    return sorted(result.problems + call_problems(result))
 
 
 def load(root: Traversable | Path | None = None, label: str | None = None) -> Catalog:
@@ -37,6 +43,18 @@ def load(root: Traversable | Path | None = None, label: str | None = None) -> Ca
     result = _scan(root, label)
     if result.problems:
         raise CatalogError(result.problems)
+    return Catalog(result)
+
+
+def validate(root: Traversable | Path | None = None, label: str | None = None) -> Catalog:
+    """``load()`` for an author or the build: also checks every tool call the pages write
+    (``check()``); raises one ``CatalogError`` listing every problem."""
+    from ._callcheck import call_problems
+
+    result = _scan(root, label)
+    problems = sorted(result.problems + call_problems(result))
+    if problems:
+        raise CatalogError(problems)
     return Catalog(result)
 
 

@@ -1,5 +1,7 @@
 """Shared helpers for the catalog content tests: locating files, splitting Markdown, and the
-Kite tool vocabulary checker.
+Kite tool vocabulary checker. The vocabulary (tools, modes, parameters, writes, pagination,
+legacy twins) comes from kite_skills.kite_schemas; the full call form, with parameters and
+generation marks, is read and checked by kite_skills.catalog.calls (``catalog validate``).
 
 Recipe convention parsed here (documented in skills_catalog/index.md by example):
 - a grouped tool and its mode are written ``` `orders` mode `list` ``` (optionally with the
@@ -13,16 +15,14 @@ Recipe convention parsed here (documented in skills_catalog/index.md by example)
 from __future__ import annotations
 
 import importlib.resources
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from ruamel.yaml import YAML
 
+from kite_skills import kite_schemas
 from kite_skills.catalog import _markdown
-
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
 TOPICS = (
     "orders",
@@ -61,76 +61,29 @@ REQUIRED_RECIPES = (
     "derivatives/spreads.md",
 )
 
-# Modes of the 7 grouped tools (newest server), from kite-domain §1a. A test checks that every
-# mode listed here also appears in that tool's description in tests/data/kite_tools.json.
-MODES: dict[str, frozenset[str]] = {
-    "portfolio": frozenset({"profile", "margins", "holdings", "positions"}),
-    "orders": frozenset({"list", "history", "trades", "all_trades", "place", "modify", "cancel"}),
-    "gtt": frozenset({"list", "place", "modify", "delete"}),
-    "market": frozenset({"quote", "ltp", "ohlc", "historical", "search"}),
-    "alerts": frozenset({"get", "create", "modify", "delete"}),
-    "mutual_funds": frozenset({"holdings"}),
-    "session": frozenset({"status", "logout"}),
-}
+# The vocabulary comes from its one owner, kite_skills.kite_schemas (the recorded schemas of the
+# three Kite MCP generations): tools, modes, parameters, writes, pagination, legacy twins.
+_GROUPED = kite_schemas.load("grouped")
+_LEGACY = kite_schemas.load("legacy")  # every legacy tool name (the oldest has a subset)
+
+MODES: dict[str, frozenset[str]] = {t.name: frozenset(t.modes) for t in _GROUPED}
 
 WRITE_MODES: dict[str, frozenset[str]] = {
-    "orders": frozenset({"place", "modify", "cancel"}),
-    "gtt": frozenset({"place", "modify", "delete"}),
-    "alerts": frozenset({"create", "modify", "delete"}),
+    t.name: frozenset(m.name for m in t.modes.values() if m.writes) for t in _GROUPED if t.writes
 }
 
 PAGINATED_MODES = frozenset(
-    {
-        ("portfolio", "holdings"),
-        ("portfolio", "positions"),
-        ("orders", "list"),
-        ("orders", "all_trades"),
-        ("gtt", "list"),
-        ("market", "search"),
-    }
+    (t.name, m.name) for t in _GROUPED for m in t.modes.values() if m.paginated
 )
 
-# Grouped tool + mode -> legacy name (kite-domain §1b). Modes without a legacy twin are absent.
-LEGACY_EQUIVALENT: dict[tuple[str, str], str] = {
-    ("portfolio", "profile"): "get_profile",
-    ("portfolio", "margins"): "get_margins",
-    ("portfolio", "holdings"): "get_holdings",
-    ("portfolio", "positions"): "get_positions",
-    ("orders", "list"): "get_orders",
-    ("orders", "all_trades"): "get_trades",
-    ("orders", "history"): "get_order_history",
-    ("orders", "trades"): "get_order_trades",
-    ("orders", "place"): "place_order",
-    ("orders", "modify"): "modify_order",
-    ("orders", "cancel"): "cancel_order",
-    ("gtt", "list"): "get_gtts",
-    ("gtt", "place"): "place_gtt_order",
-    ("gtt", "modify"): "modify_gtt_order",
-    ("gtt", "delete"): "delete_gtt_order",
-    ("market", "quote"): "get_quotes",
-    ("market", "ltp"): "get_ltp",
-    ("market", "ohlc"): "get_ohlc",
-    ("market", "historical"): "get_historical_data",
-    ("market", "search"): "search_instruments",
-    ("alerts", "get"): "alerts",
-    ("alerts", "create"): "alerts",
-    ("alerts", "modify"): "alerts",
-    ("alerts", "delete"): "alerts",
-    ("mutual_funds", "holdings"): "get_mf_holdings",
-}
+# Grouped tool + mode -> legacy name. Modes without a legacy twin are absent.
+LEGACY_EQUIVALENT: dict[tuple[str, str], str] = dict(kite_schemas.LEGACY_TWIN)
 
-# zerodha/kite-mcp-server@847fe98:mcp/mf_tools.go:19 and @dcf2dc4:mcp/mf_tools.go:24 paginate
-# get_mf_holdings too (the grouped mutual_funds holdings does not).
 LEGACY_PAGINATED = frozenset(
-    {
-        "get_holdings",
-        "get_positions",
-        "get_orders",
-        "get_trades",
-        "get_gtts",
-        "get_mf_holdings",
-        "search_instruments",
-    }
+    t.name
+    for g in ("legacy", "legacy-oldest")
+    for t in kite_schemas.load(g)
+    if "" in t.modes and t.modes[""].paginated
 )
 LEGACY_ORDER_TOOLS = frozenset(
     {
@@ -205,12 +158,22 @@ STEP_RE = re.compile(r"^(\d+)\. ")
 STOP_LINE = "**Stop for approval.**"
 
 
-def load_tools(name: str) -> list[dict]:
-    return json.loads((DATA_DIR / name).read_text(encoding="utf-8"))
+def _vocabulary(tool: kite_schemas.ToolSchema) -> dict:
+    """A tool as the checks below read it: writes, params (type, required), description."""
+    required = set(tool.input_schema.get("required") or [])
+    return {
+        "name": tool.name,
+        "writes": tool.writes,
+        "params": {
+            name: {"type": spec.type, "required": name in required}
+            for name, spec in tool.params.items()
+        },
+        "description": tool.description,
+    }
 
 
-NEW_TOOLS = {t["name"]: t for t in load_tools("kite_tools.json")}
-LEGACY_TOOLS = {t["name"]: t for t in load_tools("kite_tools_legacy.json")}
+NEW_TOOLS = {t.name: _vocabulary(t) for t in _GROUPED}
+LEGACY_TOOLS = {t.name: _vocabulary(t) for t in _LEGACY}
 LEGACY_WRITERS = frozenset(n for n, t in LEGACY_TOOLS.items() if t["writes"] and n != "alerts")
 
 PARAM_NAMES = frozenset(

@@ -1,7 +1,5 @@
 """Every tool or tool + mode a recipe names must exist in a Kite MCP vocabulary."""
 
-import re
-
 import pytest
 from content_helpers import (
     LEGACY_EQUIVALENT,
@@ -22,6 +20,8 @@ from content_helpers import (
     vocabulary_problems,
 )
 
+from kite_skills import kite_schemas
+
 
 def test_vocabulary_copies_have_expected_shape():
     assert sorted(NEW_TOOLS) == sorted(MODES)
@@ -30,9 +30,9 @@ def test_vocabulary_copies_have_expected_shape():
 
 
 @pytest.mark.parametrize("tool", sorted(MODES))
-def test_mode_table_matches_tool_descriptions(tool):
-    words = set(re.findall(r"[a-z_]+", NEW_TOOLS[tool]["description"]))
-    assert MODES[tool] <= words, MODES[tool] - words
+def test_mode_table_matches_the_mode_enum_the_server_declares(tool):
+    schema = kite_schemas.tools("grouped")[tool].input_schema
+    assert MODES[tool] == set(schema["properties"]["mode"]["enum"])
 
 
 def test_write_modes_belong_to_writing_tools():
