@@ -118,3 +118,149 @@ def reconcile(agent: Agent, r: Recipe, attempt: Attempt, as_of: str) -> list[Rec
         agent.decide(s8, "reported with the template")
         out.append(Reconciled(order, history, trades, average, lines, unreconciled))
     return out
+
+
+def snap(price: float, tick: float, down: bool) -> float:
+    """A price on the tick grid, rounded away from the side that would not fill."""
+    steps = price / tick
+    whole = int(steps) if down else -int(-steps)
+    if abs(steps - round(steps)) < 1e-9:
+        whole = round(steps)
+    return round(whole * tick, 2)
+
+
+def quote_of(agent: Agent, where: Any, key: str) -> dict[str, Any]:
+    answer = agent.call(where, "market", "quote", instruments=[key])
+    assert isinstance(answer, dict), answer
+    return answer[key]
+
+
+# ------------------------------------------------------------------ orders/modify-cancel.md
+
+
+@dataclass(frozen=True)
+class Modified:
+    before: dict[str, Any]
+    sent: dict[str, Any]
+    summary: list[str]
+    final: dict[str, Any]
+
+
+def modify_to_limit(agent: Agent, r: Recipe, order_id: str, key: str, tick: float) -> Modified:
+    """Follow /orders/modify-cancel to move an order to a LIMIT at the touch that can fill."""
+    s1 = step(r, 1, "`orders` mode `history` with `order_id`, the order's own")
+    before = agent.call(s1, "orders", "history", order_id=order_id)[-1]
+    s2 = step(r, 2, "Only `OPEN`, `TRIGGER PENDING` and `AMO REQ RECEIVED` orders can usefully")
+    assert before["status"] in ("OPEN", "TRIGGER PENDING", "AMO REQ RECEIVED"), before["status"]
+    agent.decide(s2, f"{before['status']} can be changed")
+    s3 = step(r, 3, "each modify request normally adds a `MODIFY VALIDATION PENDING` row")
+    history = agent.call(s1, "orders", "history", order_id=order_id)
+    count = sum(h["status"] == "MODIFY VALIDATION PENDING" for h in history)
+    agent.decide(s3, f"{count} modifications so far")
+    s4 = step(r, 4, "the new `quantity` is the **total** order quantity, not the remainder")
+    quote = quote_of(agent, step(r, 4, "Take a fresh `market` mode `quote`"), key)
+    selling = before["transaction_type"] == "SELL"
+    touch = quote["depth"]["buy" if selling else "sell"][0]["price"]
+    price = snap(touch, tick, down=selling)
+    new = {
+        "order_id": order_id,
+        "variety": before["variety"],
+        "order_type": "LIMIT",
+        "quantity": before["quantity"],
+        "price": price,
+        "trigger_price": 0,
+        "validity": before["validity"],
+        "disclosed_quantity": before["disclosed_quantity"],
+    }
+    assert new["quantity"] >= before["filled_quantity"]
+    agent.decide(s4, f"quantity {new['quantity']} (total), LIMIT {price} at the touch")
+    s5 = step(r, 5, "a before/after line for every field, the fills so far")
+    summary = [
+        f"Modify {order_id} {before['transaction_type']} {before['tradingsymbol']}",
+        f"order_type {before['order_type']} -> LIMIT",
+        f"quantity {before['quantity']} -> {new['quantity']} (total; "
+        f"{before['filled_quantity']} filled, {before['pending_quantity']} pending)",
+        f"price {before['price']} -> {price} (best {'bid' if selling else 'ask'} {touch})",
+        f"modifications so far: {count}",
+    ]
+    agent.decide(s5, "presented the summary")
+    agent.approve(
+        part(r, "Steps", "**Stop for approval.** Do not go on until the user has approved")
+    )
+    s6 = step(r, 6, "read `orders` mode `history` again and take a new `market` mode `quote`")
+    again = agent.call(s6, "orders", "history", order_id=order_id)[-1]
+    quote_of(agent, s6, key)
+    assert (again["status"], again["filled_quantity"]) == (
+        before["status"],
+        before["filled_quantity"],
+    ), "the order changed: a new summary and approval are needed"
+    s7 = step(r, 7, "all passed explicitly")
+    answer = agent.call(s7, "orders", "modify", **new)
+    assert isinstance(answer, dict), answer
+    s8 = step(r, 8, "read `orders` mode `history` until the last")
+    final: dict[str, Any] = {}
+    for _ in range(5):
+        agent.wait(seconds=5) if agent.clock else None
+        final = agent.call(s8, "orders", "history", order_id=order_id)[-1]
+        if final["status"] not in ("MODIFY VALIDATION PENDING", "MODIFY PENDING", "MODIFIED"):
+            break
+    return Modified(before, {"mode": "modify", **new}, summary, final)
+
+
+# ------------------------------------------------------------------ orders/exit.md
+
+
+@dataclass(frozen=True)
+class ExitRemainder:
+    sellable: int
+    remainder: dict[str, Any]
+    modified: Modified
+    net_after: int
+
+
+def exit_remainder(agent: Agent, r: Recipe, mc: Recipe, key: str, tick: float) -> ExitRemainder:
+    """/orders/exit for a holding whose protected stop exit left a remainder OPEN."""
+    symbol = key.split(":")[1]
+    s2 = step(r, 2, "For a holding, read `portfolio` mode `holdings` (paged)")
+    holding = next(
+        h for h in agent.page(s2, "portfolio", "holdings") if h["tradingsymbol"] == symbol
+    )
+    agent.call(
+        step(r, 2, "Read `portfolio` mode `profile` `meta.demat_consent`"), "portfolio", "profile"
+    )
+    s5 = step(r, 5, "Flag an open exit order on the same symbol and side")
+    orders = agent.page(s5, "orders", "list")
+    agent.page(s5, "orders", "all_trades")
+    agent.page(step(r, 5, "active GTTs from `gtt` mode `list` on the symbol"), "gtt", "list")
+    open_sells = [
+        o
+        for o in orders
+        if o["tradingsymbol"] == symbol
+        and o["transaction_type"] == "SELL"
+        and o["status"] not in TERMINAL
+    ]
+    sellable = (
+        holding["realised_quantity"]
+        - holding["used_quantity"]
+        - sum(o["pending_quantity"] for o in open_sells)
+    )
+    agent.decide(
+        step(
+            r,
+            2,
+            "`realised_quantity` less `used_quantity` and open SELL orders",
+        ),
+        f"{sellable} can be sold besides the open exit",
+    )
+    (remainder,) = open_sells
+    agent.decide(s5, f"open exit {remainder['order_id']} flagged")
+    never = part(r, "Partial fills", "Never place a second exit for the full quantity")
+    agent.decide(never, "no new exit order; the remainder is changed instead")
+    s10 = step(r, 10, "modify the remainder to a `LIMIT` that can fill")
+    modified = modify_to_limit(agent, mc, remainder["order_id"], key, tick)
+    agent.decide(s10, "modified the remainder through modify-cancel")
+    after = step(r, 10, "re-read `portfolio` mode `positions`")
+    rows = agent.page(after, "portfolio", "positions")
+    # Day rows then Net rows, unlabelled (holdings/positions.md): the Net row is the second
+    net = [p for p in rows if p["tradingsymbol"] == symbol and p["product"] == "CNC"][-1]
+    return ExitRemainder(sellable, remainder, modified, net["quantity"])
