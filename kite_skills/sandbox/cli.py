@@ -129,6 +129,16 @@ def _run_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--speed {args.speed}: give a positive number (1: real time)")
     if args.http and not 0 <= args.port <= 65535:
         raise UsageError(f"--port {args.port}: give a port from 0 to 65535 (0: a free one)")
+    # The port first: a taken one is said before anything else is.
+    sock = _bind(args.port) if args.http else None
+    try:
+        return _prepare_and_serve(args, sock)
+    finally:
+        if sock is not None:
+            sock.close()
+
+
+def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> int:
     # The MCP stack and the simulation load here; as in the main server, the collector is
     # off while they load and what they made is frozen out of its scans.
     gc.disable()
@@ -157,7 +167,7 @@ def _run_serve(args: argparse.Namespace) -> int:
     tools = generation(args.tools, clock.now)
     sandbox = Sandbox(simulation, clock.now, tools, journal)
     begun = simulation.now.strftime(AT_FORMAT)
-    transport = "http" if args.http else "stdio"
+    transport = "http" if sock is not None else "stdio"
     journal.start(
         scenario=args.scenario,
         clock=begun,
@@ -171,8 +181,8 @@ def _run_serve(args: argparse.Namespace) -> int:
         f"journal {path}"
     )
     try:
-        if args.http:
-            return _serve_http(sandbox, args.port)
+        if sock is not None:
+            return _serve_http(sandbox, sock)
         return _serve_stdio(sandbox)
     finally:
         journal.close()
@@ -210,12 +220,11 @@ def _bind(port: int) -> socket.socket:
     return sock
 
 
-def _serve_http(sandbox: Any, port: int) -> int:
+def _serve_http(sandbox: Any, sock: socket.socket) -> int:
     import uvicorn
 
     from .server import build_server, http_app, new_token
 
-    sock = _bind(port)
     port = sock.getsockname()[1]
     token = new_token()
     app = http_app(build_server(sandbox), token, port)
@@ -228,8 +237,6 @@ def _serve_http(sandbox: Any, port: int) -> int:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:
         return 130
-    finally:
-        sock.close()
     return 0
 
 

@@ -81,3 +81,30 @@ async def test_sdk_client_over_http_with_the_token(tmp_path: Path, mode: str, ve
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def test_a_taken_port_is_said_before_anything_is_served(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+
+    from .sandbox_harness import command, env
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        journal = tmp_path / "j.jsonl"
+        done = subprocess.run(
+            [*command(journal, "--http", "--port", str(port))],
+            env=env(tmp_path),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"kite-skills sandbox: error: cannot listen on 127.0.0.1:{port}: Address already in use "
+        "— choose another port with --port N, or --port 0 for a free one"
+    ]
+    assert not journal.exists()
