@@ -167,7 +167,17 @@ class Agent:
     # -- calls ---------------------------------------------------------------------------
 
     def _named(self, where: Where, tool: str, mode: str | None) -> Call:
-        candidates = [c for c in where.calls if c.tool == tool and c.mode == mode]
+        candidates = []
+        for written in where.calls:
+            mark = written.unavailable
+            if mark is not None and self.generation in mark.generations:
+                assert not (written.tool == tool and written.mode == mode), (
+                    f"{where}: {written.label()} is marked not on {self.generation}; "
+                    "follow its fallback"
+                )
+                candidates += [c for c in mark.fallbacks if c.tool == tool and c.mode == mode]
+            elif written.tool == tool and written.mode == mode:
+                candidates.append(written)
         assert candidates, f"{where} does not name the call {tool} {mode or ''}".rstrip()
         return max(candidates, key=lambda c: len(c.params))
 
@@ -191,11 +201,20 @@ class Agent:
         return found
 
     def _check_arguments(
-        self, where: Where, written: Call, schema: kite_schemas.ModeSchema, args: dict[str, Any]
+        self,
+        where: Where,
+        written: Call,
+        wire_tool: str,
+        schema: kite_schemas.ModeSchema,
+        args: dict[str, Any],
     ) -> None:
-        renamed = kite_schemas.LEGACY_RENAMED.get(written.twin or "", {})
-        if self.generation == "grouped":
-            renamed = {}
+        """Every argument is a parameter the recipe names for this call; where the recipe
+        writes a value of an enumerated parameter (a choice, not an example) or of `limit`,
+        the argument has that value."""
+        tool = kite_schemas.tools(self.generation)[wire_tool]  # type: ignore[arg-type]
+        renamed = {}
+        if self.generation != "grouped":
+            renamed = kite_schemas.LEGACY_RENAMED.get(wire_tool, {})
         named: dict[str, list[str | None]] = {}
         for p in written.params:
             named.setdefault(renamed.get(p.name, p.name), []).append(p.value)
@@ -209,7 +228,9 @@ class Agent:
                 f"(it names: {sorted(named) or 'none'})"
             )
             values = [v for v in named.get(name, []) if v is not None]
-            if values and not (name == "from" and paged):
+            param = tool.params.get(name)
+            choice = param is not None and param.enum is not None
+            if values and (choice or name == "limit"):
                 assert any(_same(value, v) for v in values), (
                     f"{where} gives {name} {values}, the script sent {value!r}"
                 )
@@ -225,7 +246,7 @@ class Agent:
         schema = self._schema(wire_tool, wire_mode)
         renamed = kite_schemas.LEGACY_RENAMED.get(wire_tool, {}) if wire_tool != tool else {}
         args = {renamed.get(k, k): v for k, v in args.items()}
-        self._check_arguments(where, written, schema, args)
+        self._check_arguments(where, written, wire_tool, schema, args)
         if schema.writes:
             assert self.approvals, f"{where}: a write ({tool} {mode}) before any approval"
             since = self.approvals[-1]

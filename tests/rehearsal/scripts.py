@@ -264,3 +264,56 @@ def exit_remainder(agent: Agent, r: Recipe, mc: Recipe, key: str, tick: float) -
     # Day rows then Net rows, unlabelled (holdings/positions.md): the Net row is the second
     net = [p for p in rows if p["tradingsymbol"] == symbol and p["product"] == "CNC"][-1]
     return ExitRemainder(sellable, remainder, modified, net["quantity"])
+
+
+# ------------------------------------------------------------------ market-data/resolve.md
+
+
+@dataclass(frozen=True)
+class Resolved:
+    row: dict[str, Any]
+    quote: dict[str, Any]
+    lines: list[str]
+
+
+def resolve(agent: Agent, r: Recipe, exchange: str, symbol: str) -> Resolved:
+    """/market-data/resolve for an exact EXCHANGE:SYMBOL, on any generation."""
+    key = f"{exchange}:{symbol}"
+    s1 = step(r, 1, "`market` mode `search` with `search_mode` `get_by_tradingsymbol`")
+    if agent.generation == "legacy-oldest":
+        oldest = part(r, "Check first", "keep only the row whose `id` equals `NSE:INFY`")
+        first = agent.call(s1, "search_instruments", query=symbol, filter_on="id", limit=1)
+        total = first["pagination"]["total"]
+        agent.decide(
+            part(r, "Check first", "pass a `limit` above `total`"), f"total {total}: fetch once"
+        )
+        rows = agent.call(s1, "search_instruments", query=symbol, filter_on="id", limit=total + 1)
+        rows = rows["data"] if isinstance(rows, dict) else rows
+        exact = [row for row in rows if row["id"] == key]
+        agent.decide(oldest, f"{len(rows)} substring matches, {len(exact)} exact")
+    else:
+        found = agent.call(
+            s1,
+            "market",
+            "search",
+            search_mode="get_by_tradingsymbol",
+            exchange=exchange,
+            tradingsymbol=symbol,
+            verbosity="full",
+        )
+        exact = found["data"] if isinstance(found, dict) else found
+    s4 = step(r, 4, "Choose one row and confirm with the user when more than one fits")
+    (row,) = exact
+    assert row["active"], "inactive instrument"
+    agent.decide(s4, f"one row, active, {row['instrument_type']}")
+    s6 = step(r, 6, '`market` mode `quote` with `instruments` `["NSE:INFY"]` gives')
+    quote = agent.call(s6, "market", "quote", instruments=[key])[key]
+    s7 = step(r, 7, "the exact instrument, its identifiers and sizes, the price with its timestamp")
+    lines = [
+        f"Resolved: {key} ({row['instrument_type']}), token {row['instrument_token']}, "
+        f"ISIN {row.get('isin', '')}, tick {row['tick_size']:g}, lot {row['lot_size']}, "
+        f"{'active' if row['active'] else 'inactive'}",
+        f"Quote {quote['last_price']:.2f}, last trade {quote['last_trade_time'][11:19]} IST",
+    ]
+    agent.decide(s7, "reported with the template")
+    return Resolved(row, quote, lines)
