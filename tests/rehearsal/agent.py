@@ -166,7 +166,7 @@ class Agent:
 
     # -- calls ---------------------------------------------------------------------------
 
-    def _named(self, where: Where, tool: str, mode: str | None) -> Call:
+    def _named(self, where: Where, tool: str, mode: str | None, args: dict[str, Any]) -> Call:
         candidates = []
         for written in where.calls:
             mark = written.unavailable
@@ -179,7 +179,8 @@ class Agent:
             elif written.tool == tool and written.mode == mode:
                 candidates.append(written)
         assert candidates, f"{where} does not name the call {tool} {mode or ''}".rstrip()
-        return max(candidates, key=lambda c: len(c.params))
+        # the call written with these parameters, when a step writes two forms of one call
+        return max(candidates, key=lambda c: len(set(args) & {p.name for p in c.params}))
 
     def _wire(self, where: Where, tool: str, mode: str | None) -> tuple[str, str | None]:
         """The tool and mode sent: the grouped call, or on a legacy generation its twin,
@@ -241,7 +242,7 @@ class Agent:
         """Make the call ``where`` names. Returns the parsed JSON answer, or the error text
         (a str) when the server answered with an error; None when ``lost`` (the answer never
         reached the agent, as after a timeout: the call was still made)."""
-        written = self._named(where, tool, mode)
+        written = self._named(where, tool, mode, args)
         wire_tool, wire_mode = self._wire(where, tool, mode)
         schema = self._schema(wire_tool, wire_mode)
         renamed = kite_schemas.LEGACY_RENAMED.get(wire_tool, {}) if wire_tool != tool else {}

@@ -317,3 +317,180 @@ def resolve(agent: Agent, r: Recipe, exchange: str, symbol: str) -> Resolved:
     ]
     agent.decide(s7, "reported with the template")
     return Resolved(row, quote, lines)
+
+
+# ------------------------------------------------------------------ triggers-and-alerts/gtt.md
+
+
+@dataclass(frozen=True)
+class GttPlaced:
+    capacity: int
+    definition: dict[str, Any]
+    summary: list[str]
+    answer: Any
+    listed: list[dict[str, Any]]
+
+
+def sell_gtt(
+    agent: Agent, r: Recipe, resolve_recipe: Recipe, key: str, trigger: float, lost: bool = False
+) -> GttPlaced:
+    """/triggers-and-alerts/gtt: a single SELL GTT on held shares for "all of them"."""
+    exchange, symbol = key.split(":")
+    step(r, 1, "Resolve the instrument with `verbosity` `full`")
+    row = resolve(agent, resolve_recipe, exchange, symbol).row
+    tick = row["tick_size"]
+    s2 = step(r, 2, "`market` mode `ltp` with `instruments` such as")
+    ltp = agent.call(s2, "market", "ltp", instruments=[key])[key]["last_price"]
+    s4 = step(r, 4, "already includes the T+1 shares in `t1_quantity`; never add them")
+    holding = next(
+        h for h in agent.page(s4, "portfolio", "holdings") if h["tradingsymbol"] == symbol
+    )
+    orders = agent.page(s4, "orders", "list")
+    gtts = agent.page(step(r, 5, "read `gtt` mode `list`"), "gtt", "list")
+    open_sells = sum(
+        o["pending_quantity"]
+        for o in orders
+        if o["tradingsymbol"] == symbol
+        and o["transaction_type"] == "SELL"
+        and o["status"] not in TERMINAL
+    )
+    other_gtts = sum(
+        leg["quantity"]
+        for g in gtts
+        if g["status"] == "active" and g["condition"]["tradingsymbol"] == symbol
+        for leg in g["orders"][:1]
+        if leg["transaction_type"] == "SELL"
+    )
+    capacity = holding["realised_quantity"] - holding["used_quantity"] - open_sells - other_gtts
+    agent.decide(
+        step(r, 4, "`realised_quantity` less `used_quantity`, less open SELL orders and other"),
+        f"demat capacity {capacity} (holdings quantity {holding['quantity']}, "
+        f"T+1 {holding['t1_quantity']})",
+    )
+    profile = agent.call(
+        step(r, 4, "Read `portfolio` mode `profile` `meta.demat_consent`"), "portfolio", "profile"
+    )
+    consent = profile["meta"]["demat_consent"]
+    tpin = consent not in ("consent",) and holding["authorised_quantity"] < capacity
+    s5 = step(r, 5, "flag any `active` GTT with the same symbol, side and triggers")
+    same = [
+        g
+        for g in gtts
+        if g["status"] == "active"
+        and g["condition"]["tradingsymbol"] == symbol
+        and abs(g["condition"]["trigger_values"][0] - trigger) <= 2 * tick
+    ]
+    assert not same, f"{s5}: a duplicate exists; ask before going on"
+    s3 = step(r, 3, "So a SELL leg's limit rounds down")
+    limit_price = snap(trigger * 0.999, tick, down=True)
+    definition = {
+        "exchange": exchange,
+        "tradingsymbol": symbol,
+        "transaction_type": "SELL",
+        "product": "CNC",
+        "trigger_type": "single",
+        "trigger_value": trigger,
+        "quantity": capacity,
+        "limit_price": limit_price,
+    }
+    agent.decide(s3, f"limit {limit_price} below the trigger {trigger}")
+    s6 = step(r, 6, "the LTP with its time and the distance to each")
+    summary = [
+        f"Place GTT SELL {symbol} ({exchange}, CNC) single: trigger {trigger:.2f}, "
+        f"limit {limit_price:.2f}, qty {capacity}",
+        f"LTP {ltp:.2f} ({(trigger - ltp) / ltp * 100:.2f}% to the trigger); expires in one year",
+        f"Not included: {holding['t1_quantity']} T+1 shares (sellable only as BTST)",
+    ]
+    if tpin:
+        summary.append("TPIN: a triggered sell is rejected unless authorised that day")
+    agent.decide(s6, "presented the summary")
+    agent.approve(
+        part(r, "Steps", "**Stop for approval.** Do not go on until the user has approved")
+    )
+    s7 = step(r, 7, "take a new `market` mode `ltp` (it becomes the")
+    fresh = agent.call(s7, "market", "ltp", instruments=[key])[key]["last_price"]
+    again = agent.page(s7, "gtt", "list")
+    assert len(again) == len(gtts) and abs(trigger - fresh) / fresh > 0.0025
+    s8 = step(r, 8, "place, `single`: `gtt` mode `place` with `exchange`, `tradingsymbol`")
+    answer = agent.call(s8, "gtt", "place", lost=lost, last_price=fresh, **definition)
+    listed: list[dict[str, Any]] = []
+    if lost:
+        u = part(
+            r,
+            "Uncertainty",
+            "read `gtt` mode `list`\n(paged) and look for one with the same symbol, side",
+        )
+        listed = agent.page(u, "gtt", "list")
+        agent.decide(u, "looked for the GTT before any new attempt")
+    else:
+        s9 = step(r, 9, "read `gtt` mode `list` again and confirm the GTT's `status`")
+        listed = agent.page(s9, "gtt", "list")
+    return GttPlaced(capacity, {"last_price": fresh, **definition}, summary, answer, listed)
+
+
+# ------------------------------------------------------------------ triggers-and-alerts/audit.md
+
+
+def audit_gtts(agent: Agent, r: Recipe) -> list[str]:
+    """/triggers-and-alerts/audit, the GTT half: flags and the report's GTT lines."""
+    s1 = step(r, 1, "`gtt` mode `list` with `from` 0 and `limit` 100, paging until `has_more`")
+    gtts = agent.page(s1, "gtt", "list", limit=100)
+    s3 = step(r, 3, "`portfolio` mode `holdings` with `type` `full`")
+    if agent.generation == "legacy-oldest":
+        holdings = agent.page(s3, "get_holdings")
+    else:
+        holdings = agent.page(s3, "portfolio", "holdings", type="full")
+    keys = sorted({f"{g['condition']['exchange']}:{g['condition']['tradingsymbol']}" for g in gtts})
+    ltps = agent.call(
+        step(r, 3, "a fresh `market` mode\n   `ltp`"), "market", "ltp", instruments=keys
+    )
+    profile = agent.call(step(r, 3, "`portfolio` mode `profile` for"), "portfolio", "profile")
+    ddpi = profile["meta"]["demat_consent"] == "consent"
+    s4 = step(r, 4, "SELL more than the demat quantity, or are for a symbol no longer held")
+    tpin = step(r, 4, 'Flag it as "needs TPIN on the day" in the report')
+    lines = []
+    s5 = step(r, 5, "find the order whose `meta` carries the GTT id")
+    triggered = [g for g in gtts if g["status"] == "triggered"]
+    orders = agent.page(step(r, 5, "Read `orders` mode `list` (today only)"), "orders", "list")
+    for g in gtts:
+        c = g["condition"]
+        if g in triggered:
+            placed = [o for o in orders if (o.get("meta") or {}).get("gtt") == g["id"]]
+            if not placed:
+                none = step(r, 5, "triggered, no order found -> not executed")
+                lines.append(
+                    f"- {g['id']} {c['tradingsymbol']} {g['orders'][0]['transaction_type']}: "
+                    f"triggered {g['updated_at'][:16].replace('T', ' ')}, no order found "
+                    "-> not executed"
+                )
+                agent.decide(none, lines[-1])
+            for order in placed:
+                agent.call(s5, "orders", "trades", order_id=order["order_id"])
+                lines.append(
+                    f"- {g['id']} {c['tradingsymbol']}: triggered; order {order['order_id']} "
+                    f"{order['status']}, filled {order['filled_quantity']}"
+                )
+                agent.decide(s5, lines[-1])
+            continue
+        if g["status"] != "active":
+            continue
+        key = f"{c['exchange']}:{c['tradingsymbol']}"
+        leg = g["orders"][0]
+        ltp = ltps[key]["last_price"]
+        away = abs(c["trigger_values"][0] - ltp) / ltp * 100
+        line = (
+            f"- {g['id']} {c['tradingsymbol']} {leg['transaction_type']} {g['type']} @ "
+            f"{c['trigger_values'][0]:,.2f}: active; LTP {ltp:,.2f} ({away:.1f}% away)"
+        )
+        held = next((h for h in holdings if h["tradingsymbol"] == c["tradingsymbol"]), None)
+        if leg["transaction_type"] == "SELL":
+            demat = 0 if held is None else held["realised_quantity"] - held["used_quantity"]
+            if leg["quantity"] > demat:
+                line += f"; holding {demat}, GTT {leg['quantity']} -> will fail"
+                agent.decide(s4, line)
+            authorised = 0 if held is None else held["authorised_quantity"]
+            if not ddpi and authorised < leg["quantity"]:
+                line += "; needs TPIN on the day"
+                agent.decide(tpin, line)
+        lines.append(line)
+    return lines
