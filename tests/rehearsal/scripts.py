@@ -494,3 +494,128 @@ def audit_gtts(agent: Agent, r: Recipe) -> list[str]:
                 agent.decide(tpin, line)
         lines.append(line)
     return lines
+
+
+# ------------------------------------------------------------------ holdings/positions.md
+
+
+@dataclass(frozen=True)
+class Books:
+    day: list[dict[str, Any]]
+    net: list[dict[str, Any]]
+    lines: list[str]
+    total: float
+
+
+def positions(agent: Agent, r: Recipe, as_of: str) -> Books:
+    s1 = step(r, 1, "`portfolio` mode `positions` with `from` 0 and `limit` 100; page until")
+    rows = agent.page(s1, "portfolio", "positions", limit=100)
+    s3 = step(r, 3, "The first copy of a repeated key is\n   the **Day** row")
+    seen: dict[tuple[str, str, str], int] = {}
+    for row in rows:
+        key = (row["exchange"], row["tradingsymbol"], row["product"])
+        seen[key] = seen.get(key, 0) + 1
+    day: list[dict[str, Any]] = []
+    net: list[dict[str, Any]] = []
+    count: dict[tuple[str, str, str], int] = {}
+    for row in rows:
+        key = (row["exchange"], row["tradingsymbol"], row["product"])
+        count[key] = count.get(key, 0) + 1
+        (day if seen[key] == 2 and count[key] == 1 else net).append(row)
+    agent.decide(s3, f"{len(day)} Day rows, {len(net)} Net rows")
+    wrong = step(r, 3, "a Day row with `overnight_quantity` above 0 means the split")
+    assert not any(row["overnight_quantity"] > 0 for row in day), f"{wrong}: stop"
+    s4 = step(r, 4, "Report from the Net book")
+    s6 = step(r, 6, "Net rows with `quantity` 0 were closed today; list them")
+    lines = [f"Positions as of {as_of} IST (market open), Net book"]
+    for row in net:
+        if row["quantity"]:
+            lines.append(
+                f"{row['tradingsymbol']} {row['exchange']} {row['product']} qty "
+                f"{row['quantity']} avg {row['average_price']:,.2f} ltp "
+                f"{row['last_price']:,.2f} pnl {row['pnl']:+,.2f}"
+            )
+    agent.decide(s4, "open Net rows reported")
+    for row in net:
+        if not row["quantity"]:
+            lines.append(
+                f"{row['tradingsymbol']} {row['exchange']} {row['product']} qty 0 "
+                f"(closed today) realised {row['realised']:+,.2f}"
+            )
+    agent.decide(s6, "closed rows listed separately")
+    never = step(r, 2, "Never sum `pnl` over the whole list")
+    total = round(sum(row["pnl"] for row in net), 2)
+    agent.decide(never, f"Net P&L {total} from the Net rows only")
+    lines.append(
+        "Day book: "
+        + ", ".join(
+            f"{row['tradingsymbol']} bought {row['day_buy_quantity']} "
+            f"sold {row['day_sell_quantity']}"
+            for row in day
+        )
+    )
+    lines.append(
+        f"Total Net P&L {total:+,.2f}; Console figures are end-of-day and include charges."
+    )
+    return Books(day, net, lines, total)
+
+
+# ------------------------------------------------------------------ orders/funds-check.md
+
+
+@dataclass(frozen=True)
+class Funds:
+    net: float
+    need: float
+    verdict: str
+    lines: list[str]
+
+
+def funds_check(agent: Agent, r: Recipe, key: str, quantity: int, as_of: str) -> Funds:
+    """/orders/funds-check for a CNC buy at the market price."""
+    s1 = step(r, 1, "Read `portfolio` mode `profile`: the segments and products enabled")
+    profile = agent.call(s1, "portfolio", "profile")
+    exchange, symbol = key.split(":")
+    assert exchange in profile["exchanges"] and "CNC" in profile["products"]
+    s2 = step(r, 2, "the number an order is checked against is `net`, the available margin")
+    margins = agent.call(step(r, 2, "Read `portfolio` mode `margins`"), "portfolio", "margins")
+    equity = margins["equity"]
+    net = equity["net"]
+    agent.decide(s2, f"equity net {net}")
+    s3 = step(r, 3, "Price it from a fresh `market` mode `quote`")
+    price = quote_of(agent, s3, key)["last_price"]
+    need = round(price * quantity, 2)
+    agent.decide(step(r, 3, "| CNC buy | quantity × price, plus charges |"), f"needs {need}")
+    s4 = step(r, 4, "`net` already excludes the\n   margin blocked by open orders")
+    orders = agent.page(
+        step(r, 4, "Show open BUY orders from `orders` mode `list`"), "orders", "list"
+    )
+    blocked = sum(
+        o["pending_quantity"] * o["price"]
+        for o in orders
+        if o["transaction_type"] == "BUY" and o["status"] not in TERMINAL
+    )
+    rows = agent.page(
+        step(r, 4, "today's M2M from\n   `portfolio` mode `positions`"), "portfolio", "positions"
+    )
+    m2m = sum(row["m2m"] for row in rows)
+    agent.decide(s4, f"open orders block {blocked}: already inside net, not subtracted again")
+    s5 = step(r, 5, "what is to spare is `net` minus the\n   estimate")
+    spare = round(net - need, 2)
+    verdict = (
+        f"enough ({spare:,.2f} to spare before charges)"
+        if spare >= 0
+        else (f"not enough (short by {-spare:,.2f})")
+    )
+    agent.decide(s5, verdict)
+    a = equity["available"]
+    lines = [
+        f"Equity margin as of {as_of} IST: net {net:,.2f} (cash {a['cash']:,.2f}, collateral "
+        f"{a['collateral']:,.2f}, debits {equity['utilised']['debits']:,.2f})",
+        f"Order: BUY {quantity} {symbol} CNC LIMIT {price:,.2f} -> needs about {need:,.2f} "
+        "+ charges (cash)",
+        f"Context, already inside net: open BUY orders block about {blocked:,.2f}; "
+        f"today's m2m {m2m:,.2f}",
+        f"Verdict: {verdict}.",
+    ]
+    return Funds(net, need, verdict, lines)
