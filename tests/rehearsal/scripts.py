@@ -619,3 +619,57 @@ def funds_check(agent: Agent, r: Recipe, key: str, quantity: int, as_of: str) ->
         f"Verdict: {verdict}.",
     ]
     return Funds(net, need, verdict, lines)
+
+
+# ------------------------------------------------------------------ orders/prepare.md (session)
+
+
+def minutes(hhmm: str) -> int:
+    hours, mins = hhmm.split(":")
+    return int(hours) * 60 + int(mins)
+
+
+def session_gate(agent: Agent, r: Recipe, sessions: Recipe, key: str, product: str) -> str | None:
+    """/orders/prepare steps 1 to 3 and 6 for an NSE equity order: None when an order can be
+    placed now, else what to tell the person (the recipe stops there, with no write)."""
+    exchange, symbol = key.split(":")
+    profile = agent.call(step(r, 1, "Read `portfolio` mode `profile`"), "portfolio", "profile")
+    assert product in profile["products"]
+    s2 = step(r, 2, "`search` with `search_mode` `get_by_tradingsymbol`, `exchange`")
+    if agent.generation != "legacy-oldest":
+        agent.call(
+            s2, "market", "search", search_mode="get_by_tradingsymbol", exchange=exchange,
+            tradingsymbol=symbol, verbosity="full",
+        )  # fmt: skip
+    quote = quote_of(agent, step(r, 3, "Take a live quote: `market` mode `quote`"), key)
+    now = when(quote["timestamp"])  # the quote's own time is the clock the recipe reads
+    at = now.hour * 60 + now.minute
+    s6 = step(
+        r,
+        6,
+        "In a gap between windows no\n   order can be placed: stop and tell the person when to retry",
+    )
+    mis = step(r, 6, "MIS is squared off\n   automatically at 15:20 (equity)")
+    if product == "MIS" and at >= minutes("15:20"):
+        agent.decide(mis, "fresh MIS blocked after 15:20")
+        return (
+            f"Fresh MIS orders are blocked after 15:20 (now {now:%H:%M} IST). Retry at 09:15 on "
+            "the next trading day, or place it as CNC before 15:30."
+        )
+    gap = part(
+        sessions, "Gaps: nothing can be placed", "Equity: 15:30 to 16:00, and 09:08 to 09:15"
+    )
+    amo = part(sessions, "AMO windows", "Equity: 16:00 to 08:58")
+    if minutes("15:30") <= at < minutes("16:00"):
+        agent.decide(gap, "in the equity gap")
+        agent.decide(s6, "stop: tell the person when to retry")
+        agent.decide(amo, "the AMO window opens at 16:00")
+        return (
+            f"No order can be placed now ({now:%H:%M} IST: equity closes at 15:30, AMOs open at "
+            "16:00). Retry at 16:00 as an AMO (`variety` `amo`), or at 09:15 on the next "
+            "trading day as a regular order."
+        )
+    if minutes("09:08") <= at < minutes("09:15"):
+        agent.decide(gap, "in the pre-open gap")
+        return f"No order can be placed now ({now:%H:%M} IST). Retry at 09:15."
+    return None
