@@ -647,7 +647,7 @@ def session_gate(agent: Agent, r: Recipe, sessions: Recipe, key: str, product: s
     s6 = step(
         r,
         6,
-        "In a gap between windows no\n   order can be placed: stop and tell the person when to retry",
+        "order can be placed: stop and tell the person when to retry",
     )
     mis = step(r, 6, "MIS is squared off\n   automatically at 15:20 (equity)")
     if product == "MIS" and at >= minutes("15:20"):
