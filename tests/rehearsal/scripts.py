@@ -673,3 +673,144 @@ def session_gate(agent: Agent, r: Recipe, sessions: Recipe, key: str, product: s
         agent.decide(gap, "in the pre-open gap")
         return f"No order can be placed now ({now:%H:%M} IST). Retry at 09:15."
     return None
+
+
+# ------------------------------------------------------------------ orders/expiry-rollover.md
+
+
+@dataclass(frozen=True)
+class Rolled:
+    near: dict[str, Any]
+    next_row: dict[str, Any]
+    legs: list[dict[str, Any]]
+    summaries: list[str]
+    net_after: dict[str, int]
+
+
+def _filled(agent: Agent, rec: Recipe, order_id: str) -> dict[str, Any]:
+    s4 = step(rec, 4, "read `orders` mode `history` with `order_id`. The last row is the current")
+    last: dict[str, Any] = {}
+    for _ in range(6):
+        agent.wait(seconds=10)
+        last = agent.call(s4, "orders", "history", order_id=order_id)[-1]
+        if last["status"] in TERMINAL:
+            break
+    return last
+
+
+def rollover(agent: Agent, r: Recipe, rec: Recipe, pos: Recipe, symbol: str) -> Rolled:
+    """/orders/expiry-rollover of a long NRML future into the next expiry, both legs."""
+    s1 = step(r, 1, "Read `portfolio` mode `positions` (paged)")
+    rows = agent.page(s1, "portfolio", "positions")
+    step(pos, 3, "a key seen only once is a **Net**\n   row")
+    keys = [(x["exchange"], x["tradingsymbol"], x["product"]) for x in rows]
+    net_rows = [x for i, x in enumerate(rows) if keys[i] not in keys[i + 1 :]]
+    held = next(x for x in net_rows if x["tradingsymbol"] == symbol and x["product"] == "NRML")
+    s1r = step(r, 1, "resolve it with\n   `market` mode `search` with `search_mode`")
+    found = agent.call(
+        s1r, "market", "search", search_mode="get_by_tradingsymbol", exchange=held["exchange"],
+        tradingsymbol=symbol, verbosity="full",
+    )  # fmt: skip
+    (near,) = found["data"] if isinstance(found, dict) else found
+    lots = held["quantity"] // near["lot_size"]
+    agent.decide(step(r, 1, 'State "closes N lots"'), f"closes {lots} lots")
+    s3 = step(r, 3, "compact rows having no `expiry_date`")
+    query = f"{held['exchange']}:{near['name']}"
+    first = agent.call(
+        s3, "market", "search", search_mode="search", filter_on="underlying", verbosity="full",
+        query=query, limit=1,
+    )  # fmt: skip
+    total = first["pagination"]["total"]
+    every = agent.call(
+        s3, "market", "search", search_mode="search", filter_on="underlying", verbosity="full",
+        query=query, limit=total + 1,
+    )["data"]  # fmt: skip
+    assert len(every) == total
+    pick = step(r, 3, "pick the row with the next\n   `expiry_date` and the same `instrument_type`")
+    later = [
+        x
+        for x in every
+        if x["instrument_type"] == near["instrument_type"]
+        and x["strike"] == near["strike"]
+        and x["expiry_date"] > near["expiry_date"]
+    ]
+    next_row = min(later, key=lambda x: x["expiry_date"])
+    agent.decide(pick, f"next contract {next_row['tradingsymbol']} ({next_row['expiry_date']})")
+    new_lots = held["quantity"] // next_row["lot_size"]
+    near_key = f"{held['exchange']}:{symbol}"
+    next_key = f"{held['exchange']}:{next_row['tradingsymbol']}"
+    s4 = step(r, 4, "Quote both contracts with `market` mode `quote` (one call, both")
+    quotes = agent.call(s4, "market", "quote", instruments=[near_key, next_key])
+    spread = quotes[next_key]["last_price"] - quotes[near_key]["last_price"]
+    agent.call(
+        step(r, 4, "Check funds with `portfolio`\n   mode `margins`"), "portfolio", "margins"
+    )
+    s5 = step(r, 5, "Look for duplicates: `orders` mode `list` and `orders` mode `all_trades`")
+    orders = agent.page(s5, "orders", "list")
+    agent.page(s5, "orders", "all_trades")
+    assert not [
+        o
+        for o in orders
+        if o["tradingsymbol"] in (symbol, next_row["tradingsymbol"]) and o["status"] not in TERMINAL
+    ]
+    bid = quotes[near_key]["depth"]["buy"][0]["price"]
+    summaries = [
+        f"SELL {held['quantity']} {symbol} {held['exchange']} NRML LIMIT @ {bid:.2f} - closes "
+        f"{lots} lot(s) of the long Net position; then BUY {new_lots} lot(s) of "
+        f"{next_row['tradingsymbol']} (lot {next_row['lot_size']}, token "
+        f"{next_row['instrument_token']}), spread {spread:+.2f}; the second leg gets its own "
+        "approval after the first has filled"
+    ]
+    agent.decide(step(r, 6, "Present the first leg"), summaries[0])
+    agent.approve(
+        part(
+            r, "Steps", "**Stop for approval.** Do not go on until the user approves the first leg"
+        )
+    )
+    s7 = step(r, 7, "take a new `market` mode `quote`, re-check the session window")
+    again = agent.call(s7, "market", "quote", instruments=[near_key])[near_key]
+    assert again["depth"]["buy"][0]["price"] >= bid - near["tick_size"] * 20
+    s8 = step(r, 8, "`orders` mode `place` with `variety` `regular`")
+    leg1 = {
+        "variety": "regular", "exchange": held["exchange"], "tradingsymbol": symbol,
+        "transaction_type": "SELL", "quantity": lots * near["lot_size"], "product": "NRML",
+        "order_type": "LIMIT", "price": bid, "tag": "ksroll1",
+    }  # fmt: skip
+    placed = agent.call(s8, "orders", "place", **leg1)
+    first_fill = _filled(agent, rec, placed["order_id"])
+    s9 = step(r, 9, "If it filled only partly, stop and ask")
+    assert first_fill["status"] == "COMPLETE", f"{s9}: {first_fill['status']}"
+    s10 = step(r, 10, "Take a new `market` mode `quote` of the next contract and present")
+    ask = agent.call(s10, "market", "quote", instruments=[next_key])[next_key]
+    price = ask["depth"]["sell"][0]["price"]
+    summaries.append(
+        f"BUY {new_lots * next_row['lot_size']} {next_row['tradingsymbol']} NRML LIMIT @ "
+        f"{price:.2f} (expiry {next_row['expiry_date']}); first leg filled at "
+        f"{first_fill['average_price']:.2f}, realised spread "
+        f"{price - first_fill['average_price']:+.2f}"
+    )
+    agent.decide(s10, summaries[1])
+    agent.approve(
+        part(
+            r, "Steps", "**Stop for approval.** Do not go on until the user approves the second leg"
+        )
+    )
+    s11 = step(r, 11, "a new `market` mode `quote` of the next contract")
+    agent.call(s11, "market", "quote", instruments=[next_key])
+    s12 = step(r, 12, "Place the second leg with `orders` mode `place` with `variety` `regular`")
+    leg2 = {
+        "variety": "regular", "exchange": held["exchange"],
+        "tradingsymbol": next_row["tradingsymbol"], "transaction_type": "BUY",
+        "quantity": new_lots * next_row["lot_size"], "product": "NRML", "order_type": "LIMIT",
+        "price": price, "tag": "ksroll2",
+    }  # fmt: skip
+    placed2 = agent.call(s12, "orders", "place", **leg2)
+    _filled(agent, rec, placed2["order_id"])
+    after = agent.page(step(r, 12, "and `portfolio` mode `positions`"), "portfolio", "positions")
+    keys = [(x["exchange"], x["tradingsymbol"], x["product"]) for x in after]
+    net_after = {
+        x["tradingsymbol"]: x["quantity"]
+        for i, x in enumerate(after)
+        if keys[i] not in keys[i + 1 :] and x["product"] == "NRML"
+    }
+    return Rolled(near, next_row, [leg1, leg2], summaries, net_after)
