@@ -87,6 +87,13 @@ class Where:
     def __str__(self) -> str:
         return f"{self.recipe.path} {self.label}: {self.quote!r}"
 
+    def plus(self, other: Where) -> Where:
+        """This text and the one it refers to ("repeat the duplicate check of step 9")."""
+        return Where(
+            self.recipe, f"{self.label} + {other.label}", f"{self.text}\n\n{other.text}",
+            self.quote,
+        )  # fmt: skip
+
 
 def step(r: Recipe, number: int, quote: str) -> Where:
     """Step ``number`` of ``r``; fails unless the step says ``quote`` (whitespace-insensitive)."""

@@ -814,3 +814,109 @@ def rollover(agent: Agent, r: Recipe, rec: Recipe, pos: Recipe, symbol: str) -> 
         if keys[i] not in keys[i + 1 :] and x["product"] == "NRML"
     }
     return Rolled(near, next_row, [leg1, leg2], summaries, net_after)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    summary: list[str]
+    sent: dict[str, Any]
+    final: dict[str, Any]
+
+
+def prepare_buy(
+    agent: Agent, r: Recipe, rec: Recipe, key: str, quantity: int, limit: float, tag: str
+) -> Prepared:
+    """/orders/prepare for a CNC LIMIT BUY the person asked for, to the verified order."""
+    exchange, symbol = key.split(":")
+    profile = agent.call(step(r, 1, "Read `portfolio` mode `profile`"), "portfolio", "profile")
+    assert exchange in profile["exchanges"] and "CNC" in profile["products"]
+    s2 = step(r, 2, "`search` with `search_mode` `get_by_tradingsymbol`, `exchange`")
+    found = agent.call(
+        s2, "market", "search", search_mode="get_by_tradingsymbol", exchange=exchange,
+        tradingsymbol=symbol, verbosity="full",
+    )  # fmt: skip
+    (row,) = found["data"] if isinstance(found, dict) else found
+    assert row["active"], f"{s2}: stop unless active"
+    s3 = step(r, 3, "Take a live quote: `market` mode `quote` with `instruments`")
+    quote = quote_of(agent, s3, key)
+    s4 = step(r, 4, "A BUY limit rounds down and a SELL limit\n   up")
+    price = snap(limit, row["tick_size"], down=True)
+    agent.decide(s4, f"limit {limit} -> {price}")
+    s5 = step(r, 5, "Above `freeze_quantity` the exchange rejects the order")
+    assert not row["freeze_quantity"] or quantity <= row["freeze_quantity"], s5
+    s6 = step(r, 6, "Decide the session from the current IST time")
+    at = when(quote["timestamp"])
+    assert minutes("09:15") <= at.hour * 60 + at.minute < minutes("15:30"), s6
+    agent.decide(s6, "market open: a regular order")
+    s7 = step(r, 7, "Check funds with `portfolio` mode `margins`: compare the estimate with `net`")
+    equity = agent.call(s7, "portfolio", "margins")["equity"]
+    value = round(quantity * price, 2)
+    s9 = step(
+        r, 9, "Look for duplicates: `orders` mode `list` (paged) and `orders` mode `all_trades`"
+    )
+    orders = agent.page(s9, "orders", "list")
+    trades = agent.page(s9, "orders", "all_trades")
+    same = [
+        o
+        for o in orders
+        if o["tradingsymbol"] == symbol
+        and o["transaction_type"] == "BUY"
+        and (o["status"] not in TERMINAL or o["tag"] == tag)
+    ]
+    assert not same, f"{s9}: ask before going on"
+    s11 = step(
+        r, 11, "the largest of today's trades on it from\n    step 9 and the holding's `quantity`"
+    )
+    holdings = agent.page(s11, "portfolio", "holdings")
+    usual = max(
+        [t["quantity"] for t in trades if t["tradingsymbol"] == symbol]
+        + [h["quantity"] for h in holdings if h["tradingsymbol"] == symbol]
+        + [0]
+    )
+    share = value / equity["net"] * 100
+    away = abs(price - quote["last_price"]) / quote["last_price"] * 100
+    a = equity["available"]
+    summary = [
+        f"BUY {quantity} {symbol} ({exchange}, equity; {quantity} shares) CNC LIMIT @ "
+        f"{price:.2f} (tick {row['tick_size']:g}), validity DAY",
+        f"Estimated value {value:,.2f} plus charges; equity net margin {equity['net']:,.2f} "
+        f"(cash {a['cash']:,.2f}, collateral {a['collateral']:,.2f}, debits "
+        f"{equity['utilised']['debits']:,.2f}; margins as of {at:%H:%M:%S} IST)",
+        f"Last price {quote['last_price']:.2f} at {at:%H:%M:%S} IST, circuit "
+        f"{quote['lower_circuit_limit']:.2f}-{quote['upper_circuit_limit']:.2f}; "
+        "session: market open",
+        f"Tag {tag}; a BUY, so no position to close; market protection: not used (LIMIT)",
+        f"Size check: value {value:,.2f} is {share:.2f}% of net (guard 25%); usual size "
+        f"{usual or 'no usual size known'}; limit {away:.2f}% from last price (guard 5%)",
+    ]
+    if share > 25:
+        summary.append(
+            f"WARNING: the value is above 25% of net. Is {quantity} shares what you meant?"
+        )
+    if usual and quantity > 5 * usual:
+        summary.append(f"WARNING: {quantity} is more than 5 times your usual {usual}.")
+    summary.append('Reply "approve" to place exactly this order, or say what to change.')
+    agent.decide(step(r, 12, "Present the summary below"), "presented")
+    agent.approve(
+        part(r, "Steps", "**Stop for approval.** Do not go on until the user approves the step 12")
+    )
+    s13 = step(r, 13, "take a new `market` mode `quote`, re-check the session")
+    again = quote_of(agent, s13, key)
+    agent.page(
+        s13.plus(step(r, 13, "repeat the duplicate check of step 9")).plus(s9), "orders", "list"
+    )
+    assert again["last_price"] > 0
+    s14 = step(r, 14, "Call `orders` mode `place` with `variety`, `exchange`, `tradingsymbol`")
+    sent = {
+        "variety": "regular", "exchange": exchange, "tradingsymbol": symbol,
+        "transaction_type": "BUY", "quantity": quantity, "product": "CNC",
+        "order_type": "LIMIT", "price": price, "validity": "DAY", "tag": tag,
+    }  # fmt: skip
+    agent.call(s14, "orders", "place", **sent)
+    s15 = step(r, 15, "find the order by `tag`, read `orders` mode\n    `history`")
+    agent.wait(seconds=5)
+    listed = agent.page(step(rec, 1, "List today's orders: `orders` mode `list`"), "orders", "list")
+    mine = [o for o in listed if o["tag"] == tag]
+    (order,) = mine
+    final = agent.call(s15, "orders", "history", order_id=order["order_id"])[-1]
+    return Prepared(summary, sent, final)
