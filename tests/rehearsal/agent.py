@@ -146,6 +146,7 @@ class Agent:
     clock: list[datetime] = field(default_factory=list)  # [now] when in-process
     made: list[Made] = field(default_factory=list)
     approvals: list[int] = field(default_factory=list)  # len(made) at each approval
+    covers: list[int] = field(default_factory=list)  # how many writes each approval covers
     decisions: list[str] = field(default_factory=list)
 
     # -- the account ---------------------------------------------------------------------
@@ -165,10 +166,12 @@ class Agent:
         """Record a decision the script takes and the recipe text it implements."""
         self.decisions.append(f"{where}: {what}")
 
-    def approve(self, where: Where) -> None:
-        """The person approved the summary: the script stops here first (quoting the stop)."""
+    def approve(self, where: Where, covers: int = 1) -> None:
+        """The person approved the summary (of ``covers`` writes, for a list such as
+        cancel-all's): the script stops here first, quoting the recipe's stop."""
         assert "approv" in _flat(where.quote).lower(), f"{where} is not an approval stop"
         self.approvals.append(len(self.made))
+        self.covers.append(covers)
         self.decide(where, "stopped for approval; the person approved")
 
     # -- calls ---------------------------------------------------------------------------
@@ -258,8 +261,8 @@ class Agent:
         if schema.writes:
             assert self.approvals, f"{where}: a write ({tool} {mode}) before any approval"
             since = self.approvals[-1]
-            assert not any(m.writes for m in self.made[since:]), (
-                f"{where}: a second write on one approval"
+            assert sum(m.writes for m in self.made[since:]) < self.covers[-1], (
+                f"{where}: more writes than the approval covered"
             )
             assert any(not m.writes and m.answered for m in self.made[since:]), (
                 f"{where}: a write without the re-check after the approval"

@@ -920,3 +920,57 @@ def prepare_buy(
     (order,) = mine
     final = agent.call(s15, "orders", "history", order_id=order["order_id"])[-1]
     return Prepared(summary, sent, final)
+
+
+# ------------------------------------------------------------------ orders/cancel-all.md
+
+
+@dataclass(frozen=True)
+class Cancelled:
+    summary: list[str]
+    left_orders: list[dict[str, Any]]
+    left_gtts: list[dict[str, Any]]
+
+
+def cancel_all(agent: Agent, r: Recipe) -> Cancelled:
+    s1 = step(r, 1, "List every open order: `orders` mode `list`, paged until `has_more`")
+    working = [o for o in agent.page(s1, "orders", "list") if o["status"] not in TERMINAL]
+    s2 = step(r, 2, "List every active GTT: `gtt` mode `list`, paged; keep `status` `active`")
+    active = [g for g in agent.page(s2, "gtt", "list") if g["status"] == "active"]
+    s4 = step(r, 4, "a numbered list of every order to cancel")
+    summary = [
+        f"{i}. cancel order {o['order_id']} {o['tradingsymbol']} {o['transaction_type']} "
+        f"{o['quantity']} (filled {o['filled_quantity']}) {o['order_type']} {o['status']}"
+        for i, o in enumerate(working, 1)
+    ] + [
+        f"{i}. delete GTT {g['id']} {g['condition']['tradingsymbol']} "
+        f"{g['orders'][0]['transaction_type']} triggers {g['condition']['trigger_values']}"
+        for i, g in enumerate(active, len(working) + 1)
+    ]
+    agent.decide(s4, f"{len(working)} orders and {len(active)} GTTs listed")
+    agent.approve(
+        part(
+            r,
+            "Steps",
+            "**Stop for approval.** Do not go on until the user approves this exact list",
+        ),
+        covers=len(working) + len(active),
+    )
+    s5 = step(r, 5, "read `orders` mode `list` and `gtt` mode `list` again")
+    still = {o["order_id"]: o for o in agent.page(s5, "orders", "list")}
+    again = {g["id"] for g in agent.page(s5, "gtt", "list") if g["status"] == "active"}
+    assert all(still[o["order_id"]]["status"] not in TERMINAL for o in working)
+    assert again == {g["id"] for g in active}, f"{s5}: a new summary is needed"
+    s6 = step(
+        r, 6, "`orders` mode\n   `cancel` with `order_id` and `variety` (the order's own `variety`"
+    )
+    for o in working:
+        agent.call(s6, "orders", "cancel", order_id=o["order_id"], variety=o["variety"])
+    for g in active:
+        agent.call(s6, "gtt", "delete", trigger_id=g["id"])
+    s7 = step(r, 7, "Reconcile: `orders` mode `list` again")
+    agent.wait(seconds=5)
+    left = [o for o in agent.page(s7, "orders", "list") if o["status"] not in TERMINAL]
+    gone = step(r, 7, "Read `gtt` mode `list` again: each deleted GTT")
+    left_gtts = [g for g in agent.page(gone, "gtt", "list") if g["status"] == "active"]
+    return Cancelled(summary, left, left_gtts)
