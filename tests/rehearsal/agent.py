@@ -180,7 +180,7 @@ class Agent:
         candidates = []
         for written in where.calls:
             mark = written.unavailable
-            if mark is not None and self.generation in mark.generations:
+            if mark is not None and self.generation in mark.generations and mark.fallbacks:
                 assert not (written.tool == tool and written.mode == mode), (
                     f"{where}: {written.label()} is marked not on {self.generation}; "
                     "follow its fallback"
@@ -234,6 +234,7 @@ class Agent:
         if paged or "paged" in where.text or "page until" in where.text.lower():
             allowed |= {"from", "limit"}
         for name, value in args.items():
+            assert name in tool.params, f"{wire_tool} on {self.generation} has no {name!r}"
             assert name in allowed, (
                 f"{where} does not name the parameter {name!r} for {written.label()} "
                 f"(it names: {sorted(named) or 'none'})"

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from .agent import Agent, Recipe, part, step
+from .agent import Agent, Recipe, Where, part, recipe, step
 
 TERMINAL = ("COMPLETE", "CANCELLED", "REJECTED")
 
@@ -974,3 +974,86 @@ def cancel_all(agent: Agent, r: Recipe) -> Cancelled:
     gone = step(r, 7, "Read `gtt` mode `list` again: each deleted GTT")
     left_gtts = [g for g in agent.page(gone, "gtt", "list") if g["status"] == "active"]
     return Cancelled(summary, left, left_gtts)
+
+
+# ------------------------------------------------------------------ orders/stop-loss.md
+
+
+def resolve_row(agent: Agent, where: Where, exchange: str, symbol: str) -> dict[str, Any]:
+    """The exact lookup ``where`` writes, or on legacy-oldest the fallback it links to
+    ([Resolve an instrument](../market-data/resolve.md))."""
+    if agent.generation == "legacy-oldest":
+        assert "../market-data/resolve.md" in where.text, f"{where}: no fallback given"
+        return resolve(agent, recipe("market-data/resolve.md"), exchange, symbol).row
+    found = agent.call(
+        where, "market", "search", search_mode="get_by_tradingsymbol", exchange=exchange,
+        tradingsymbol=symbol, verbosity="full",
+    )  # fmt: skip
+    (row,) = found["data"] if isinstance(found, dict) else found
+    return dict(row)
+
+
+def stop_loss(
+    agent: Agent, r: Recipe, pos: Recipe, rec: Recipe, symbol: str, below: float, buffer_ticks: int
+) -> tuple[list[str], dict[str, Any], dict[str, Any]]:
+    """/orders/stop-loss: an SL stop under a long Net position, ``below`` (a fraction) under
+    the last price with the person's buffer of ``buffer_ticks`` ticks."""
+    s1 = step(r, 1, "Read `portfolio` mode `positions` (separate the books")
+    rows = agent.page(s1, "portfolio", "positions")
+    step(pos, 3, "a key seen only once is a **Net**\n   row")
+    keys = [(x["exchange"], x["tradingsymbol"], x["product"]) for x in rows]
+    net = [x for i, x in enumerate(rows) if keys[i] not in keys[i + 1 :]]
+    held = next(x for x in net if x["tradingsymbol"] == symbol and x["quantity"] > 0)
+    key = f"{held['exchange']}:{symbol}"
+    s2 = step(r, 2, "Resolve the instrument with `market` mode `search` with `search_mode`")
+    row = resolve_row(agent, s2, held["exchange"], symbol)
+    quote = quote_of(agent, step(r, 2, "take `market` mode `quote` for `last_price`"), key)
+    tick = row["tick_size"]
+    s4 = step(r, 4, "Round a\n   trigger towards the price (SELL up, BUY down)")
+    trigger = snap(quote["last_price"] * (1 - below), tick, down=False)
+    limit = snap(trigger - buffer_ticks * tick, tick, down=True)
+    agent.decide(s4, f"trigger {trigger}, limit {limit}")
+    lots = held["quantity"] // row["lot_size"]
+    s5 = step(r, 5, "Flag another\n   `TRIGGER PENDING` stop on the same symbol and side")
+    orders = agent.page(s5, "orders", "list")
+    agent.page(s5, "orders", "all_trades")
+    agent.page(step(r, 5, "active GTTs from `gtt` mode `list` on the"), "gtt", "list")
+    assert not [
+        o for o in orders if o["tradingsymbol"] == symbol and o["status"] == "TRIGGER PENDING"
+    ]
+    at = when(quote["timestamp"])
+    distance = (quote["last_price"] - trigger) / quote["last_price"] * 100
+    summary = [
+        f"SELL {held['quantity']} ({lots} lot) {symbol} {held['product']} SL: trigger "
+        f"{trigger:.2f}, limit {limit:.2f}; last price {quote['last_price']:.2f} at "
+        f"{at:%H:%M:%S} IST ({distance:.2f}% above the trigger)",
+        f"closes {lots} lots if triggered; validity DAY; tag ksSL{symbol[:8]}; ends at the close",
+    ]
+    agent.decide(step(r, 6, "Present the summary"), "presented")
+    agent.approve(
+        part(
+            r,
+            "Steps",
+            "**Stop for approval.** Do not go on until the user approves this exact stop",
+        )
+    )
+    s7 = step(r, 7, "If the price is already through the trigger")
+    again = quote_of(agent, step(r, 7, "take a new `market` mode `quote`"), key)
+    assert again["last_price"] > trigger, s7
+    agent.page(step(r, 7, "the\n   duplicates of step 5").plus(s5), "orders", "list")
+    s8 = step(r, 8, "Call `orders` mode `place` with `variety` `regular`")
+    sent = {
+        "variety": "regular", "exchange": held["exchange"], "tradingsymbol": symbol,
+        "transaction_type": "SELL", "quantity": held["quantity"], "product": held["product"],
+        "order_type": "SL", "trigger_price": trigger, "price": limit, "validity": "DAY",
+        "tag": f"ksSL{symbol[:8]}",
+    }  # fmt: skip
+    placed = agent.call(s8, "orders", "place", **sent)
+    s9 = step(r, 9, "the order should be `TRIGGER PENDING`")
+    agent.wait(seconds=5)
+    final = agent.call(
+        step(rec, 4, "read `orders` mode `history` with `order_id`"), "orders", "history",
+        order_id=placed["order_id"],
+    )[-1]  # fmt: skip
+    agent.decide(s9, final["status"])
+    return summary, sent, final
