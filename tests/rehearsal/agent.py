@@ -202,7 +202,8 @@ class Agent:
         assert any(c.tool == tool and c.mode == mode and c.twin == twin for c in named), (
             f"{where.recipe.path} never names the legacy twin {twin} of `{tool}` mode `{mode}`"
         )
-        return twin, None
+        legacy = kite_schemas.tools(self.generation)  # type: ignore[arg-type]
+        return twin, (mode if twin in legacy and legacy[twin].has_modes else None)
 
     def _schema(self, tool: str, mode: str | None) -> kite_schemas.ModeSchema:
         tools = kite_schemas.tools(self.generation)  # type: ignore[arg-type]

@@ -982,8 +982,9 @@ def cancel_all(agent: Agent, r: Recipe) -> Cancelled:
 def resolve_row(agent: Agent, where: Where, exchange: str, symbol: str) -> dict[str, Any]:
     """The exact lookup ``where`` writes, or on legacy-oldest the fallback it links to
     ([Resolve an instrument](../market-data/resolve.md))."""
-    if agent.generation == "legacy-oldest":
-        assert "../market-data/resolve.md" in where.text, f"{where}: no fallback given"
+    exact = any(c.tool == "market" and c.mode == "search" for c in where.calls)
+    if agent.generation == "legacy-oldest" or not exact:
+        assert "../market-data/resolve.md" in where.text, f"{where}: no lookup or link given"
         return resolve(agent, recipe("market-data/resolve.md"), exchange, symbol).row
     found = agent.call(
         where, "market", "search", search_mode="get_by_tradingsymbol", exchange=exchange,
@@ -1057,3 +1058,53 @@ def stop_loss(
     )[-1]  # fmt: skip
     agent.decide(s9, final["status"])
     return summary, sent, final
+
+
+# ------------------------------------------------------------------ triggers-and-alerts/alerts.md
+
+
+def price_alert(agent: Agent, r: Recipe, key: str, level: float) -> tuple[list[str], Any, Any]:
+    """/triggers-and-alerts/alerts: a simple alert when ``key`` trades at or below ``level``."""
+    exchange, symbol = key.split(":")
+    s1 = step(r, 1, "Read existing alerts: `alerts` mode `get` with `uuids` `[]` (all)")
+    existing = agent.call(s1, "alerts", "get", uuids=[])["alerts"]
+    same = [
+        a for a in existing
+        if a["lhs_tradingsymbol"] == symbol and a["operator"] == "<=" and a["rhs_constant"] == level
+    ]  # fmt: skip
+    assert not same, f"{s1}: a duplicate"
+    s2 = step(r, 2, "take a fresh\n   `market` mode `ltp`")
+    resolve_row(
+        agent, step(r, 2, "Resolve the instrument ([Resolve an instrument]"), exchange, symbol
+    )
+    ltp = agent.call(s2, "market", "ltp", instruments=[key])[key]["last_price"]
+    s3 = step(r, 3, "`rhs_type` `constant` with `rhs_constant`")
+    definition = {
+        "name": f"{symbol} at or below {level:g}", "alert_type": "simple",
+        "lhs_exchange": exchange, "lhs_tradingsymbol": symbol,
+        "lhs_attribute": "LastTradedPrice", "operator": "<=", "rhs_type": "constant",
+        "rhs_constant": level,
+    }  # fmt: skip
+    agent.decide(s3, "a simple alert on the last traded price")
+    summary = [
+        f"when {key} last traded price <= {level:,.2f}; LTP {ltp:,.2f} "
+        f"({(ltp - level) / ltp * 100:.2f}% above); simple alert (no orders)"
+    ]
+    agent.decide(step(r, 5, "Present the summary: the condition in words"), summary[0])
+    agent.approve(
+        part(
+            r,
+            "Steps",
+            "**Stop for approval.** Do not go on until the user has approved the summary",
+        )
+    )
+    s6 = step(r, 6, "read `alerts` mode `get` again (for a duplicate")
+    agent.call(s6, "alerts", "get")
+    again = agent.call(s6, "market", "ltp", instruments=[key])[key]["last_price"]
+    assert again > level, f"{s6}: the condition would already be met"
+    s7 = step(r, 7, "create: `alerts` mode `create` with `uuids` `[]`, `name`, `alert_type`")
+    created = agent.call(s7, "alerts", "create", uuids=[], **definition)
+    s8 = step(r, 8, "Verify with `alerts` mode `get` with `uuids`, the affected ids")
+    uuid = created["alert"]["uuid"]
+    listed = agent.call(s8, "alerts", "get", uuids=[uuid])
+    return summary, created, listed
