@@ -149,12 +149,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     dash.set_defaults(run=_run_dashboard)
     cli_setup.register(commands)
-    commands.add_parser(
+    sandbox = commands.add_parser(
         "sandbox",
         add_help=False,  # 'kite-skills sandbox --help' is the sandbox's own (main() hands over)
         help="serve the Kite MCP tools over a simulated account, to rehearse without money",
     )
+    sandbox.set_defaults(run=_run_sandbox_after_options)
     return parser
+
+
+def _run_sandbox_after_options(args: argparse.Namespace) -> int:
+    """``kite-skills --db X sandbox``: main() hands ``sandbox`` over only as the first word."""
+    print(
+        "kite-skills: 'sandbox' comes first and takes its own options (it uses no store): "
+        "kite-skills sandbox --help",
+        file=sys.stderr,
+    )
+    return 2
 
 
 def main(argv: list[str] | None = None) -> int:

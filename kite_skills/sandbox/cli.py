@@ -144,8 +144,8 @@ def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> 
     gc.disable()
     try:
         from . import sim
-        from .handlers import generation
-        from .server import Sandbox
+        from .handlers import Generation, generation
+        from .server import Sandbox, parse_excluded
     finally:
         gc.freeze()
         gc.enable()
@@ -165,6 +165,13 @@ def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> 
     path = _journal_path(args.journal)
     journal = journal_module.Journal(path)
     tools = generation(args.tools, clock.now)
+    excluded = parse_excluded(os.environ.get("EXCLUDED_TOOLS"))
+    unknown = sorted(excluded - set(tools.handlers))
+    if unknown:
+        logging.getLogger("kite_skills.sandbox").warning(
+            "EXCLUDED_TOOLS names no %s tool: %s", args.tools, ", ".join(unknown)
+        )
+    tools = Generation(tools.name, {n: h for n, h in tools.handlers.items() if n not in excluded})
     sandbox = Sandbox(simulation, clock.now, tools, journal)
     begun = simulation.now.strftime(AT_FORMAT)
     transport = "http" if sock is not None else "stdio"

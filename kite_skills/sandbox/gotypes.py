@@ -264,6 +264,41 @@ MF_HOLDING: Final[tuple[Field, ...]] = (
 )
 ORDER_RESPONSE: Final[tuple[Field, ...]] = (("order_id", "s"),)
 GTT_RESPONSE: Final[tuple[Field, ...]] = (("trigger_id", "i"),)
+ALERT_ORDER_PARAMS: Final[tuple[Field, ...]] = (
+    ("transaction_type", "s"),
+    ("product", "s"),
+    ("order_type", "s"),
+    ("validity", "s"),
+    ("validity_ttl", "i"),
+    ("quantity", "i"),
+    ("price", "f"),
+    ("trigger_price", "f"),
+    ("disclosed_quantity", "i"),
+    ("last_price", "f"),
+    ("variety", "s"),
+    ("tags", "ls"),
+    ("squareoff", "f"),
+    ("stoploss", "f"),
+    ("trailing_stoploss", "f"),
+    ("iceberg_legs", "i"),
+    ("market_protection", "f"),
+    ("gtt", "omit"),  # *OrderGTTParams, omitempty
+)
+BASKET_ITEM: Final[tuple[Field, ...]] = (
+    ("type", "s"),
+    ("tradingsymbol", "s"),
+    ("exchange", "s"),
+    ("weight", "i"),
+    ("params", ALERT_ORDER_PARAMS),
+    ("id", "omitzero"),  # int, omitempty
+    ("instrument_token", "omitzero"),
+)
+BASKET: Final[tuple[Field, ...]] = (
+    ("name", "s"),
+    ("type", "s"),
+    ("tags", "ls"),
+    ("items", ("list", BASKET_ITEM)),
+)
 ALERT: Final[tuple[Field, ...]] = (
     ("type", "s"),
     ("user_id", "s"),
@@ -283,7 +318,7 @@ ALERT: Final[tuple[Field, ...]] = (
     ("alert_count", "i"),
     ("created_at", "t"),
     ("updated_at", "t"),
-    ("basket", "omit"),  # *Basket, omitempty: passed through when present
+    ("basket", ("pointer", BASKET)),  # *Basket, omitempty
 )
 ALERT_HISTORY: Final[tuple[Field, ...]] = (
     ("uuid", "s"),
@@ -361,8 +396,15 @@ def shape(fields: tuple[Field, ...], value: Any) -> dict[str, Any]:
         if kind == "omit":
             if item is not None:
                 out[name] = item
-            continue
-        out[name] = _one(kind, item)
+        elif kind == "omitzero":
+            number = go_int(item) if isinstance(item, int | float) else 0
+            if number:
+                out[name] = number
+        elif isinstance(kind, tuple) and kind and kind[0] == "pointer":
+            if isinstance(item, dict):
+                out[name] = shape(kind[1], item)
+        else:
+            out[name] = _one(kind, item)
     return out
 
 

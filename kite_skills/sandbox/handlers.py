@@ -488,11 +488,6 @@ def _lookup(
     kite: Any, args: Args, search_mode: str, default_filter: str = "id"
 ) -> list[dict[str, Any]]:
     rows = master(kite)
-    if search_mode == "search":
-        _need(args, "query")
-        return _search_rows(
-            rows, c.s(args.get("query")), c.s(args.get("filter_on"), default_filter)
-        )
     if search_mode == "get_by_id":
         _need(args, "id")
         found = [r for r in rows if r["id"] == c.s(args.get("id"))]
@@ -515,7 +510,8 @@ def _lookup(
             for r in rows
             if r.get("exchange") == exchange and c.i(r.get("exchange_token")) == token
         ]
-    else:
+    else:  # "search", and any other value (the Go switch's default)
+        _need(args, "query")
         return _search_rows(
             rows, c.s(args.get("query")), c.s(args.get("filter_on"), default_filter)
         )
@@ -524,16 +520,22 @@ def _lookup(
     return found[:1] if search_mode != "get_by_isin" else found
 
 
+def _go_map(value: dict[str, Any]) -> dict[str, Any]:
+    """A Go ``map[string]interface{}`` marshals with its keys sorted."""
+    return {key: value[key] for key in sorted(value)}
+
+
 def search_grouped(kite: Any, args: Args) -> Result:
-    """market search (market_tool.go:212-450): always ``{data, meta}``, ``pagination``
-    between them when limit > 0; compact rows by default; live quotes on request."""
+    """market search (market_tool.go:212-450 in d1c5e22): rows and the answer are Go maps
+    (keys sorted, so ``{data, meta[, pagination]}``); compact rows by default; live quotes
+    on request, for the page only, and ``meta.live_quote_enriched`` is the flag as given."""
     found = _lookup(kite, args, c.s(args.get("search_mode"), "search"))
     compact = c.s(args.get("verbosity"), "compact") == "compact"
     rows = [g.shape(COMPACT_INSTRUMENT if compact else FULL_INSTRUMENT, r) for r in found]
     paged = c.paginate(args, rows)
     page = paged["data"] if isinstance(paged, dict) else paged
-    enriched = c.b(args.get("include_live_quote")) and bool(page)
-    if enriched:
+    enrich = c.b(args.get("include_live_quote"))
+    if enrich and page:
         ids = [r["id"] for r in page]
         quotes = _call("Failed to get live quotes for search enrichment", lambda: kite.quote(*ids))
         for row in page:
@@ -545,15 +547,17 @@ def search_grouped(kite: Any, args: Args) -> Result:
                 ohlc=q["ohlc"],
                 quote_timestamp=q["timestamp"],
             )
+    page = [_go_map(row) for row in page]
     meta: dict[str, Any] = {
         "instrument_data_source": "bod_instruments",
-        "live_quote_enriched": enriched,
+        "live_quote_enriched": enrich,
     }
-    if enriched:
+    if enrich:
         meta["live_quote_fields"] = LIVE_QUOTE_FIELDS
+    answer: dict[str, Any] = {"data": page, "meta": _go_map(meta)}
     if isinstance(paged, dict):
-        return ok({"data": page, "pagination": paged["pagination"], "meta": meta})
-    return ok({"data": page, "meta": meta})
+        answer["pagination"] = paged["pagination"]  # a struct: its fields keep their order
+    return ok(_go_map(answer))
 
 
 def search_legacy(kite: Any, args: Args) -> Result:
@@ -590,8 +594,9 @@ ALERT_REQUIRED: Final = (
 
 
 def _alert_params(args: Args, *, ato_basket_required: bool) -> dict[str, Any]:
-    """alerts_tool.go:287-319: a missing or empty value is ``is required``; the rhs and the
-    basket checked by type."""
+    """validateAlertParams and buildAlertParams (alerts_tool.go:287-340 in b629a9c): a missing
+    or empty value is ``is required``; the rhs checked by its type; the basket required and
+    checked for ATO alerts (c), or checked whenever given (b)."""
     for name in ALERT_REQUIRED:
         if args.get(name) in (None, ""):
             raise Failed(fail(f"parameter '{name}': is required"))
@@ -617,21 +622,18 @@ def _alert_params(args: Args, *, ato_basket_required: bool) -> dict[str, Any]:
     else:
         raise Failed(fail("parameter 'rhs_type': must be 'constant' or 'instrument'"))
     basket_text = c.s(args.get("basket"))
-    if params["type"] == "ato" and ato_basket_required and not basket_text:
+    ato = params["type"] == "ato" and ato_basket_required
+    if ato and not basket_text:
         raise Failed(fail("parameter 'basket': is required when alert_type=ato"))
     if basket_text:
-        try:
-            basket = json.loads(basket_text)
-        except ValueError:
-            raise Failed(fail("parameter 'basket': must be valid JSON")) from None
-        if not isinstance(basket, dict):
-            raise Failed(fail("parameter 'basket': must be valid JSON"))
-        items = basket.get("items")
-        if (
-            params["type"] == "ato"
-            and ato_basket_required
-            and not (isinstance(items, list) and items)
-        ):
+        basket, problem = _basket(basket_text)
+        if problem is not None:
+            if ato or not ato_basket_required:  # validateAlertParams (c), or b's own check
+                raise Failed(fail("parameter 'basket': must be valid JSON"))
+            raise Failed(  # c, not ato: buildAlertParams parses it
+                fail(f"Failed to build alert parameters: failed to parse basket JSON: {problem}")
+            )
+        if ato and not basket.get("items"):
             raise Failed(
                 fail(
                     "parameter 'basket': must contain at least one basket item when alert_type=ato"
@@ -639,6 +641,23 @@ def _alert_params(args: Args, *, ato_basket_required: bool) -> dict[str, Any]:
             )
         params["basket"] = basket
     return params
+
+
+def _basket(text: str) -> tuple[dict[str, Any], str | None]:
+    """``json.Unmarshal`` into kiteconnect.Basket: an object whose ``items`` (if any) is an
+    array of objects; anything else is an error."""
+    try:
+        basket = json.loads(text)
+    except ValueError as exc:
+        return {}, str(exc)
+    if not isinstance(basket, dict):
+        return {}, f"cannot unmarshal {type(basket).__name__} into Go value of type Basket"
+    items = basket.get("items")
+    if items is not None and not (
+        isinstance(items, list) and all(isinstance(i, dict) for i in items)
+    ):
+        return {}, "cannot unmarshal items into Go struct field Basket.items"
+    return basket, None
 
 
 def alerts(*, ato_basket_required: bool) -> Handler:
@@ -649,21 +668,26 @@ def alerts(*, ato_basket_required: bool) -> Handler:
             uuid = uuids[0]
             alert = _call(f"Failed to get alert {uuid}", lambda: kite.get_alert(uuid))
             out: dict[str, Any] = {"alert": g.shape(g.ALERT, alert)}
-            if history:
-                out["history"] = g.shape_all(g.ALERT_HISTORY, _history(kite, uuid))
+            found = _history(kite, uuid) if history else None
+            if found is not None:  # a history that cannot be read is only logged
+                out["history"] = g.shape_all(g.ALERT_HISTORY, found)
             return ok(out)
         if uuids:
             every = _call("Failed to get alerts", kite.get_alerts)
-            listed = [a for a in every if a.get("uuid") in uuids]
+            # a nil slice when none match: "alerts": null
+            listed = [a for a in every if a.get("uuid") in uuids] or None
         else:
             filters = {k: c.s(args.get(k)) for k in ("status", "type") if c.s(args.get(k))}
             listed = _call("Failed to get alerts", lambda: kite.get_alerts(filters or None))
-        out = {"alerts": g.shape_all(g.ALERT, listed)}
-        if history:
-            out["histories"] = {
-                a.get("uuid", ""): g.shape_all(g.ALERT_HISTORY, _history(kite, a.get("uuid", "")))
-                for a in listed
-            }
+        out = {"alerts": g.shape_all(g.ALERT, listed) if listed is not None else None}
+        if history and listed:
+            histories = {}
+            for alert in listed:
+                key = c.s(alert.get("uuid"))
+                found = _history(kite, key)
+                if found is not None:
+                    histories[key] = g.shape_all(g.ALERT_HISTORY, found)
+            out["histories"] = _go_map(histories)
         return ok(out)
 
     def create(kite: Any, args: Args) -> Result:
@@ -686,18 +710,19 @@ def alerts(*, ato_basket_required: bool) -> Handler:
         if not uuids:
             return fail("At least one UUID is required for delete mode")
         _call("Failed to delete alerts", lambda: kite.delete_alerts(*uuids))
-        return ok({"success": True, "deleted_uuids": uuids, "deleted_count": len(uuids)})
+        # a Go map: keys sorted
+        return ok({"deleted_count": len(uuids), "deleted_uuids": uuids, "success": True})
 
     return _modes("alerts", {"get": get, "create": create, "modify": modify, "delete": delete})
 
 
-def _history(kite: Any, uuid: str) -> list[dict[str, Any]]:
-    """A history that cannot be read is only logged by the real server: an empty list."""
+def _history(kite: Any, uuid: str) -> list[dict[str, Any]] | None:
+    """An alert's history; None when it cannot be read (the real server only logs that)."""
     try:
         rows = kite.get_alert_history(uuid)
     except KiteError:
-        return []
-    return rows if isinstance(rows, list) else []
+        return None
+    return rows if isinstance(rows, list) else None
 
 
 def _with_reason(handler: Handler) -> Handler:
@@ -725,7 +750,7 @@ def _profile_name(kite: Any) -> str:
         return ""
 
 
-def session(kite: Any, clock: Callable[[], datetime]) -> Handler:
+def session(clock: Callable[[], datetime]) -> Handler:
     """session_tool.go:53-108. The simulated account is always signed in: status says so,
     and logout answers as the real one does while the simulation stays signed in."""
 
@@ -829,7 +854,7 @@ def grouped(clock: Callable[[], datetime]) -> Generation:
         "market": market,
         "alerts": _with_reason(alerts(ato_basket_required=True)),
         "mutual_funds": mutual_funds,
-        "session": session(None, clock),
+        "session": session(clock),
     }
     return Generation("grouped", {k: guarded(v) for k, v in table.items()})
 

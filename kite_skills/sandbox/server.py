@@ -11,7 +11,8 @@ from __future__ import annotations
 import hmac
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any, Final
 
@@ -19,7 +20,8 @@ from mcp import types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
-from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from .. import __version__
@@ -109,8 +111,18 @@ def unknown_tool(name: str) -> str:
     return f'unknown tool "{shown(name, 64)}"'
 
 
+def parse_excluded(value: str | None) -> frozenset[str]:
+    """``EXCLUDED_TOOLS``: comma-separated tool names, spaces trimmed, as the real server reads
+    it (zerodha/kite-mcp-server@847fe98b40caa1888bf775c25dd5ba8cf5bb2c2d:mcp/mcp.go:66)."""
+    return frozenset(n.strip() for n in (value or "").split(",") if n.strip())
+
+
 def build_server(sandbox: Sandbox) -> Server[Any]:
-    tools = types.ListToolsResult(tools=tool_models(sandbox.generation.name))
+    tools = types.ListToolsResult(
+        tools=[
+            t for t in tool_models(sandbox.generation.name) if t.name in sandbox.generation.handlers
+        ]
+    )
 
     async def list_tools(ctx: Context, params: Any) -> types.ListToolsResult:
         return tools
@@ -125,15 +137,57 @@ def build_server(sandbox: Sandbox) -> Server[Any]:
             content=[types.TextContent(type="text", text=result.text)], is_error=result.is_error
         )
 
+    @asynccontextmanager
+    async def per_connection(server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
+        yield {LEGACY_STATE: {"initialized": False, "opened": False}}
+
+    async def session_rules(ctx: Context, call_next: CallNext) -> HandlerResult:
+        """The handshake era's rules the SDK leaves loose, as the main server keeps them
+        (kite_skills/server/app.py): one ``initialize`` per connection, and a clear word to a
+        request sent before it."""
+        lifespan = ctx.lifespan_context
+        state = lifespan.get(LEGACY_STATE) if isinstance(lifespan, dict) else None
+        if state is None or ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return await call_next(ctx)
+        if ctx.request_id is None:  # a notification
+            if ctx.method == "notifications/initialized":
+                state["opened"] = True
+            return await call_next(ctx)
+        if ctx.method == "initialize":
+            if state["initialized"]:
+                raise MCPError(INVALID_REQUEST, ALREADY_INITIALIZED)
+            result = await call_next(ctx)
+            state["initialized"] = True
+            return result
+        if not state["opened"] and ctx.method != "ping":
+            if server.get_request_handler(ctx.method) is not None:
+                raise MCPError(INVALID_PARAMS, NOT_INITIALIZED, {"method": shown(ctx.method, 64)})
+        return await call_next(ctx)
+
     server: Server[Any] = Server(
         "kite-sandbox",
         version=__version__,
         instructions=INSTRUCTIONS,
+        lifespan=per_connection,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
     server.middleware.append(_internal_errors)
+    server.middleware.append(session_rules)
     return server
+
+
+LEGACY_STATE: Final = "kite-sandbox legacy session"
+ALREADY_INITIALIZED: Final = (
+    "this session is already initialized: a second 'initialize' is refused, and the first "
+    "negotiation (protocol version, capabilities, client) stays in force — start a new "
+    "connection to negotiate again"
+)
+NOT_INITIALIZED: Final = (
+    "the session is not initialized: send 'initialize' (then 'notifications/initialized') "
+    "first, or use the 2026-07-28 protocol by putting io.modelcontextprotocol/protocolVersion, "
+    "clientCapabilities and clientInfo in each request's _meta"
+)
 
 
 async def _internal_errors(ctx: Context, call_next: CallNext) -> HandlerResult:
@@ -144,12 +198,19 @@ async def _internal_errors(ctx: Context, call_next: CallNext) -> HandlerResult:
     except MCPError:
         raise
     except ValidationError as exc:
-        fields = ", ".join(
-            ".".join(str(p) for p in e["loc"]) or "params"
-            for e in exc.errors(include_url=False, include_input=False)[:3]
-        )
+        problems = []
+        for error in exc.errors(include_url=False, include_input=False, include_context=False)[:3]:
+            loc = [shown(part, 40) for part in error["loc"]]
+            field = ".".join(loc if loc[:1] == ["params"] else ["params", *loc])
+            said = shown(error["msg"], 120)
+            problems.append(
+                f"{field} is missing"
+                if error["type"] == "missing"
+                else f"{field} is wrong: {said[:1].lower()}{said[1:]}"
+            )
         raise MCPError(
-            INVALID_PARAMS, f"invalid params for {shown(ctx.method, 60)}: {shown(fields, 200)}"
+            INVALID_PARAMS,
+            f"invalid params for {shown(ctx.method, 60)}: {'; '.join(problems) or 'bad shape'}",
         ) from exc
     except Exception as exc:
         log.exception("%s failed", ctx.method)

@@ -59,13 +59,15 @@ def json_of(result: types.CallToolResult) -> Any:
 class RawPeer:
     """JSON lines on the sandbox's stdin/stdout (stdin stays open until told)."""
 
-    def __init__(self, home: Path, journal: Path, *extra: str) -> None:
+    def __init__(
+        self, home: Path, journal: Path, *extra: str, environ: dict[str, str] | None = None
+    ) -> None:
         self.process = subprocess.Popen(
             command(journal, *extra),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=env(home),
+            env={**env(home), **(environ or {})},
         )
         self.next_id = 0
 

@@ -117,3 +117,11 @@ def test_journal_of_a_missing_file_says_so(
     assert main(["sandbox", "journal", str(tmp_path / "none.jsonl")]) == 1
     err = capsys.readouterr().err
     assert "none.jsonl: cannot read the sandbox journal" in err
+
+
+def test_sandbox_after_a_global_option_is_refused_not_served(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--db", str(tmp_path / "s.db"), "sandbox"]) == 2
+    assert "'sandbox' comes first" in capsys.readouterr().err
+    assert not (tmp_path / "s.db").exists()

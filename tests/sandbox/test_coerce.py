@@ -95,3 +95,12 @@ def test_marshal_is_go_json_marshal() -> None:
     text = g.marshal({"tag": "<a&b>", "n": 1500, "bad": "\ud800"})
     assert text == '{"tag":"\\u003ca\\u0026b\\u003e","n":1500,"bad":"\ufffd"}'
     assert json.loads(text)["tag"] == "<a&b>"
+
+
+def test_pointer_and_omitempty_fields_appear_only_when_set() -> None:
+    assert "basket" not in g.shape(g.ALERT, {"uuid": "u"})
+    alert = g.shape(g.ALERT, {"basket": {"items": [{"params": {"quantity": 2}, "id": 0}]}})
+    item = alert["basket"]["items"][0]
+    assert "id" not in item and "instrument_token" not in item
+    assert item["params"]["quantity"] == 2 and item["params"]["tags"] is None
+    assert "gtt" not in item["params"]

@@ -91,16 +91,22 @@ def test_holdings_summary_and_compact(kite: sim.Simulation) -> None:
 
 
 def test_search_is_compact_rows_with_meta(kite: sim.Simulation) -> None:
+    """Rows and the answer are Go maps (market_tool.go in d1c5e22): keys come out sorted."""
     found = call(kite, "market", mode="search", query="INFY")
     assert list(found) == ["data", "meta"]
     assert found["meta"] == {"instrument_data_source": "bod_instruments",
                              "live_quote_enriched": False}  # fmt: skip
     row = next(r for r in found["data"] if r["id"] == "NSE:INFY")
-    assert list(row) == ["id", "instrument_token", "tradingsymbol", "exchange", "name",
-                         "instrument_type", "segment", "lot_size", "active"]  # fmt: skip
+    assert list(row) == ["active", "exchange", "id", "instrument_token", "instrument_type",
+                         "lot_size", "name", "segment", "tradingsymbol"]  # fmt: skip
     assert not {"expiry_date", "strike", "tick_size"} & set(row)
     paged = call(kite, "market", mode="search", query="INFY", limit=1)
-    assert list(paged) == ["data", "pagination", "meta"]
+    assert list(paged) == ["data", "meta", "pagination"]
+    assert list(paged["pagination"]) == ["from", "limit", "total", "has_more", "returned"]
+    other = refused(kite, "market", mode="search", search_mode="by_magic")
+    assert other.text == "parameter 'query': is required"  # the switch's default is search
+    empty = call(kite, "market", mode="search", query="NO SUCH THING", include_live_quote=True)
+    assert empty["data"] == [] and empty["meta"]["live_quote_enriched"] is True
 
 
 def test_search_full_rows_carry_expiry_strike_and_tick(kite: sim.Simulation) -> None:
@@ -186,7 +192,9 @@ def test_alerts_wrap_results_and_name_kite_reasons(kite: sim.Simulation) -> None
     one = call(kite, "alerts", mode="get", uuids=[uuid], history=True)
     assert list(one) == ["alert", "history"]
     gone = call(kite, "alerts", mode="delete", uuids=[uuid])
-    assert gone == {"success": True, "deleted_uuids": [uuid], "deleted_count": 1}
+    assert gone == {"deleted_count": 1, "deleted_uuids": [uuid], "success": True}
+    assert list(gone) == ["deleted_count", "deleted_uuids", "success"]  # a Go map: sorted
+    assert call(kite, "alerts", mode="get", uuids=[uuid, "other"]) == {"alerts": None}
     missing = refused(kite, "alerts", mode="get", uuids=[uuid])
     assert missing.text.startswith(f"Failed to get alert {uuid}: ")
 

@@ -108,3 +108,49 @@ def test_a_taken_port_is_said_before_anything_is_served(tmp_path: Path) -> None:
         "— choose another port with --port N, or --port 0 for a free one"
     ]
     assert not journal.exists()
+
+
+@pytest.mark.anyio
+async def test_an_order_reconciliation_workflow_over_http(tmp_path: Path) -> None:
+    """As the Go server's own integration test did against its mock API, over authenticated
+    HTTP: place, find it in the order book, modify, read its history, cancel, reconcile."""
+    journal = tmp_path / "j.jsonl"
+    with http_sandbox(tmp_path, journal) as (port, token, _):
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+        transport = streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)
+        async with http, Client(transport, mode="auto") as client:
+            quote = json_of(
+                await client.call_tool("market", {"mode": "ltp", "instruments": ["NSE:INFY"]})
+            )
+            found = json_of(await client.call_tool(
+                "market", {"mode": "search", "search_mode": "get_by_id", "id": "NSE:INFY",
+                           "verbosity": "full"}))  # fmt: skip
+            tick = found["data"][0]["tick_size"]
+            price = round(round(quote["NSE:INFY"]["last_price"] * 0.9 / tick) * tick, 2)
+            order = {"mode": "place", "exchange": "NSE", "tradingsymbol": "INFY",
+                     "transaction_type": "BUY", "quantity": 3, "product": "CNC",
+                     "order_type": "LIMIT", "price": price, "tag": "rehearsal"}  # fmt: skip
+            order_id = json_of(await client.call_tool("orders", order))["order_id"]
+            book = json_of(await client.call_tool("orders", {"mode": "list"}))
+            mine = next(o for o in book if o["order_id"] == order_id)
+            assert mine["status"] == "OPEN" and mine["tag"] == "rehearsal"
+            lower = round(price - tick, 2)
+            modified = await client.call_tool(
+                "orders", {"mode": "modify", "order_id": order_id, "order_type": "LIMIT",
+                           "quantity": 3, "price": lower})  # fmt: skip
+            assert json_of(modified) == {"order_id": order_id}
+            history = json_of(
+                await client.call_tool("orders", {"mode": "history", "order_id": order_id})
+            )
+            assert history[-1]["price"] == lower and history[-1]["quantity"] == 3
+            assert history[-1]["modified"] is True or any(
+                h["status"] == "MODIFY VALIDATION PENDING" for h in history
+            )
+            cancelled = await client.call_tool("orders", {"mode": "cancel", "order_id": order_id})
+            assert json_of(cancelled) == {"order_id": order_id}
+            book = json_of(await client.call_tool("orders", {"mode": "list", "limit": 50}))
+            final = next(o for o in book["data"] if o["order_id"] == order_id)
+            assert final["status"] == "CANCELLED" and final["cancelled_quantity"] == 3
+    calls = [json.loads(x) for x in journal.read_text().splitlines() if '"call"' in x]
+    modes = [c["arguments"].get("mode") for c in calls]
+    assert modes == ["ltp", "search", "place", "list", "modify", "history", "cancel", "list"]

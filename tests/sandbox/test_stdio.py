@@ -57,8 +57,15 @@ async def test_legacy_generations_over_stdio(
     journal = tmp_path / "j.jsonl"
     extra = ("--tools", generation)
     async with stdio_client(tmp_path, journal, mode=mode, extra=extra) as client:  # type: ignore[arg-type]
-        names = [t.name for t in (await client.list_tools()).tools]
-        assert names == [t["name"] for t in schemas.load(generation)]
+        listed = (await client.list_tools()).tools
+        assert [t.name for t in listed] == [t["name"] for t in schemas.load(generation)]
+        place_tool = next(t for t in listed if t.name == "place_order")
+        if generation == "legacy-oldest":  # mcp-go's default annotations, on every tool
+            assert place_tool.annotations is not None
+            assert place_tool.annotations.destructive_hint is True
+            assert place_tool.input_schema["properties"]["quantity"]["default"] == "1"
+        else:
+            assert place_tool.annotations is None
         login = await client.call_tool("login", {})
         assert text_of(login).startswith("You are already logged in as ")
         place = await client.call_tool(
@@ -98,3 +105,50 @@ def test_a_bad_scenario_file_serves_nothing(tmp_path: Path) -> None:
     assert code == 1
     assert f"{bad}:" in stderr and "nothing served" in stderr
     assert "Traceback" not in stderr
+
+
+def test_legacy_session_rules_and_bad_params(tmp_path: Path) -> None:
+    peer = RawPeer(tmp_path, tmp_path / "j.jsonl")
+    try:
+        early = peer.request("tools/list", {})
+        assert early["error"]["code"] == -32602
+        assert early["error"]["message"].startswith("the session is not initialized")
+        assert "result" in peer.initialize()
+        again = peer.request(
+            "initialize",
+            {"protocolVersion": "2024-11-05", "capabilities": {},
+             "clientInfo": {"name": "raw", "version": "1"}},
+        )  # fmt: skip
+        assert (
+            again["error"]["code"] == -32600 and "already initialized" in again["error"]["message"]
+        )
+        bad = peer.request("tools/call", {"name": "orders", "arguments": "list"})
+        assert bad["error"] == {
+            "code": -32602,
+            "message": "invalid params for tools/call: params.arguments is wrong: "
+            "input should be a valid dictionary",
+        }
+        no_arguments = peer.request("tools/call", {"name": "orders"})
+        assert no_arguments["result"]["isError"] is True  # GetArguments: an empty map
+        code, stderr = peer.close()
+    finally:
+        peer.kill()
+    assert code == 0 and "Traceback" not in stderr
+
+
+def test_excluded_tools_are_gone_as_on_the_real_server(tmp_path: Path) -> None:
+    environ = {"EXCLUDED_TOOLS": " orders , gtt,nope"}
+    peer = RawPeer(tmp_path, tmp_path / "j.jsonl", environ=environ)
+    try:
+        peer.initialize()
+        names = [t["name"] for t in peer.request("tools/list", {})["result"]["tools"]]
+        assert names == ["portfolio", "market", "alerts", "mutual_funds", "session"]
+        gone = peer.request("tools/call", {"name": "orders", "arguments": {"mode": "list"}})
+        assert (
+            gone["error"]["code"] == -32602 and 'unknown tool "orders"' in gone["error"]["message"]
+        )
+        code, stderr = peer.close()
+    finally:
+        peer.kill()
+    assert code == 0
+    assert "EXCLUDED_TOOLS names no grouped tool: nope" in stderr

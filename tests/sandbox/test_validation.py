@@ -106,6 +106,13 @@ def test_alert_rules(change: dict[str, Any], text: str) -> None:
     assert call(GROUPED, "alerts", **{k: v for k, v in args.items() if v is not None}).text == text
 
 
+def test_a_bad_basket_on_a_simple_alert_fails_when_the_parameters_are_built() -> None:
+    args = {**ALERT, "rhs_constant": 1600, "basket": "{oops"}
+    text = call(GROUPED, "alerts", **args).text
+    assert text.startswith("Failed to build alert parameters: failed to parse basket JSON: ")
+    assert call(LEGACY, "alerts", **args).text == "parameter 'basket': must be valid JSON"
+
+
 def test_legacy_alerts_take_an_ato_without_a_basket_to_kite() -> None:
     """Generation b checks the basket only when one is given."""
     args = {**ALERT, "rhs_constant": 1600, "alert_type": "ato"}
