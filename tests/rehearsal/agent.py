@@ -52,11 +52,11 @@ class Recipe:
         return match.group(1)
 
     def steps(self) -> dict[int, str]:
-        body = self.section("Steps")
+        body = re.sub(r"^```.*?^```", "", self.section("Steps"), flags=re.M | re.S)
         found: dict[int, str] = {}
         pieces = re.split(r"^(\d+)\. ", body, flags=re.M)
         for number, text in zip(pieces[1::2], pieces[2::2], strict=True):
-            found[int(number)] = text
+            found.setdefault(int(number), text)
         return found
 
     def template(self) -> str:

@@ -1108,3 +1108,62 @@ def price_alert(agent: Agent, r: Recipe, key: str, level: float) -> tuple[list[s
     uuid = created["alert"]["uuid"]
     listed = agent.call(s8, "alerts", "get", uuids=[uuid])
     return summary, created, listed
+
+
+# ------------------------------------------------------------------ holdings/concentration.md
+
+
+def concentration(agent: Agent, r: Recipe) -> list[tuple[str, float, float]]:
+    """(tradingsymbol, weight %, value) by ISIN, descending."""
+    s1 = step(r, 1, "`portfolio` mode `holdings` with `type` `full`, `from` 0 and `limit` 100")
+    if agent.generation == "legacy-oldest":
+        rows = agent.page(s1, "get_holdings", limit=100)
+    else:
+        rows = agent.page(s1, "portfolio", "holdings", limit=100, type="full")
+    s2 = step(r, 2, "never add `t1_quantity` to it")
+    s3 = step(r, 3, "`last_price` if above 0; else `close_price` if above 0")
+    by_isin: dict[str, tuple[str, float]] = {}
+    for row in rows:
+        price = row["last_price"] or row["close_price"]
+        assert price > 0, f"{s3}: a fresh ltp is needed"
+        value = row["quantity"] * price
+        agent.decide(s2, f"{row['tradingsymbol']} qty {row['quantity']} as is")
+        name, before = by_isin.get(row["isin"], (row["tradingsymbol"], 0.0))
+        by_isin[row["isin"]] = (name, before + value)
+    agent.decide(step(r, 5, "Aggregate by `isin`"), f"{len(by_isin)} ISINs")
+    total = sum(v for _, v in by_isin.values())
+    s6 = step(r, 6, "Weight = value / sum of all values. Sort descending")
+    out = sorted(
+        (
+            (name, round(value / total * 100, 1), round(value, 2))
+            for name, value in by_isin.values()
+        ),
+        key=lambda x: -x[2],
+    )
+    agent.decide(s6, f"top {out[0][0]}")
+    return out
+
+
+# ------------------------------------------------------------------ holdings/mutual-funds.md
+
+
+def mutual_funds(agent: Agent, r: Recipe) -> list[str]:
+    s1 = step(r, 1, "Read `mutual_funds` mode `holdings`")
+    answer = agent.call(s1, "mutual_funds", "holdings")
+    rows = answer["data"] if isinstance(answer, dict) else answer
+    s2 = step(r, 2, "Check `pnl` against value − cost and report a difference")
+    lines = []
+    differ = []
+    for row in rows:
+        value = row["quantity"] * row["last_price"]
+        cost = row["quantity"] * row["average_price"]
+        if abs(row["pnl"] - (value - cost)) > 0.01:
+            differ.append(row["tradingsymbol"])
+        lines.append(
+            f"{row['fund']} ({row['tradingsymbol']}), folios 1: {row['quantity']:,.3f} units, "
+            f"NAV {row['last_price']:.4f}, value {value:,.2f}, cost {cost:,.2f}, "
+            f"P&L {value - cost:+,.2f} (NAV of {row['last_price_date']})"
+        )
+    agent.decide(s2, f"pnl differs: {differ or 'none'}")
+    lines.append(f"Rows whose pnl differs from value - cost: {', '.join(differ) or 'none'}")
+    return lines
