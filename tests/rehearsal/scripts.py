@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from itertools import pairwise
 from typing import Any
 
 from .agent import Agent, Recipe, Where, part, recipe, step
@@ -984,7 +985,7 @@ def resolve_row(agent: Agent, where: Where, exchange: str, symbol: str) -> dict[
     ([Resolve an instrument](../market-data/resolve.md))."""
     exact = any(c.tool == "market" and c.mode == "search" for c in where.calls)
     if agent.generation == "legacy-oldest" or not exact:
-        assert "../market-data/resolve.md" in where.text, f"{where}: no lookup or link given"
+        assert "resolve.md)" in where.text, f"{where}: no lookup or link given"
         return resolve(agent, recipe("market-data/resolve.md"), exchange, symbol).row
     found = agent.call(
         where, "market", "search", search_mode="get_by_tradingsymbol", exchange=exchange,
@@ -1167,3 +1168,69 @@ def mutual_funds(agent: Agent, r: Recipe) -> list[str]:
     agent.decide(s2, f"pnl differs: {differ or 'none'}")
     lines.append(f"Rows whose pnl differs from value - cost: {', '.join(differ) or 'none'}")
     return lines
+
+
+# ------------------------------------------------------------------ market-data/historical.md
+
+MAX_DAYS = {"minute": 60, "3minute": 100, "5minute": 100, "10minute": 100, "15minute": 200,
+            "30minute": 200, "60minute": 400, "day": 2000}  # fmt: skip
+
+
+def candles(
+    agent: Agent, h: Recipe, key: str, interval: str, days: int, now: datetime
+) -> tuple[int, list[dict[str, Any]], int]:
+    """/market-data/historical: (token, complete candles oldest first, calls made)."""
+    exchange, symbol = key.split(":")
+    s1 = step(h, 1, "Resolve the instrument with [Resolve an instrument](resolve.md)")
+    token = resolve_row(agent, s1, exchange, symbol)["instrument_token"]
+    s4 = step(h, 4, "A\n   request over the limit is an error, not a shorter series")
+    size = MAX_DAYS[interval]
+    start = now - timedelta(days=days)
+    chunks = []
+    while start < now:
+        end = min(start + timedelta(days=size), now)
+        chunks.append((start, end))
+        start = end
+    agent.decide(s4, f"{len(chunks)} chunk(s) of at most {size} days")
+    s5 = step(
+        h, 5, "Call `market` mode `historical` with `instrument_token`, `interval`, `from_date`"
+    )
+    rows: dict[str, dict[str, Any]] = {}
+    for begin, end in chunks:
+        answer = agent.call(
+            s5, "market", "historical", instrument_token=token, interval=interval,
+            from_date=f"{begin:%Y-%m-%d %H:%M:%S}", to_date=f"{end:%Y-%m-%d %H:%M:%S}",
+        )  # fmt: skip
+        assert isinstance(answer, list), answer
+        for row in answer:
+            rows[row["date"]] = row
+    s6 = step(h, 6, "de-duplicate on `date` and sort ascending")
+    merged = [rows[d] for d in sorted(rows)]
+    agent.decide(s6, f"{len(merged)} candles")
+    s7 = step(h, 7, "During market hours the final candle can be the still-forming")
+    if merged and when(merged[-1]["date"]).date() == now.date() and interval == "day":
+        merged = merged[:-1]
+        agent.decide(s7, "dropped today's forming candle")
+    return token, merged, len(chunks)
+
+
+def rsi14(closes: list[float], r: Recipe) -> float:
+    """The recipe's formula (Wilder, seeded by simple averages), unrounded."""
+    part(r, "Steps", "AvgGain(t) = (AvgGain(t-1) × 13 + G(t)) / 14")
+    gains = [max(b - a, 0.0) for a, b in pairwise(closes)]
+    losses = [max(a - b, 0.0) for a, b in pairwise(closes)]
+    gain = sum(gains[:14]) / 14
+    loss = sum(losses[:14]) / 14
+    for g, l_ in zip(gains[14:], losses[14:], strict=True):
+        gain = (gain * 13 + g) / 14
+        loss = (loss * 13 + l_) / 14
+    return 100.0 if loss == 0 else 100 - 100 / (1 + gain / loss)
+
+
+def ema(closes: list[float], n: int, r: Recipe) -> float:
+    part(r, "Steps", "Seed: EMA at bar n = SMA(n) at bar n")
+    value = sum(closes[:n]) / n
+    alpha = 2 / (n + 1)
+    for c in closes[n:]:
+        value = alpha * c + (1 - alpha) * value
+    return value
