@@ -4,6 +4,7 @@ logic cites the recipe text it implements (:func:`agent.step` / :func:`agent.par
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import pairwise
@@ -1234,3 +1235,55 @@ def ema(closes: list[float], n: int, r: Recipe) -> float:
     for c in closes[n:]:
         value = alpha * c + (1 - alpha) * value
     return value
+
+
+# ------------------------------------------------------------------ troubleshooting/*.md
+
+
+def why_rejected(agent: Agent, r: Recipe, rec: Recipe, symbol: str) -> list[str]:
+    """/troubleshooting/execution for "why was my <symbol> order rejected?"."""
+    step(r, 1, "run\n   [Reconcile orders](../orders/reconcile.md) first")
+    rows = agent.page(step(rec, 1, "List today's orders: `orders` mode `list`"), "orders", "list")
+    (order,) = [o for o in rows if o["tradingsymbol"] == symbol]
+    s2 = step(
+        r, 2, "If the order exists and is `REJECTED`, read `status_message` from `orders` mode"
+    )
+    assert order["status"] == "REJECTED"
+    last = agent.call(s2, "orders", "history", order_id=order["order_id"])[-1]
+    message = last["status_message"]
+    funds = step(r, 2, 'Insufficient funds ("Required margin is ... but available margin is ...")')
+    lines = [f"Attempted: {order['transaction_type']} {order['quantity']} {symbol} "
+             f"{order['product']} {order['order_type']} {order['price']:.2f}",
+             f"Now: REJECTED ({message})"]  # fmt: skip
+    numbers = re.findall(r"margin is (\d+(?:\.\d+)?)", message)
+    if message.startswith("Insufficient funds") and len(numbers) == 2:
+        agent.decide(funds, "both numbers reported; the order is not shrunk")
+        lines.append(
+            f"Cause: insufficient funds: required {float(numbers[0]):,.2f}, available "
+            f"{float(numbers[1]):,.2f}"
+        )
+    s7 = step(r, 7, "A new attempt is a new write: it needs a fresh summary and the user's")
+    lines.append("Options: a new order through Prepare an order, with a fresh approval")
+    agent.decide(s7, "no retry here")
+    return lines
+
+
+def session_check(agent: Agent, r: Recipe) -> str:
+    """/troubleshooting/authentication steps 2 and 3 on the newest server."""
+    s2 = step(r, 2, "Newest server: call `session` mode `status`")
+    status = agent.call(s2, "session", "status")
+    s3 = step(r, 3, "Test against Kite: call `portfolio` mode `profile` once")
+    profile = agent.call(s3, "portfolio", "profile")
+    works = isinstance(profile, dict) and "user_id" in profile
+    agent.decide(s3, "the session works" if works else "expired")
+    return f"{status['status']}; Kite answers: {'yes' if works else 'no'}"
+
+
+def missing_keys(agent: Agent, r: Recipe, asked: list[str]) -> tuple[list[str], dict[str, Any]]:
+    """/troubleshooting/data step 3: keys asked for but not returned."""
+    s3 = step(r, 3, "Compare the\n   keys you sent with the keys you got")
+    got = agent.call(step(r, 3, "Missing quote keys: `market` mode `quote`"), "market", "quote",
+                     instruments=asked)  # fmt: skip
+    missing = [k for k in asked if k not in got]
+    agent.decide(s3, f"missing: {missing}")
+    return missing, got
