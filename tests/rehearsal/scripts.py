@@ -1287,3 +1287,95 @@ def missing_keys(agent: Agent, r: Recipe, asked: list[str]) -> tuple[list[str], 
     missing = [k for k in asked if k not in got]
     agent.decide(s3, f"missing: {missing}")
     return missing, got
+
+
+# ------------------------------------------------------------------ orders/entry-stop-target.md
+
+
+def entry_with_oco(
+    agent: Agent, r: Recipe, rec: Recipe, symbol: str, stop_pct: float, target_pct: float
+) -> tuple[list[str], dict[str, Any], dict[str, Any]]:
+    """/orders/entry-stop-target: an NRML future BUY, then a two-leg GTT on what filled."""
+    key = f"NFO:{symbol}"
+    s1 = step(r, 1, "profile\n   (note `meta.demat_consent`), instrument with `verbosity` `full`")
+    prepare = recipe("orders/prepare.md")
+    agent.call(step(prepare, 1, "Read `portfolio` mode `profile`"), "portfolio", "profile")
+    row = resolve_row(
+        agent, step(prepare, 2, "`search` with `search_mode` `get_by_tradingsymbol`"), "NFO", symbol
+    )
+    quote = quote_of(agent, step(prepare, 3, "Take a live quote: `market` mode `quote`"), key)
+    agent.call(
+        step(prepare, 7, "Check funds with `portfolio` mode `margins`"), "portfolio", "margins"
+    )
+    agent.decide(s1, "prepared as /orders/prepare steps 1 to 11")
+    tick = row["tick_size"]
+    ask = quote["depth"]["sell"][0]["price"]
+    s2 = step(r, 2, "Compute the risk per unit (entry − stop)")
+    stop = snap(ask * (1 - stop_pct), tick, down=False)
+    stop_limit = snap(stop * 0.995, tick, down=True)
+    target = snap(ask * (1 + target_pct), tick, down=True)
+    agent.decide(s2, f"risk {ask - stop:.2f}, reward {target - ask:.2f}")
+    s3 = step(r, 3, "`NRML` (F&O): a two-leg GTT")
+    agent.decide(s3, "NRML: protection is a two-leg GTT")
+    s4 = step(r, 4, "Look for duplicates: `orders` mode `list` and `orders` mode `all_trades`")
+    agent.page(s4, "orders", "list")
+    agent.page(s4, "orders", "all_trades")
+    agent.page(s4, "gtt", "list")
+    lots = row["lot_size"]
+    summary = [
+        f"BUY {lots} {symbol} NFO NRML LIMIT @ {ask:.2f}; stop {stop:.2f}, target {target:.2f}; "
+        f"risk {ask - stop:.2f} reward {target - ask:.2f} per unit; the protection is a second "
+        "write with its own approval after the entry fills"
+    ]
+    agent.approve(
+        part(
+            r,
+            "Steps",
+            "**Stop for approval.** Do not go on until the user approves this exact entry",
+        )
+    )
+    s6 = step(r, 6, "take a new `market` mode `quote`, re-check the session window and the")
+    quote_of(agent, s6, key)
+    agent.page(s6.plus(s4), "orders", "list")
+    s7 = step(r, 7, "Place the entry: call `orders` mode `place` with `variety` `regular`")
+    entry = {
+        "variety": "regular", "exchange": "NFO", "tradingsymbol": symbol,
+        "transaction_type": "BUY", "quantity": lots, "product": "NRML",
+        "order_type": "LIMIT", "price": ask, "validity": "DAY", "tag": "ksentry1",
+    }  # fmt: skip
+    order_id = agent.call(s7, "orders", "place", **entry)["order_id"]
+    s8 = step(r, 8, "The\n   protection is sized from `filled_quantity`")
+    filled = _filled(agent, rec, order_id)
+    assert filled["status"] == "COMPLETE", filled["status"]
+    quantity = filled["filled_quantity"]
+    agent.decide(s8, f"protect {quantity}")
+    summary.append(
+        f"two-leg GTT SELL {quantity} {symbol} NRML: stop {stop:.2f} (limit {stop_limit:.2f}), "
+        f"target {target:.2f}; entry average {filled['average_price']:.2f}"
+    )
+    agent.decide(step(r, 9, "Present the protection summary"), summary[-1])
+    agent.approve(
+        part(
+            r,
+            "Steps",
+            "**Stop for approval.** Do not go on until the user approves this exact protection",
+        )
+    )
+    s10 = step(r, 10, "re-read the entry's `filled_quantity`, take a new `market` mode `quote`")
+    agent.call(step(rec, 4, "read `orders` mode `history` with `order_id`"), "orders", "history",
+               order_id=order_id)  # fmt: skip
+    last = quote_of(agent, s10, key)["last_price"]
+    assert stop < last < target, f"{s10}: through a trigger"
+    s11 = step(r, 11, "`trigger_type` `two-leg`, `lower_trigger_value`")
+    gtt = {
+        "exchange": "NFO", "tradingsymbol": symbol, "last_price": last,
+        "transaction_type": "SELL", "product": "NRML", "trigger_type": "two-leg",
+        "lower_trigger_value": stop, "lower_quantity": quantity, "lower_limit_price": stop_limit,
+        "upper_trigger_value": target, "upper_quantity": quantity, "upper_limit_price": target,
+    }  # fmt: skip
+    agent.call(s11, "gtt", "place", **gtt)
+    s12 = step(r, 12, "Verify: `gtt` mode `list` (the GTT `active`")
+    active = [g for g in agent.page(s12, "gtt", "list") if g["status"] == "active"
+              and g["condition"]["tradingsymbol"] == symbol]  # fmt: skip
+    (placed,) = active
+    return summary, entry, placed
