@@ -19,6 +19,7 @@ def test_entry_then_two_leg_protection(generation: str) -> None:
     assert [m.mode for m in agent.writes()] == ["place", "place"]
     assert [m.tool for m in agent.writes()] == ["orders", "gtt"]
     assert len(agent.approvals) == 2
+    assert summary[1].startswith("two-leg GTT SELL 65 NIFTY27JANFUT NRML")
     stop, target = gtt["condition"]["trigger_values"]
     assert stop < entry["price"] < target
     assert [leg["quantity"] for leg in gtt["orders"]] == [65, 65]
