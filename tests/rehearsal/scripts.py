@@ -1379,3 +1379,56 @@ def entry_with_oco(
               and g["condition"]["tradingsymbol"] == symbol]  # fmt: skip
     (placed,) = active
     return summary, entry, placed
+
+
+# ------------------------------------------------------------------ derivatives/option-chain.md
+
+
+@dataclass(frozen=True)
+class Chain:
+    spot: float
+    expiry: str
+    strikes: list[float]
+    pcr: float
+    wide: list[str]
+
+
+def option_chain(agent: Agent, r: Recipe, underlying: str, query: str, n: int) -> Chain:
+    s1 = step(r, 1, "Price the underlying: `market` mode `quote` with `instruments` such as")
+    spot = quote_of(agent, s1, underlying)["last_price"]
+    s2 = step(r, 2, "List the contracts: `market` mode `search` with `search_mode` `search`")
+    if agent.generation == "legacy-oldest":
+        first = agent.call(s2, "search_instruments", query=query, filter_on="underlying", limit=1)
+        total = first["pagination"]["total"]
+        rows = agent.call(s2, "search_instruments", query=query, filter_on="underlying",
+                          limit=total + 1)  # fmt: skip
+    else:
+        first = agent.call(s2, "market", "search", search_mode="search", filter_on="underlying",
+                           verbosity="full", query=query, limit=1)  # fmt: skip
+        total = first["pagination"]["total"]
+        rows = agent.call(s2, "market", "search", search_mode="search", filter_on="underlying",
+                          verbosity="full", query=query, limit=total + 1)  # fmt: skip
+    rows = rows["data"] if isinstance(rows, dict) else rows
+    options = [x for x in rows if x["instrument_type"] in ("CE", "PE") and x["active"]]
+    expiry = min(x["expiry_date"] for x in options)
+    chosen = sorted((x for x in options if x["expiry_date"] == expiry), key=lambda x: x["strike"])
+    agent.decide(step(r, 2, "Rows come unordered: sort\n   by strike yourself"), f"expiry {expiry}")
+    s3 = step(r, 3, "the at-the-money strike is the one nearest the underlying's price")
+    strikes = sorted({x["strike"] for x in chosen})
+    atm = min(strikes, key=lambda k: abs(k - spot))
+    i = strikes.index(atm)
+    shown = strikes[max(0, i - n) : i + n + 1]
+    agent.decide(s3, f"ATM {atm}")
+    keys = [f"NFO:{x['tradingsymbol']}" for x in chosen if x["strike"] in shown]
+    s4 = step(r, 4, "Quote the chosen contracts: `market` mode `quote` with `instruments`")
+    quotes = agent.call(s4, "market", "quote", instruments=keys)
+    s6 = step(r, 6, "Put-call ratio (by OI) = Σ put\n   `oi` / Σ call `oi`")
+    puts = sum(q["oi"] for k, q in quotes.items() if k.endswith("PE"))
+    calls = sum(q["oi"] for k, q in quotes.items() if k.endswith("CE"))
+    wide = []
+    for k, q in quotes.items():
+        bid, ask = q["depth"]["buy"][0]["price"], q["depth"]["sell"][0]["price"]
+        if not bid or not ask or (ask - bid) / ((ask + bid) / 2) * 100 > 1:
+            wide.append(k)
+    agent.decide(s6, f"PCR {puts}/{calls}")
+    return Chain(spot, expiry, shown, round(puts / calls, 2) if calls else 0.0, wide)
