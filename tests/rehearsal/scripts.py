@@ -1432,3 +1432,48 @@ def option_chain(agent: Agent, r: Recipe, underlying: str, query: str, n: int) -
             wide.append(k)
     agent.decide(s6, f"PCR {puts}/{calls}")
     return Chain(spot, expiry, shown, round(puts / calls, 2) if calls else 0.0, wide)
+
+
+# ------------------------------------------------------------------ derivatives/greeks.md
+
+
+def _bs(s: float, k: float, t: float, r: float, vol: float, call: bool) -> float:
+    from math import erf, exp, log, sqrt
+
+    def n_cdf(x: float) -> float:
+        return 0.5 * (1 + erf(x / sqrt(2)))
+
+    d1 = (log(s / k) + (r + vol * vol / 2) * t) / (vol * sqrt(t))
+    d2 = d1 - vol * sqrt(t)
+    if call:
+        return s * n_cdf(d1) - k * exp(-r * t) * n_cdf(d2)
+    return k * exp(-r * t) * n_cdf(-d2) - s * n_cdf(-d1)
+
+
+def implied_vol(agent: Agent, r: Recipe, option: str, underlying: str) -> tuple[float, float]:
+    """/derivatives/greeks steps 1 to 5: (IV, the option price used)."""
+    exchange, symbol = option.split(":")
+    s1 = step(r, 1, "Resolve the option: `market` mode `search` with `search_mode`")
+    row = resolve_row(agent, s1, exchange, symbol)
+    s2 = step(r, 2, "Quote the option and its underlying in one `market` mode `quote` call")
+    quotes = agent.call(s2, "market", "quote", instruments=[option, underlying])
+    q = quotes[option]
+    bid, ask = q["depth"]["buy"][0]["price"], q["depth"]["sell"][0]["price"]
+    price = (bid + ask) / 2 if bid and ask else q["last_price"]
+    spot = quotes[underlying]["last_price"]
+    s3 = step(r, 3, "T = minutes from the quote `timestamp` to the expiry time (15:30 IST on")
+    expiry = datetime.fromisoformat(f"{row['expiry_date'][:10]}T15:30:00+05:30")
+    years = (expiry - when(q["timestamp"])).total_seconds() / 60 / 525600
+    rate = 0.065
+    agent.decide(s3, f"T {years:.6f}, r {rate}, q 0")
+    s5 = step(r, 5, "by bisection between\n   0.01% and 500% until the difference is below 0.0001")
+    low, high = 0.0001, 5.0
+    call = row["instrument_type"] == "CE"
+    while True:
+        mid = (low + high) / 2
+        diff = _bs(spot, row["strike"], years, rate, mid, call) - price
+        if abs(diff) < 0.0001 or high - low < 1e-12:
+            break
+        low, high = (low, mid) if diff > 0 else (mid, high)
+    agent.decide(s5, f"IV {mid:.4f}")
+    return mid, price
