@@ -1477,3 +1477,82 @@ def implied_vol(agent: Agent, r: Recipe, option: str, underlying: str) -> tuple[
         low, high = (low, mid) if diff > 0 else (mid, high)
     agent.decide(s5, f"IV {mid:.4f}")
     return mid, price
+
+
+# ------------------------------------------------------------------ derivatives/spreads.md
+
+
+def bull_call_spread(
+    agent: Agent, r: Recipe, rec: Recipe, long_leg: str, short_leg: str
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """/derivatives/spreads: BUY one lot of ``long_leg``, then SELL ``short_leg`` once the
+    hedge is COMPLETE (NFO symbols)."""
+    s1 = step(r, 1, "Read `portfolio` mode `profile` (NFO or BFO enabled)")
+    assert "NFO" in agent.call(s1, "portfolio", "profile")["exchanges"]
+    agent.page(s1, "portfolio", "positions")
+    s2 = step(r, 2, "Resolve every leg: `market` mode `search` with `search_mode`")
+    rows = {leg: resolve_row(agent, s2, "NFO", leg) for leg in (long_leg, short_leg)}
+    keys = [f"NFO:{long_leg}", f"NFO:{short_leg}"]
+    s3 = step(r, 3, "Quote every leg in one `market` mode `quote` call")
+    quotes = agent.call(s3, "market", "quote", instruments=keys)
+    buy = snap(quotes[keys[0]]["depth"]["sell"][0]["price"], rows[long_leg]["tick_size"], False)
+    sell = snap(quotes[keys[1]]["depth"]["buy"][0]["price"], rows[short_leg]["tick_size"], False)
+    s4 = step(r, 4, "net debit or credit per unit = Σ SELL prices − Σ\n   BUY prices")
+    width = rows[short_leg]["strike"] - rows[long_leg]["strike"]
+    debit = round(buy - sell, 2)
+    lot = rows[long_leg]["lot_size"]
+    agent.decide(s4, f"debit {debit}, max profit {width - debit}")
+    agent.call(step(r, 5, "Funds: `portfolio` mode `margins`"), "portfolio", "margins")
+    s7 = step(r, 7, "Look for duplicates: `orders` mode `list` and `orders` mode `all_trades`")
+    agent.page(s7, "orders", "list")
+    agent.page(s7, "orders", "all_trades")
+    s6 = step(r, 6, "the long (hedge) leg first, and the short leg only after the hedge is")
+    summary = [
+        f"1. BUY {lot} ({1} lot) {long_leg} NRML LIMIT {buy:.2f} tag ksBCS1",
+        f"2. SELL {lot} ({1} lot) {short_leg} NRML LIMIT ~{sell:.2f} tag ksBCS2, after the hedge "
+        "fills, with its own approval",
+        f"Net debit {debit:.2f} per unit ({debit * lot:,.2f}); max loss {debit * lot:,.2f}, "
+        f"max profit {(width - debit) * lot:,.2f}, breakeven "
+        f"{rows[long_leg]['strike'] + debit:.2f}; the margin cannot be known here",
+    ]
+    agent.decide(s6, "hedge first")
+    agent.approve(
+        part(
+            r,
+            "Steps",
+            "**Stop for approval.** Do not go on until the user approves this exact plan",
+        )
+    )
+    s9 = step(r, 9, "take a new `market` mode `quote` of every leg")
+    agent.call(s9, "market", "quote", instruments=keys)
+    agent.page(s9.plus(s7), "orders", "list")
+    s10 = step(r, 10, "Place the hedge: call `orders` mode `place` with `variety` `regular`")
+    hedge = {
+        "variety": "regular", "exchange": "NFO", "tradingsymbol": long_leg,
+        "transaction_type": "BUY", "quantity": lot, "product": "NRML", "order_type": "LIMIT",
+        "price": buy, "validity": "DAY", "tag": "ksBCS1",
+    }  # fmt: skip
+    hedge_id = agent.call(s10, "orders", "place", **hedge)["order_id"]
+    s11 = step(r, 11, "Confirm the hedge with [Reconcile orders](../orders/reconcile.md) until")
+    filled = _filled(agent, rec, hedge_id)
+    assert filled["status"] == "COMPLETE", f"{s11}: {filled['status']}"
+    s12 = step(r, 12, "a new `market` mode `quote` of the short leg")
+    now_bid = agent.call(s12, "market", "quote", instruments=[keys[1]])[keys[1]]
+    sell = snap(now_bid["depth"]["buy"][0]["price"], rows[short_leg]["tick_size"], False)
+    summary.append(
+        f"SELL {filled['filled_quantity']} {short_leg} NRML LIMIT {sell:.2f}; hedge filled "
+        f"{filled['filled_quantity']} at {filled['average_price']:.2f}"
+    )
+    agent.approve(
+        part(
+            r, "Steps", "**Stop for approval.** Do not go on until the user approves the short leg"
+        )
+    )
+    s13 = step(r, 13, "re-read `portfolio` mode `positions` (the hedge must\n    still be open)")
+    agent.page(s13, "portfolio", "positions")
+    s14 = step(r, 14, "Place the short leg: call `orders` mode `place` with `variety` `regular`")
+    short = {**hedge, "tradingsymbol": short_leg, "transaction_type": "SELL", "price": sell,
+             "quantity": filled["filled_quantity"], "tag": "ksBCS2"}  # fmt: skip
+    short_id = agent.call(s14, "orders", "place", **short)["order_id"]
+    _filled(agent, rec, short_id)
+    return summary, [hedge, short]
