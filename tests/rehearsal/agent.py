@@ -25,7 +25,7 @@ from typing import Any
 
 from kite_skills import kite_schemas
 from kite_skills.catalog import calls as calls_module
-from kite_skills.catalog.calls import Call
+from kite_skills.catalog.calls import Call, Unavailable
 from kite_skills.sandbox import handlers, sim
 from kite_skills.sandbox.server import Sandbox
 
@@ -178,8 +178,9 @@ class Agent:
 
     def _named(self, where: Where, tool: str, mode: str | None, args: dict[str, Any]) -> Call:
         candidates = []
+        page = self.marks(where.recipe)
         for written in where.calls:
-            mark = written.unavailable
+            mark = written.unavailable or page.get((written.tool, written.mode))
             if mark is not None and self.generation in mark.generations and mark.fallbacks:
                 assert not (written.tool == tool and written.mode == mode), (
                     f"{where}: {written.label()} is marked not on {self.generation}; "
@@ -189,8 +190,43 @@ class Agent:
             elif written.tool == tool and written.mode == mode:
                 candidates.append(written)
         assert candidates, f"{where} does not name the call {tool} {mode or ''}".rstrip()
+
         # the call written with these parameters, when a step writes two forms of one call
-        return max(candidates, key=lambda c: len(set(args) & {p.name for p in c.params}))
+        def fit(c: Call) -> tuple[int, int]:
+            names = len(set(args) & {p.name for p in c.params})
+            values = sum(
+                1 for p in c.params if p.value is not None and p.name in args
+                and _same(args[p.name], p.value)
+            )  # fmt: skip
+            return names, values
+
+        return max(candidates, key=fit)
+
+    def marks(self, r: Recipe) -> dict[tuple[str, str | None], Unavailable]:
+        """The recipe's "not on GEN" marks that cover this agent's generation: a mark written
+        once covers every call of that tool and mode on the page (README, "Tool calls in
+        recipes")."""
+        found: dict[tuple[str, str | None], Unavailable] = {}
+        for c in calls_module.extract(r.text):
+            if c.unavailable is not None and self.generation in c.unavailable.generations:
+                found.setdefault((c.tool, c.mode), c.unavailable)
+        return found
+
+    def lacks(self, where: Where, tool: str, mode: str | None) -> bool:
+        """The recipe marks this call as not on this generation (skip it, or follow the
+        fallback), and the generation really has no such tool or mode."""
+        tools = kite_schemas.tools(self.generation)  # type: ignore[arg-type]
+        name = tool
+        if self.generation != "grouped" and mode is not None:
+            name = kite_schemas.LEGACY_TWIN.get((tool, mode), tool)
+        missing = name not in tools
+        marked = (tool, mode) in self.marks(where.recipe)
+        if missing:
+            assert marked, (
+                f"{where.recipe.path} calls {tool} {mode} with no mark for {self.generation}"
+            )
+            self.decide(where, f"{tool} {mode or ''} is not on {self.generation}: skipped")
+        return missing
 
     def _wire(self, where: Where, tool: str, mode: str | None) -> tuple[str, str | None]:
         """The tool and mode sent: the grouped call, or on a legacy generation its twin,

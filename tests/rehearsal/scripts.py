@@ -1556,3 +1556,62 @@ def bull_call_spread(
     short_id = agent.call(s14, "orders", "place", **short)["order_id"]
     _filled(agent, rec, short_id)
     return summary, [hedge, short]
+
+
+# ------------------------------------------------------------ daily-review/account-briefing.md
+
+
+def briefing(agent: Agent, r: Recipe, pos: Recipe) -> list[str]:
+    """/daily-review/account-briefing: the briefing's lines that count things."""
+    if agent.generation == "grouped":
+        status = agent.call(step(r, 1, "Session: `session` mode `status`"), "session", "status")
+        assert not status["kite_session_expired"]
+    else:
+        agent.decide(step(r, 1, "Legacy servers have\n   no status tool"), "profile decides")
+    agent.call(step(r, 2, "Profile and funds: `portfolio` mode `profile`"), "portfolio", "profile")
+    equity = agent.call(step(r, 2, "`portfolio` mode `margins`"), "portfolio", "margins")["equity"]
+    s3 = step(r, 3, "Market context: `market` mode `quote` with `instruments`")
+    indices = agent.call(s3, "market", "quote",
+                         instruments=["NSE:NIFTY 50", "NSE:NIFTY BANK", "BSE:SENSEX"])  # fmt: skip
+    s4 = step(r, 4, "`portfolio` mode `holdings` with `type` `summary`")
+    if agent.generation == "legacy-oldest":
+        holdings = agent.page(s4, "get_holdings")
+    else:
+        agent.call(s4, "portfolio", "holdings", type="summary")
+        full = step(r, 4, "then `portfolio` mode `holdings` with `type` `full`, paged")
+        holdings = agent.page(full, "portfolio", "holdings", type="full")
+    value = sum(h["quantity"] * h["last_price"] for h in holdings)
+    s5 = step(r, 5, "Positions: `portfolio` mode `positions`, paged")
+    rows = agent.page(s5, "portfolio", "positions")
+    step(pos, 3, "a key seen only once is a **Net**\n   row")
+    keys = [(x["exchange"], x["tradingsymbol"], x["product"]) for x in rows]
+    net = [x for i, x in enumerate(rows) if keys[i] not in keys[i + 1 :]]
+    agent.call(
+        step(r, 6, "Mutual funds: `mutual_funds` mode `holdings`"), "mutual_funds", "holdings"
+    )
+    s7 = step(r, 7, "Orders and trades: `orders` mode `list` and `orders` mode `all_trades`, paged")
+    orders = agent.page(s7, "orders", "list")
+    trades = agent.page(s7, "orders", "all_trades")
+    s8 = step(r, 8, "`gtt` mode `list` (paged) and `alerts` mode `get` with `uuids` `[]`")
+    gtts = agent.page(s8, "gtt", "list")
+    alerts = [] if agent.lacks(s8, "alerts", "get") else agent.call(
+        s8, "alerts", "get", uuids=[])["alerts"]  # fmt: skip
+    by_status: dict[str, int] = {}
+    for o in orders:
+        by_status[o["status"]] = by_status.get(o["status"], 0) + 1
+    nifty = indices["NSE:NIFTY 50"]
+    change = (nifty["last_price"] - nifty["ohlc"]["close"]) / nifty["ohlc"]["close"] * 100
+    open_net = [x for x in net if x["quantity"]]
+    return [
+        f"Funds (equity): net {equity['net']:,.2f} (cash {equity['available']['cash']:,.2f}, "
+        f"collateral {equity['available']['collateral']:,.2f}, debits "
+        f"{equity['utilised']['debits']:,.2f})",
+        f"Indices: NIFTY 50 {nifty['last_price']:,.2f} ({change:+.2f}%)",
+        f"Holdings: {len(holdings)}, value {value:,.2f}",
+        f"Positions: {len(open_net)} open, {len(net) - len(open_net)} closed today",
+        f"Orders today: {len(orders)} ("
+        + ", ".join(f"{n} {s}" for s, n in sorted(by_status.items()))
+        + f"); trades {len(trades)}",
+        f"GTTs: {sum(g['status'] == 'active' for g in gtts)} active; alerts: "
+        f"{sum(a['status'] == 'enabled' for a in alerts)} enabled",
+    ]
