@@ -144,8 +144,8 @@ run_tests() {
     "$venv/bin/ruff" check .
     "$venv/bin/ruff" format --check . >/dev/null || die "ruff format would change files — run ruff format"
 
-    say "mypy --strict (the pure libraries)"
-    "$venv/bin/mypy" --strict kite_skills/catalog kite_skills/store kite_skills/kite_schemas
+    say "mypy --strict (the pure libraries and the sandbox)"
+    "$venv/bin/mypy" --strict kite_skills/catalog kite_skills/store kite_skills/kite_schemas kite_skills/sandbox
 
     say "pytest"
     KITE_SKILLS_PYZ=$DIST/kite-skills.pyz \
