@@ -9,10 +9,10 @@ import pytest
 
 from kite_skills.sandbox import handlers
 
-from .agent import ROOT, in_process, recipe, step
+from .agent import in_process, recipe, step
 from .scripts import exit_remainder
 
-SCENARIO = str(ROOT / "tests" / "rehearsal" / "scenarios" / "exit-gap.yaml")
+SCENARIO = "exit-gap"
 
 
 def rehearse(generation: str = "grouped"):  # type: ignore[no-untyped-def]

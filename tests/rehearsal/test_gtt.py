@@ -10,10 +10,10 @@ import pytest
 
 from kite_skills.sandbox import handlers
 
-from .agent import ROOT, in_process, recipe
+from .agent import in_process, recipe
 from .scripts import audit_gtts, sell_gtt
 
-T1_GTT = str(ROOT / "tests" / "rehearsal" / "scenarios" / "t1-gtt.yaml")
+T1_GTT = "t1-gtt"
 GTT = recipe("triggers-and-alerts/gtt.md")
 RESOLVE = recipe("market-data/resolve.md")
 

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from .agent import ROOT, in_process, recipe
+from .agent import in_process, recipe
 from .scripts import funds_check, positions
-
-SCENARIOS = ROOT / "tests" / "rehearsal" / "scenarios"
 
 
 @pytest.mark.parametrize("generation", ["grouped", "legacy", "legacy-oldest"])
 def test_positions_closed_today_and_carried(generation: str) -> None:
-    agent = in_process(str(SCENARIOS / "positions-closed.yaml"), generation)
+    agent = in_process("positions-closed", generation)
     books = positions(agent, recipe("holdings/positions.md"), "11:20:00")
     assert [(d["tradingsymbol"], d["quantity"]) for d in books.day] == [
         ("CRUDEOIL26DECFUT", -3), ("INFY", 0)]  # fmt: skip
@@ -34,7 +32,7 @@ def test_positions_closed_today_and_carried(generation: str) -> None:
 
 @pytest.mark.parametrize("generation", ["grouped", "legacy", "legacy-oldest"])
 def test_funds_check_does_not_count_blocked_margin_twice(generation: str) -> None:
-    scenario = str(SCENARIOS / "funds-blocked.yaml")
+    scenario = "funds-blocked"
     agent = in_process(scenario, generation)
     funds = funds_check(agent, recipe("orders/funds-check.md"), "NSE:INFY", 30, "10:40:00")
     assert funds.lines == [

@@ -15,7 +15,6 @@ from ..server.harness import custom_request, sdk_client
 from .agent import in_process, recipe
 from .scripts import exit_remainder, positions, reconcile
 from .test_exit import SCENARIO as EXIT_GAP
-from .test_positions_funds import SCENARIOS
 from .test_reconcile import ATTEMPT, SCENARIO, TRUTH
 
 pytestmark = [pytest.mark.anyio, pytest.mark.zipapp]
@@ -26,7 +25,7 @@ async def test_reconcile_read_with_help(pyz: Path, tmp_path: Path) -> None:
         page = await client.call_tool("help", {"key": "/orders/reconcile"})
     assert page.structured_content is not None
     text = page.structured_content["text"]
-    agent = in_process(str(SCENARIO))
+    agent = in_process(SCENARIO)
     (found,) = await anyio.to_thread.run_sync(
         lambda: reconcile(agent, recipe("orders/reconcile.md", text), ATTEMPT, "11:30:00")
     )
@@ -60,6 +59,6 @@ async def test_positions_read_as_a_prompt(pyz: Path, tmp_path: Path) -> None:
     assert isinstance(first, types.EmbeddedResource)
     assert isinstance(first.resource, types.TextResourceContents)
     text = first.resource.text
-    agent = in_process(str(SCENARIOS / "positions-closed.yaml"))
+    agent = in_process("positions-closed")
     books = positions(agent, recipe("holdings/positions.md", text), "11:20:00")
     assert books.total == 21526.5 and len(books.day) == 2 and len(books.net) == 3

@@ -19,10 +19,10 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from kite_skills.sandbox import sim
 
 from ..sandbox.sandbox_harness import http_sandbox
-from .agent import ROOT, Agent, in_process, recipe
+from .agent import Agent, in_process, recipe
 from .scripts import Attempt, reconcile
 
-SCENARIO = ROOT / "tests" / "rehearsal" / "scenarios" / "reconcile-timeout.yaml"
+SCENARIO = "reconcile-timeout"
 ATTEMPT = Attempt(
     tag="ks1129INFYB1",
     exchange="NSE",
@@ -49,12 +49,12 @@ def check(agent: Agent, text: str | None = None) -> None:
 
 
 def test_a_timed_out_place_is_found_and_not_repeated() -> None:
-    check(in_process(str(SCENARIO)))
+    check(in_process(SCENARIO))
 
 
 @pytest.mark.parametrize("generation", ["legacy", "legacy-oldest"])
 def test_on_the_legacy_tools_too(generation: str) -> None:
-    agent = in_process(str(SCENARIO), generation)
+    agent = in_process(SCENARIO, generation)
     check(agent)
     assert [m.arguments for m in agent.made][1:] == [
         {"order_id": "261202200000002"},
@@ -65,7 +65,7 @@ def test_on_the_legacy_tools_too(generation: str) -> None:
 @pytest.mark.anyio
 async def test_authenticated_reconciliation_over_http(tmp_path: Path) -> None:
     journal = tmp_path / "journal.jsonl"
-    with http_sandbox(tmp_path, journal, "--scenario", str(SCENARIO)) as (port, token, _):
+    with http_sandbox(tmp_path, journal, "--scenario", SCENARIO) as (port, token, _):
         http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
         transport = streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)
         async with http, Client(transport, mode="auto") as client:  # type: ignore[arg-type]
