@@ -35,6 +35,7 @@ BUILT_IN = (
     "t1-gtt",
     "positions-closed",
     "funds-blocked",
+    "split-day",
 )
 DEMAT_CONSENT = ("consent", "physical", "empty")
 PRODUCTS = ("CNC", "MIS", "NRML", "MTF")
