@@ -1615,3 +1615,72 @@ def briefing(agent: Agent, r: Recipe, pos: Recipe) -> list[str]:
         f"GTTs: {sum(g['status'] == 'active' for g in gtts)} active; alerts: "
         f"{sum(a['status'] == 'enabled' for a in alerts)} enabled",
     ]
+
+
+# ------------------------------------------------------------------ holdings/corporate-actions.md
+
+
+def corporate_action(agent: Agent, r: Recipe, key: str, factor: int, old_qty: int,
+                     old_avg: float) -> list[str]:  # fmt: skip
+    """/holdings/corporate-actions for a split of ``factor`` new shares per old one, ex today;
+    the person says they held ``old_qty`` at ``old_avg`` before."""
+    symbol = key.split(":")[1]
+    s1 = step(r, 1, "The adjustment factor is new shares per old share")
+    agent.decide(s1, f"factor {factor}")
+    s2 = step(r, 2, "Expected after the\n   action: quantity × factor and `average_price` ÷ factor")
+    if agent.generation == "legacy-oldest":
+        rows = agent.page(s2, "get_holdings")
+    else:
+        rows = agent.page(s2, "portfolio", "holdings", type="full")
+    held = next(h for h in rows if h["tradingsymbol"] == symbol)
+    adjusted = held["quantity"] == old_qty * factor and abs(
+        held["average_price"] - old_avg / factor
+    ) < 0.01  # fmt: skip
+    lines = [f"Holdings: {'adjusted' if adjusted else 'not adjusted'} "
+             f"({held['quantity']} at {held['average_price']:.2f})"]  # fmt: skip
+    s3 = step(r, 3, "after the ex-date the price is roughly the old price ÷ factor")
+    price = quote_of(agent, step(r, 3, "Take `market` mode `quote`"), key)["last_price"]
+    agent.decide(s3, f"price {price}")
+    s4 = step(
+        r,
+        4,
+        "An `active` GTT whose trigger\n   was set before the ex-date is now at the wrong level",
+    )
+    for g in agent.page(step(r, 4, "Read `gtt` mode `list` (paged)"), "gtt", "list"):
+        c = g["condition"]
+        if c["tradingsymbol"] != symbol or g["status"] != "active":
+            continue
+        leg = g["orders"][0]
+        lines.append(
+            f"GTT {g['id']}: trigger {c['trigger_values'][0]:.2f} is at the old level -> "
+            f"re-create at {c['trigger_values'][0] / factor:.2f} for {leg['quantity'] * factor} "
+            "(or delete), through Place, modify or delete a GTT"
+        )
+        agent.decide(s4, lines[-1])
+    s5 = step(r, 5, "Read `alerts` mode `get` with `uuids` `[]`")
+    if not agent.lacks(s5, "alerts", "get"):
+        for a in agent.call(s5, "alerts", "get", uuids=[])["alerts"]:
+            if a["lhs_tradingsymbol"] == symbol and a["status"] == "enabled":
+                fires = a["operator"] in ("<=", "<") and price <= a["rhs_constant"]
+                lines.append(
+                    f"Alert {a['name']!r}: {a['operator']} {a['rhs_constant']:g} is at the old "
+                    f"level{' and fires at once' if fires else ''}"
+                )
+    s6 = step(
+        r,
+        6,
+        "A close-to-open\n   jump near the factor on the ex-date means the series is unadjusted",
+    )
+    token = held["instrument_token"]
+    now = agent.now
+    start = now - timedelta(days=21)
+    days = agent.call(
+        step(r, 6, "`market` mode `historical` with `instrument_token`"), "market", "historical",
+        instrument_token=token, interval="day", from_date=f"{start:%Y-%m-%d %H:%M:%S}",
+        to_date=f"{now:%Y-%m-%d %H:%M:%S}",
+    )  # fmt: skip
+    jumps = [b["open"] / a["close"] for a, b in pairwise(days)]
+    unadjusted = any(abs(j - 1 / factor) < 0.05 for j in jumps)
+    lines.append(f"Candles: {'unadjusted: divide earlier prices' if unadjusted else 'adjusted'}")
+    agent.decide(s6, lines[-1])
+    return lines
