@@ -4,6 +4,8 @@ action, as the scenario was built): holdings adjusted, a sell GTT and an alert s
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from .agent import in_process, recipe
@@ -27,3 +29,9 @@ def test_a_split_leaves_a_gtt_and_an_alert_at_old_levels(generation: str) -> Non
         expected.remove(expected[2])
     assert lines == expected
     assert not agent.writes()  # each fix goes through its own recipe and approval
+    # the truth, left unfixed: with the next ticks the old-level GTT fires and so does the alert
+    kite = agent.simulation
+    assert kite is not None
+    kite.advance_to(agent.now + timedelta(hours=1))
+    assert kite.get_gtts()[0]["status"] == "triggered"
+    assert kite.get_alerts()[0]["alert_count"] >= 1
