@@ -23,7 +23,21 @@ from .errors import ScenarioError, ScenarioProblem
 from .instruments import InstrumentMaster, master_for
 from .market import PathSpec, Tick
 
-BUILT_IN = ("default", "expiry-day", "t1-holdings", "after-square-off", "pre-open", "gap-down")
+BUILT_IN = (
+    "default",
+    "expiry-day",
+    "t1-holdings",
+    "after-square-off",
+    "pre-open",
+    "gap-down",
+    # the recipe rehearsals (tests/rehearsal, docs/rehearsals.md)
+    "reconcile-timeout",
+    "exit-gap",
+    "t1-gtt",
+    "positions-closed",
+    "funds-blocked",
+    "split-day",
+)
 DEMAT_CONSENT = ("consent", "physical", "empty")
 PRODUCTS = ("CNC", "MIS", "NRML", "MTF")
 ORDER_TYPES = ("MARKET", "LIMIT", "SL", "SL-M")
