@@ -6,7 +6,14 @@ from datetime import timedelta
 
 import pytest
 
-from kite_skills.sandbox.sim import KiteError, Simulation, load_scenario, parse_scenario, rules
+from kite_skills.sandbox.sim import (
+    KiteError,
+    ScenarioError,
+    Simulation,
+    load_scenario,
+    parse_scenario,
+    rules,
+)
 
 PATH = """
 clock: "2026-12-02 11:30:00"
@@ -198,3 +205,43 @@ def test_fo_amo_is_released_at_9_15_and_equity_at_9_00() -> None:
     trail = [r["status"] for r in s.order_history(future)]
     assert trail[:3] == ["PUT ORDER REQ RECEIVED", "VALIDATION PENDING", "AMO REQ RECEIVED"]
     assert trail[-2:] == ["OPEN PENDING", "OPEN"]
+
+
+def test_an_index_alert_is_named_with_the_exchange_indices() -> None:
+    # docs/kite-domain.md: INDICES:<name> "is the exchange value alerts use";
+    # kiteconnect-mocks alerts_history.json: the meta rows of an index alert say INDICES.
+    s = Simulation(load_scenario("default"))
+    (scenario_alert,) = s.get_alerts()
+    assert (scenario_alert["lhs_exchange"], scenario_alert["lhs_tradingsymbol"]) == (
+        "INDICES",
+        "NIFTY 50",
+    )
+    made = s.create_alert(
+        name="NIFTY below 20000",
+        type="simple",
+        lhs_exchange="INDICES",
+        lhs_tradingsymbol="NIFTY 50",
+        lhs_attribute="LastTradedPrice",
+        operator="<=",
+        rhs_type="constant",
+        rhs_constant=20000,
+    )
+    assert made["lhs_exchange"] == "INDICES"
+    with pytest.raises(KiteError, match="lhs_tradingsymbol"):
+        s.create_alert(
+            name="no such index",
+            type="simple",
+            lhs_exchange="INDICES",
+            lhs_tradingsymbol="INFY",
+            lhs_attribute="LastTradedPrice",
+            operator="<=",
+            rhs_type="constant",
+            rhs_constant=1,
+        )
+    with pytest.raises(ScenarioError, match="a.yaml:3: alerts.1.: no instrument INDICES:INFY"):
+        parse_scenario(
+            'clock: "2026-12-02 11:30:00"\nalerts:\n'
+            "  - {name: x, lhs_exchange: INDICES, lhs_tradingsymbol: INFY, operator: '>=',"
+            " rhs_constant: 1}\n",
+            "a.yaml",
+        )

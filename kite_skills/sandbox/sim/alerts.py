@@ -49,12 +49,16 @@ class Alert:
             "status": self.status,
             "disabled_reason": self.disabled_reason,
             "lhs_attribute": "LastTradedPrice",
-            "lhs_exchange": self.inst.exchange,
+            "lhs_exchange": "INDICES" if self.inst.is_index else self.inst.exchange,
             "lhs_tradingsymbol": self.inst.tradingsymbol,
             "operator": self.operator,
             "rhs_type": self.rhs_type,
             "rhs_attribute": "LastTradedPrice" if self.rhs_inst else "",
-            "rhs_exchange": self.rhs_inst.exchange if self.rhs_inst else "",
+            "rhs_exchange": (
+                ("INDICES" if self.rhs_inst.is_index else self.rhs_inst.exchange)
+                if self.rhs_inst
+                else ""
+            ),
             "rhs_tradingsymbol": self.rhs_inst.tradingsymbol if self.rhs_inst else "",
             "rhs_constant": self.rhs_constant,
             "alert_count": self.alert_count,

@@ -358,6 +358,17 @@ class InstrumentMaster:
     def get(self, exchange: str, tradingsymbol: str) -> Instrument | None:
         return self._by_key.get(f"{exchange}:{tradingsymbol}")
 
+    def for_alert(self, exchange: str, tradingsymbol: str) -> Instrument | None:
+        """An alert's instrument: indices are named with the exchange ``INDICES`` in alerts
+        (docs/kite-domain.md; kiteconnect-mocks alerts_history.json), other instruments by
+        their exchange. ``NSE:NIFTY 50`` is still accepted (UNVERIFIED whether Kite refuses it)."""
+        if exchange == "INDICES":
+            for inst in self._rows:
+                if inst.is_index and inst.tradingsymbol == tradingsymbol:
+                    return inst
+            return None
+        return self.get(exchange, tradingsymbol)
+
     def by_key(self, key: str) -> Instrument | None:
         """``EXCHANGE:TRADINGSYMBOL`` or an instrument token as text."""
         if key.isdigit():

@@ -334,21 +334,32 @@ class _Parser:
         return str(value)
 
     def instrument(
-        self, node: CommentedMap, ex_key: str, sym_key: str, what: str, line: int
+        self,
+        node: CommentedMap,
+        ex_key: str,
+        sym_key: str,
+        what: str,
+        line: int,
+        alert: bool = False,
     ) -> str:
+        """``EXCHANGE:TRADINGSYMBOL`` of the instrument ("" when missing); in an alert an index
+        is named with the exchange ``INDICES``, as Kite's alerts do."""
         exchange = str(node.get(ex_key, "") or "")
         symbol = str(node.get(sym_key, "") or "")
         if not exchange or not symbol or self.master is None:
             return ""
-        if self.master.get(exchange, symbol) is None:
-            self.bad(
-                _line(node, sym_key, line),
-                f"{what}: no instrument {exchange}:{symbol} on {self.day} — use one from "
-                "the built-in master (docs/sandbox-scenarios.md; F&O symbols depend on the "
-                "scenario date)",
-            )
-            return ""
-        return f"{exchange}:{symbol}"
+        found = (
+            self.master.for_alert(exchange, symbol) if alert else self.master.get(exchange, symbol)
+        )
+        if found is not None:
+            return found.key
+        self.bad(
+            _line(node, sym_key, line),
+            f"{what}: no instrument {exchange}:{symbol} on {self.day} — use one from "
+            "the built-in master (docs/sandbox-scenarios.md; F&O symbols depend on the "
+            "scenario date)",
+        )
+        return ""
 
     def moment(self, value: Any, line: int, what: str, short: bool = True) -> datetime | None:
         """``YYYY-MM-DD HH:MM[:SS]`` or ``HH:MM[:SS]`` on the scenario date."""
@@ -792,7 +803,7 @@ class _Parser:
         self.keys(
             node, _ALERT, ("name", "lhs_exchange", "lhs_tradingsymbol", "operator"), what, line
         )
-        key = self.instrument(node, "lhs_exchange", "lhs_tradingsymbol", what, line)
+        key = self.instrument(node, "lhs_exchange", "lhs_tradingsymbol", what, line, alert=True)
         row: dict[str, Any] = {
             "line": line,
             "key": key,
@@ -815,7 +826,7 @@ class _Parser:
             "basket": _plain(node.get("basket")),
         }
         if row["rhs_type"] == "instrument":
-            self.instrument(node, "rhs_exchange", "rhs_tradingsymbol", what, line)
+            self.instrument(node, "rhs_exchange", "rhs_tradingsymbol", what, line, alert=True)
         if row["type"] == "ato" and not isinstance(row["basket"], dict):
             self.bad(line, f"{what}: an ato alert needs a basket — add basket: with items")
         return row if key else None

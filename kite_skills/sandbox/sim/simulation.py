@@ -138,7 +138,7 @@ class Simulation:
             inst = self._inst(row["key"])
             rhs = None
             if row["rhs_type"] == "instrument":
-                rhs = self.master.get(row["rhs_exchange"], row["rhs_tradingsymbol"])
+                rhs = self.master.for_alert(row["rhs_exchange"], row["rhs_tradingsymbol"])
             created = datetime.combine(sessions.previous_trading_day(self.day), time(10, 0), IST)
             alert = self._new_alert(
                 row["name"],
@@ -768,7 +768,7 @@ class Simulation:
             raise input_error("Invalid `name`.")  # UNVERIFIED
         if kind not in ("simple", "ato"):
             raise input_error("Invalid `type`.")  # UNVERIFIED
-        inst = self.master.get(
+        inst = self.master.for_alert(
             str(params.get("lhs_exchange")), str(params.get("lhs_tradingsymbol"))
         )
         if inst is None:
@@ -782,7 +782,7 @@ class Simulation:
         rhs = None
         constant = 0.0
         if rhs_type == "instrument":
-            rhs = self.master.get(
+            rhs = self.master.for_alert(
                 str(params.get("rhs_exchange")), str(params.get("rhs_tradingsymbol"))
             )
             if rhs is None:
