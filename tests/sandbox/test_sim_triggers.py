@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -238,7 +239,9 @@ def test_an_index_alert_is_named_with_the_exchange_indices() -> None:
             rhs_type="constant",
             rhs_constant=1,
         )
-    with pytest.raises(ScenarioError, match="a.yaml:3: alerts.1.: no instrument INDICES:INFY"):
+    with pytest.raises(
+        ScenarioError, match=re.escape("a.yaml:3: alerts[1]: no instrument INDICES:INFY")
+    ):
         parse_scenario(
             'clock: "2026-12-02 11:30:00"\nalerts:\n'
             "  - {name: x, lhs_exchange: INDICES, lhs_tradingsymbol: INFY, operator: '>=',"
