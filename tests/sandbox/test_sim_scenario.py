@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from itertools import pairwise
 
 import pytest
 
@@ -97,3 +98,40 @@ def test_historical_has_200_days_and_is_deterministic() -> None:
     bars = s.historical_data(token, s.now - timedelta(hours=3), s.now, "15minute")
     assert bars[-1]["date"] <= s.now.strftime("%Y-%m-%dT%H:%M:%S+0530")
     assert all(b["low"] <= min(b["open"], b["close"]) for b in bars)
+
+
+SPREAD = """clock: "2026-12-02 11:30:00"
+market:
+  NFO:NIFTY26D0826050CE: {spread: 6.0}
+  NFO:NIFTY26D0825950CE: {spread: 0.03}
+  NFO:NIFTY26D0825900CE: {spread: 0}
+"""
+
+
+def test_a_scenario_sets_how_wide_a_book_is() -> None:
+    with pytest.raises(ScenarioError) as info:
+        parse_scenario(SPREAD, "spread.yaml")
+    assert [p.line for p in info.value.problems] == [4, 5]
+    assert "'spread' must be a positive multiple of the tick size 0.05 (got 0.03)" in str(
+        info.value
+    )
+    wide = Simulation(parse_scenario(SPREAD.rsplit("\n  NFO:NIFTY26D0825950CE", 1)[0], "s.yaml"))
+    plain = Simulation(load_scenario("default"))  # same date and clock, no spreads
+    for s, width in ((wide, 6.0), (plain, 0.1)):
+        q = s.quote("NFO:NIFTY26D0826050CE")["NFO:NIFTY26D0826050CE"]
+        bids = [level["price"] for level in q["depth"]["buy"]]
+        asks = [level["price"] for level in q["depth"]["sell"]]
+        assert round(asks[0] - bids[0], 2) == width
+        assert bids[0] <= q["last_price"] <= asks[0]
+        # deeper levels one tick further out each, and the same book every time
+        assert [round(a - b, 2) for a, b in pairwise(bids)] == [0.05] * 4
+        assert [round(b - a, 2) for a, b in pairwise(asks)] == [0.05] * 4
+        assert s.quote("NFO:NIFTY26D0826050CE")["NFO:NIFTY26D0826050CE"]["depth"] == q["depth"]
+    # the option-books scenario: around the money under 1 % of the mid, one far call wide
+    books = Simulation(load_scenario("option-books"))
+    keys = [f"NFO:NIFTY26D08{k}{t}" for k in range(25850, 26051, 50) for t in ("CE", "PE")]
+    widths = {}
+    for key, q in books.quote(*keys).items():
+        bid, ask = q["depth"]["buy"][0]["price"], q["depth"]["sell"][0]["price"]
+        widths[key] = (ask - bid) / ((ask + bid) / 2) * 100
+    assert [k for k, pct in widths.items() if pct > 1] == ["NFO:NIFTY26D0826050CE"]

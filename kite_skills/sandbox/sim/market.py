@@ -46,6 +46,7 @@ class PathSpec:
     close: float | None = None  # previous close on the scenario date
     liquidity: int | None = None  # default per-tick fill limit
     ticks: tuple[Tick, ...] = ()
+    spread: float | None = None  # best ask - best bid of the book (None: one tick each side)
 
 
 @dataclass
@@ -398,16 +399,23 @@ class Market:
         limit = path.liquidity[i] if i >= 0 else None
         rng = _seed("depth", inst.instrument_token, kite_ts(moment))
         lot = max(inst.lot_size, 1)
+        tick = inst.tick_size
+        spec = self.paths.get(inst.key)
+        # The best bid and ask: one tick either side of the last price, or ``spread`` apart
+        # around it (the bid half a spread below, rounded down to the tick grid) when the
+        # scenario gives one. Deeper levels are one tick further out each.
+        if spec is not None and spec.spread is not None:
+            bid = max(round_tick(last - spec.spread / 2, tick, "down"), tick)
+            best = {"buy": bid, "sell": round_tick(bid + spec.spread, tick)}
+        else:
+            best = {"buy": round_tick(last - tick, tick), "sell": round_tick(last + tick, tick)}
         levels: dict[str, list[dict[str, Any]]] = {"buy": [], "sell": []}
         for side, sign in (("buy", -1), ("sell", 1)):
-            for k in range(1, 6):
+            for k in range(5):
                 qty = (limit // 5 if limit else rng.randrange(1, 400)) or 1
                 levels[side].append(
                     {
-                        "price": max(
-                            round_tick(last + sign * k * inst.tick_size, inst.tick_size),
-                            inst.tick_size,
-                        ),
+                        "price": max(round_tick(best[side] + sign * k * tick, tick), tick),
                         "quantity": max(qty // lot, 1) * lot,
                         "orders": rng.randrange(1, 20),
                     }

@@ -21,7 +21,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from .clock import IST
 from .errors import ScenarioError, ScenarioProblem
 from .instruments import InstrumentMaster, master_for
-from .market import PathSpec, Tick
+from .market import PathSpec, Tick, on_tick, round_tick
 
 BUILT_IN = (
     "default",
@@ -37,6 +37,7 @@ BUILT_IN = (
     "positions-closed",
     "funds-blocked",
     "split-day",
+    "option-books",
 )
 DEMAT_CONSENT = ("consent", "physical", "empty")
 PRODUCTS = ("CNC", "MIS", "NRML", "MTF")
@@ -123,7 +124,7 @@ _ALERT = (
     "status",
 )
 _MF = ("tradingsymbol", "folio", "quantity", "average_price", "pledged_quantity")
-_MARKET = ("close", "liquidity", "path")
+_MARKET = ("close", "liquidity", "spread", "path")
 _TS = re.compile(r"(\d{4}-\d{2}-\d{2})[ T](\d{1,2}):(\d{2})(?::(\d{2}))?")
 _HM = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
 
@@ -882,6 +883,15 @@ class _Parser:
             self.keys(spec, _MARKET, (), what, at)
             close = self.number(spec, "close", what, at, default=-1.0)
             liquidity = self.number(spec, "liquidity", what, at, default=-1.0, integer=True)
+            spread = self.number(spec, "spread", what, at, default=-1.0)
+            if spread == 0 or (spread > 0 and not on_tick(spread, inst.tick_size)):
+                self.bad(
+                    _line(spec, "spread", at),
+                    f"{what}: 'spread' must be a positive multiple of the tick size "
+                    f"{inst.tick_size:g} (got {spread:g}) — write e.g. spread: "
+                    f"{max(round_tick(spread, inst.tick_size), inst.tick_size):g}",
+                )
+                spread = -1.0
             ticks: list[Tick] = []
             seq = self.sequence(spec.get("path"), _line(spec, "path", at), f"{what} path")
             last: datetime | None = None
@@ -903,6 +913,7 @@ class _Parser:
                 close=close if close > 0 else None,
                 liquidity=int(liquidity) if liquidity >= 0 else None,
                 ticks=tuple(ticks),
+                spread=spread if spread > 0 else None,
             )
         return out
 
