@@ -82,8 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
         default="default",
         help="a built-in scenario: default (a typical account mid-session), expiry-day, "
         "t1-holdings, after-square-off, pre-open, gap-down, the rehearsals' reconcile-timeout, "
-        "exit-gap, t1-gtt, positions-closed, funds-blocked, split-day or option-books; or your "
-        "own scenario YAML file (its format: docs/sandbox-scenarios.md)",
+        "exit-gap, t1-gtt, positions-closed, funds-blocked, split-day, option-books or "
+        "alerts-audit; or your own scenario YAML file (its format: docs/sandbox-scenarios.md)",
     )
     parser.add_argument(
         "--at",

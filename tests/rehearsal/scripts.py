@@ -498,6 +498,75 @@ def audit_gtts(agent: Agent, r: Recipe) -> list[str]:
     return lines
 
 
+def audit_alerts(agent: Agent, r: Recipe) -> list[str]:
+    """/triggers-and-alerts/audit, the alerts half: the report's "Alerts:" line, then one line
+    per alert the recipe flags (disabled, ATO, never fired for months)."""
+    s2 = step(r, 2, "List every alert: `alerts` mode `get` with `uuids` `[]` (empty means all)")
+    if agent.lacks(s2, "alerts", "get"):
+        only = part(r, "Check first", "Older servers have no alerts tool; then audit GTTs only")
+        line = "Alerts: not available on this server (no alerts tool); GTTs only"
+        agent.decide(only, line)
+        return [line]
+    alerts = agent.call(s2, "alerts", "get", uuids=[])["alerts"] or []
+    ato = [a for a in alerts if a["type"] == "ato" and a["status"] == "enabled"]
+    keys = sorted({f"{a['lhs_exchange']}:{a['lhs_tradingsymbol']}" for a in ato})
+    s3 = step(r, 3, "a fresh `market` mode\n   `ltp` for every GTT and alert symbol")
+    ltps = agent.call(s3, "market", "ltp", instruments=keys) if keys else {}
+    s7 = step(r, 7, "For alerts, flag: `disabled` ones with `disabled_reason`")
+    s7_ato = step(
+        r, 7, "every `ato` alert, which will\n   place orders when it fires (show its basket)"
+    )
+    s7_old = step(r, 7, "alerts with `alert_count` 0 that are months\n   old")
+    explain = step(r, 2, "`alerts` mode `get` with `history` `true` and `uuids`\n   holding its id")
+    lines = []
+    for a in alerts:
+        if a["status"] == "disabled":
+            line = f"- {a['name']}: disabled ({a['disabled_reason'] or 'no reason given'})"
+            if a["disabled_reason"] == "triggered":  # what did it do when it fired?
+                found = agent.call(explain, "alerts", "get", uuids=[a["uuid"]], history=True)
+                for fired in found.get("history") or []:
+                    line += f"; fired {fired['created_at'][11:16]}"
+                    for placed in fired.get("order_meta") or []:
+                        line += f", order {placed['order_id']} {placed['status']}"
+            lines.append(line)
+            agent.decide(s7, line)
+        elif a["type"] == "ato":
+            key = f"{a['lhs_exchange']}:{a['lhs_tradingsymbol']}"
+            ltp = ltps[key]["last_price"]
+            items = ", ".join(
+                f"{i['params']['transaction_type']} {i['params']['quantity']} {i['tradingsymbol']}"
+                f" {i['params']['order_type']} {i['params']['price']:,.2f}"
+                for i in a["basket"]["items"]
+            )
+            away = abs(a["rhs_constant"] - ltp) / ltp * 100
+            lines.append(
+                f"- {a['name']}: ATO, places {items} when {key} {a['operator']} "
+                f"{a['rhs_constant']:,.2f}; LTP {ltp:,.2f} ({away:.1f}% away)"
+            )
+            agent.decide(s7_ato, lines[-1])
+        created = when(a["created_at"])
+        if a["alert_count"] == 0 and (agent.now - created).days > 90:
+            lines.append(f"- {a['name']}: never fired since {created:%d %b %Y}")
+            agent.decide(s7_old, lines[-1])
+    s8 = step(r, 8, "200 alerts including disabled ones")
+    enabled = sum(a["status"] == "enabled" for a in alerts)
+    what = "; ".join(
+        "1 ATO alert places "
+        + ", ".join(
+            f"{i['params']['transaction_type']} {i['params']['quantity']} {i['tradingsymbol']}"
+            for i in a["basket"]["items"]
+        )
+        + " when fired"
+        for a in ato
+    )
+    head = (
+        f"Alerts: {len(alerts)} (enabled {enabled}, disabled {len(alerts) - enabled}); "
+        f"{what or 'no enabled ATO alert'}; limit 200"
+    )
+    agent.decide(s8, head)
+    return [head, *lines]
+
+
 # ------------------------------------------------------------------ holdings/positions.md
 
 

@@ -38,6 +38,7 @@ BUILT_IN = (
     "funds-blocked",
     "split-day",
     "option-books",
+    "alerts-audit",
 )
 DEMAT_CONSENT = ("consent", "physical", "empty")
 PRODUCTS = ("CNC", "MIS", "NRML", "MTF")
