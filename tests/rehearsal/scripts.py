@@ -895,9 +895,18 @@ class Prepared:
 
 
 def prepare_buy(
-    agent: Agent, r: Recipe, rec: Recipe, key: str, quantity: int, limit: float, tag: str
+    agent: Agent,
+    r: Recipe,
+    rec: Recipe,
+    key: str,
+    quantity: int,
+    limit: float,
+    tag: str,
+    lost: bool = False,
 ) -> Prepared:
-    """/orders/prepare for a CNC LIMIT BUY the person asked for, to the verified order."""
+    """/orders/prepare for a CNC LIMIT BUY the person asked for, to the verified order; with
+    ``lost``, to the place call, whose answer never reaches the agent (``final`` is empty:
+    what to do next is /orders/reconcile's)."""
     exchange, symbol = key.split(":")
     profile = agent.call(step(r, 1, "Read `portfolio` mode `profile`"), "portfolio", "profile")
     assert exchange in profile["exchanges"] and "CNC" in profile["products"]
@@ -983,7 +992,9 @@ def prepare_buy(
         "transaction_type": "BUY", "quantity": quantity, "product": "CNC",
         "order_type": "LIMIT", "price": price, "validity": "DAY", "tag": tag,
     }  # fmt: skip
-    agent.call(s14, "orders", "place", **sent)
+    agent.call(s14, "orders", "place", lost=lost, **sent)
+    if lost:
+        return Prepared(summary, sent, {})
     s15 = step(r, 15, "find the order by `tag`, read `orders` mode\n    `history`")
     agent.wait(seconds=5)
     listed = agent.page(step(rec, 1, "List today's orders: `orders` mode `list`"), "orders", "list")
