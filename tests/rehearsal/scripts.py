@@ -931,6 +931,15 @@ def prepare_buy(
     s7 = step(r, 7, "Check funds with `portfolio` mode `margins`: compare the estimate with `net`")
     equity = agent.call(s7, "portfolio", "margins")["equity"]
     value = round(quantity * price, 2)
+    if value > equity["net"]:
+        short = step(r, 7, "If it is above `net`, stop: say it does not fit and by how much")
+        line = (
+            f"Does not fit: BUY {quantity} {symbol} @ {price:.2f} is about {value:,.2f}, "
+            f"{value - equity['net']:,.2f} above the equity net margin {equity['net']:,.2f}; "
+            'Kite would reject it ("Insufficient funds"). A smaller quantity?'
+        )
+        agent.decide(short, line)
+        return Prepared([line], {}, {})
     s9 = step(
         r, 9, "Look for duplicates: `orders` mode `list` (paged) and `orders` mode `all_trades`"
     )

@@ -45,6 +45,8 @@ CASES: list[tuple[str, int, str, str, dict[str, Any], str]] = [
      "does not name the call market quote"),
     ("daily-review/account-briefing.md", 4, "portfolio", "holdings",
      {"type": "full", "from": 0, "limit": 50}, r"gives type \['summary'\]"),
+    ("triggers-and-alerts/audit.md", 2, "alerts", "get", {"uuids": ["x"], "history": True},
+     "does not name the parameter 'history'"),
 ]  # fmt: skip
 
 

@@ -4,10 +4,16 @@ place call with the recipe's parameters and the verification by tag."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from .agent import in_process, recipe
+from kite_skills.sandbox import handlers
+
+from .agent import Recipe, in_process, recipe, step
 from .scripts import prepare_buy
+
+DEFECTS = Path(__file__).parent / "defects"
 
 PREPARE = recipe("orders/prepare.md")
 
@@ -37,3 +43,25 @@ def test_prepare_a_buy_to_the_verified_order(generation: str) -> None:
     assert done.final["status"] in ("OPEN", "COMPLETE")
     (order,) = [o for o in kite.orders() if o["tag"] == "ks1130TCSB1"]
     assert (order["quantity"], order["price"], order["product"]) == (60, done.sent["price"], "CNC")
+
+
+def test_an_order_above_net_stops_before_the_summary() -> None:
+    """prepare step 7 compared the estimate with `net` but did not say what to do when it is
+    above: the fixed step stops there. The truth: Kite refuses the order for funds."""
+    old = Recipe("orders/prepare.md", (DEFECTS / "orders_prepare.md").read_text("utf-8"))
+    with pytest.raises(AssertionError, match="no longer says"):
+        step(old, 7, "If it is above `net`, stop")
+    agent = in_process("default")
+    done = prepare_buy(
+        agent, PREPARE, recipe("orders/reconcile.md"), "NSE:INFY", 250, 1641.0, "ks1130INFYB2"
+    )
+    assert done.summary[0].startswith("Does not fit: BUY 250 INFY @ 1641.00 is about 410,250.00")
+    assert not agent.approvals and not agent.writes()
+    kite = agent.simulation
+    assert kite is not None
+    sent = {"mode": "place", "variety": "regular", "exchange": "NSE", "tradingsymbol": "INFY",
+            "transaction_type": "BUY", "quantity": 250, "product": "CNC", "order_type": "LIMIT",
+            "price": 1641.0, "validity": "DAY", "tag": "ks1130INFYB2"}  # fmt: skip
+    handlers.grouped(lambda: kite.now).handlers["orders"](kite, sent)
+    (order,) = [o for o in kite.orders() if o["tag"] == "ks1130INFYB2"]
+    assert order["status"] == "REJECTED" and "Insufficient funds" in order["status_message"]
