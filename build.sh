@@ -147,10 +147,12 @@ run_tests() {
     say "mypy --strict (the whole package)"
     "$venv/bin/mypy" --strict kite_skills
 
-    say "pytest"
+    # Two workers (pytest-xdist): most of the suite's time is spent waiting on subprocesses
+    # (zipapp starts, builds), so two cores run it in about 0.6x the time of one.
+    say "pytest (2 workers)"
     KITE_SKILLS_PYZ=$DIST/kite-skills.pyz \
     KITE_SKILLS_INSPECTOR=$WORK/inspector/node_modules/.bin/inspector \
-        "$venv/bin/pytest" -p no:cacheprovider "$@"
+        "$venv/bin/pytest" -p no:cacheprovider -n 2 "$@"
 }
 
 bench() {

@@ -21,6 +21,7 @@ The SDK's stdio transport is replaced because of what it leaves to chance:
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import logging
 import os
@@ -313,7 +314,12 @@ def _read_lines(fd: int, deliver: Callable[[object], None]) -> None:
         if pending and not skipping:
             deliver(bytes(pending))
         deliver(_EOF)
-    except (anyio.RunFinishedError, anyio.ClosedResourceError, anyio.BrokenResourceError):
+    except (
+        anyio.RunFinishedError,
+        anyio.ClosedResourceError,
+        anyio.BrokenResourceError,
+        concurrent.futures.CancelledError,  # the send was cancelled by the server stopping
+    ):
         return  # the server has stopped; nobody is listening
 
 
