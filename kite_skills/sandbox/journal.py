@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+from ..display import for_terminal, one_line, wire_safe
 from ..errors import KiteError
 
 APP: Final = "kite-skills"
@@ -167,13 +167,11 @@ def entries(path: Path) -> Iterator[tuple[int, dict[str, Any] | None]]:
             yield number, value if isinstance(value, dict) else None
 
 
-_UNPRINTABLE: Final = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-
-
 def _shorten(text: str, limit: int = SHOWN_CHARS) -> str:
-    """One line for a terminal: whitespace runs as one space, control characters and lone
-    surrogates as escapes (a journal holds whatever a client sent), cut short when long."""
-    text = _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", " ".join(text.split()))
+    """One line for a terminal: whitespace runs as one space, control, invisible (bidi
+    overrides, zero-width) characters and lone surrogates as escapes (a journal holds whatever
+    a client sent), cut short when long."""
+    text = for_terminal(wire_safe(one_line(text)))
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 

@@ -132,3 +132,25 @@ def test_sandbox_after_a_global_option_is_refused_not_served(
     assert main(["--db", str(tmp_path / "s.db"), "sandbox"]) == 2
     assert "'sandbox' comes first" in capsys.readouterr().err
     assert not (tmp_path / "s.db").exists()
+
+
+def test_the_timeline_shows_escapes_for_what_would_move_or_reorder_the_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A client's arguments reach the person's terminal: an escape sequence, a bidi override
+    and a lone surrogate are printed as escapes, never acted on."""
+    path = tmp_path / "journal.jsonl"
+    journal = Journal(path)
+    journal.call(
+        sim_time=datetime(2026, 12, 1, 10, 15, 3),
+        tool="orders",
+        arguments={"mode": "place", "tradingsymbol": "INFY\x1b[2K\u202eEQ\ud800"},
+        text="Failed to place order",
+        is_error=True,
+        kite_error=None,
+    )
+    journal.close()
+    assert main(["sandbox", "journal", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\u202e" not in out
+    assert "INFY\\u001b[2K\\u202eEQ\\ud800" in out
