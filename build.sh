@@ -4,13 +4,14 @@
 #   ./build.sh                    build this machine's file (dist/kite-skills.pyz and
 #                                 dist/kite-skills-<platform>.pyz, + .sha256) and the wheel
 #   ./build.sh --all              build every platform's file (linux x86_64/aarch64,
-#                                 macos arm64/x86_64, windows amd64), each for CPython 3.11-3.14
+#                                 macos arm64/x86_64, windows amd64), each for CPython 3.11-3.14,
+#                                 and its MCP Bundle for Claude Desktop (kite-skills-<platform>.mcpb)
 #   ./build.sh test               build every file, then install test tools and run every test
 #   ./build.sh bench [--tiny]     benchmark the built zipapps (bench/run.py; table + plot)
 #   ./build.sh --wheelhouse DIR   download every wheel every platform's build needs into DIR
 #   ./build.sh --offline DIR [PLATFORM...]
 #                                 build every file (or those named) from such a directory,
-#                                 with no package index
+#                                 with no package index (and no MCP Bundles: npm needs one)
 #
 # Any CPython >= 3.11 drives the build (PYTHON=..., else the first python3 that fits).
 set -euo pipefail
@@ -20,6 +21,8 @@ ROOT=$PWD
 WORK=$ROOT/.build
 DIST=$ROOT/dist
 INSPECTOR_VERSION=2.12.0
+MCPB_VERSION=2.1.2
+MCPB=$WORK/mcpb/node_modules/.bin/mcpb
 PIP_FLAGS=(--disable-pip-version-check --no-input --quiet)
 
 say() { printf '==> %s\n' "$*" >&2; }
@@ -109,6 +112,19 @@ smoke_test() {
     rm -rf "$elsewhere"
 }
 
+# bundles PLATFORM... : each platform zipapp in dist/ packed as an MCP Bundle (tools/mcpb.py),
+# validated and packed with the official mcpb CLI, pinned and installed from npm.
+bundles() {
+    say "mcpb $MCPB_VERSION (npm)"
+    command -v npm >/dev/null || { apt_install nodejs npm; }
+    if [[ ! -x $MCPB || $("$MCPB" --version 2>/dev/null) != "$MCPB_VERSION" ]]; then
+        npm install --prefix "$WORK/mcpb" --no-audit --no-fund --loglevel=error \
+            "@anthropic-ai/mcpb@$MCPB_VERSION" >/dev/null
+    fi
+    say "MCP Bundles: $*"
+    "$WORK/venv/bin/python" tools/mcpb.py "$MCPB" "$DIST" "$@" >&2
+}
+
 wheelhouse() {
     local dir=$1
     check_python
@@ -152,6 +168,7 @@ run_tests() {
     say "pytest (2 workers)"
     KITE_SKILLS_PYZ=$DIST/kite-skills.pyz \
     KITE_SKILLS_INSPECTOR=$WORK/inspector/node_modules/.bin/inspector \
+    KITE_SKILLS_MCPB=$MCPB \
         "$venv/bin/pytest" -p no:cacheprovider -n 2 "$@"
 }
 
@@ -172,14 +189,14 @@ apt_install() {
 ALL=(linux-x86_64 linux-aarch64 macos-arm64 macos-x86_64 windows-amd64)
 case "${1:-}" in
     "") build "" ;;
-    --all) build "" "${ALL[@]}" ;;
-    test) shift; build "" "${ALL[@]}"; run_tests "$@" ;;
+    --all) build "" "${ALL[@]}"; bundles "${ALL[@]}" ;;
+    test) shift; build "" "${ALL[@]}"; bundles "${ALL[@]}"; run_tests "$@" ;;
     bench) shift; bench "$@" ;;
     --wheelhouse) [[ -n ${2:-} ]] || die "usage: ./build.sh --wheelhouse DIR"; wheelhouse "$2" ;;
     --offline)
         [[ -d ${2:-} ]] || die "usage: ./build.sh --offline DIR [PLATFORM...] (DIR made by --wheelhouse)"
         dir=$(cd "$2" && pwd); shift 2
         build "$dir" "${@:-${ALL[@]}}" ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' ;;
     *) die "unknown argument '$1' — try ./build.sh --help" ;;
 esac
