@@ -137,10 +137,24 @@ def mcp_config(
     return result
 
 
+def app_path() -> str:
+    """PATH as an app started from the desktop has it: no shell start-up files ran, so no
+    version manager's shims (pyenv's need the real HOME, which these tests replace)."""
+    return os.pathsep.join(
+        d for d in os.environ.get("PATH", "").split(os.pathsep) if d and "shims" not in d
+    )
+
+
 def started(config: dict[str, Any], home: Path, shiv_root: Path) -> StdioServerParameters:
     """The process Claude Desktop starts: the command, args and env of ``config`` over the
-    SDK's inherited environment, with this test's home and a private shiv cache."""
-    env = {"HOME": str(home), "USERPROFILE": str(home), "SHIV_ROOT": str(shiv_root)}
+    SDK's inherited environment, with an app's PATH, this test's home and a private shiv
+    cache."""
+    env = {
+        "PATH": app_path(),
+        "HOME": str(home),
+        "USERPROFILE": str(home),
+        "SHIV_ROOT": str(shiv_root),
+    }
     env.update(config.get("env", {}))
     return StdioServerParameters(command=config["command"], args=config.get("args", []), env=env)
 
@@ -295,7 +309,8 @@ async def test_with_every_setting_left_alone_it_starts_on_python_and_the_default
     folder, manifest = installed
     home = tmp_path / "home"
     config = mcp_config(manifest, folder, home, {})
-    assert shutil.which(config["command"]), f"{config['command']} is not on PATH"
+    found = shutil.which(config["command"], path=app_path())
+    assert found, f"{config['command']} is not on PATH ({app_path()})"
     db = default_db_path({"HOME": str(home), "USERPROFILE": str(home)})
     publish_one(db)
     await session(started(config, home, shiv_root), "legacy", LEGACY)

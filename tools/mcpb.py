@@ -37,8 +37,11 @@ from kite_skills.store import default_db_path  # noqa: E402
 MANIFEST_VERSION = "0.4"
 STORE_SETTING = "store_folder"
 PYTHON_SETTING = "python"
-# The command that finds a CPython on PATH, per OS: Windows' installers name it python.exe.
-PYTHON_COMMAND = {"linux": "python3", "darwin": "python3", "win32": "python"}
+# The Python a bundle starts by default, per OS. Claude Desktop on macOS starts servers with
+# the system PATH, where python3 is Apple's 3.9 (or a stub offering the developer tools):
+# python.org's installer (either CPU) and Homebrew on Intel put their python3 in /usr/local/bin.
+# Windows' installers and the Store name the command python.exe.
+PYTHON_COMMAND = {"linux": "python3", "darwin": "/usr/local/bin/python3", "win32": "python"}
 # 1980-01-01 00:00:00 as a zip entry's (time, date): the earliest zip time, as shiv stamps.
 ZIP_EPOCH = (0).to_bytes(2, "little") + ((1 << 5) | 1).to_bytes(2, "little")
 
@@ -128,7 +131,7 @@ def manifest(target: str) -> dict[str, Any]:
 
 def _example_python(os_name: str) -> str:
     if os_name == "darwin":
-        return "/opt/homebrew/bin/python3.13 or /usr/local/bin/python3.13"
+        return "/opt/homebrew/bin/python3 for Homebrew on Apple silicon"
     if os_name == "win32":
         return "C:\\Users\\you\\AppData\\Local\\Programs\\Python\\Python313\\python.exe"
     return "/usr/bin/python3.13"
