@@ -181,6 +181,7 @@ def test_the_bundle_holds_the_manifest_and_the_very_zipapp(name: str, tmp_path: 
     server = manifest["server"]
     assert server["type"] == "python" and server["entry_point"] == f"server/{pyz.name}"
     assert server["mcp_config"]["args"] == [f"${{__dirname}}/server/{pyz.name}"]
+    assert {"help", "skills", "skillSave"} <= {t["name"] for t in manifest["tools"]}
     assert manifest["compatibility"]["platforms"] == [PLATFORMS[name][0]]
     accepted = SpecifierSet(manifest["compatibility"]["runtimes"]["python"])
     assert [v for v in ["3.9", "3.10", *PYTHONS, "3.15"] if v in accepted] == PYTHONS
@@ -253,11 +254,19 @@ def text_of(result: types.CallToolResult) -> str:
     return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
 
 
-async def session(params: StdioServerParameters, mode: str, version: str) -> None:
-    """List the tools, read the catalog, find the published skill, save a draft."""
+async def session(
+    params: StdioServerParameters, mode: str, version: str, manifest: dict[str, Any]
+) -> None:
+    """List the tools (those the manifest shows before installing), read the catalog, find
+    the published skill, save a draft."""
     async with Client(params, mode=mode) as client:  # type: ignore[arg-type]
         assert client.protocol_version == version
-        names = {t.name for t in (await client.list_tools()).tools}
+        tools = [
+            {"name": t.name, "description": t.description}
+            for t in (await client.list_tools()).tools
+        ]
+        assert tools == manifest["tools"]
+        names = {t["name"] for t in tools}
         assert {"help", "skills", "skillRead", "skillSave", "skillPublish"} <= names
         page = await client.call_tool("help", {"key": "/orders"})
         assert not page.is_error and page.structured_content is not None, text_of(page)
@@ -293,7 +302,7 @@ async def test_the_bundle_serves_both_eras_with_the_store_the_setting_names(
     assert config["args"] == [str(folder / "server" / f"kite-skills-{HOST}.pyz")]
     db = store_folder / "skills.db"
     publish_one(db)
-    await session(started(config, tmp_path / "home", shiv_root), mode, version)
+    await session(started(config, tmp_path / "home", shiv_root), mode, version, manifest)
     with Store.open(db) as store:
         assert store.get("bundle-note").status == DRAFT
         assert store.get(NAME).status == LIVE
@@ -313,6 +322,6 @@ async def test_with_every_setting_left_alone_it_starts_on_python_and_the_default
     assert found, f"{config['command']} is not on PATH ({app_path()})"
     db = default_db_path({"HOME": str(home), "USERPROFILE": str(home)})
     publish_one(db)
-    await session(started(config, home, shiv_root), "legacy", LEGACY)
+    await session(started(config, home, shiv_root), "legacy", LEGACY, manifest)
     with Store.open(db) as store:
         assert store.get("bundle-note").status == DRAFT

@@ -4,11 +4,12 @@ with the pinned ``@anthropic-ai/mcpb`` CLI it installs).
 
 A bundle is a zip holding ``manifest.json`` and ``server/kite-skills-<platform>.pyz``, the
 zipapp byte for byte. Claude Desktop starts it as the manifest's ``server.mcp_config`` says:
-the person's Python (a setting, ``python3``/``python`` by default) runs the zipapp, with
-``KITE_SKILLS_DB`` naming ``skills.db`` in the store folder (a setting, by default the folder
-the server uses without one). The manifest is checked with ``mcpb validate`` and packed with
-``mcpb pack``; the pack's zip times (the time of packing) are then set to 1980-01-01, so the
-same commit gives the same bytes.
+the person's Python (a setting) runs the zipapp, with ``KITE_SKILLS_DB`` naming ``skills.db``
+in the store folder (a setting, by default the folder the server uses without one). The
+manifest lists the tools this machine's zipapp serves (Claude Desktop shows them before
+installing). It is checked with ``mcpb validate`` and packed with ``mcpb pack``; the pack's
+zip times (the time of packing) are then set to 1980-01-01, so the same commit gives the
+same bytes.
 
     python tools/mcpb.py MCPB_CLI DIST [PLATFORM...]
 """
@@ -20,6 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -27,7 +29,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
-from zipapps import PYTHONS, write_sha256  # noqa: E402
+from zipapps import PYTHONS, host_platform, write_sha256  # noqa: E402
 
 from kite_skills import __version__  # noqa: E402
 from kite_skills.preamble import PLATFORMS  # noqa: E402
@@ -68,8 +70,46 @@ def python_range() -> str:
     return f">={PYTHONS[0]},<{major}.{int(last) + 1}"
 
 
-def manifest(target: str) -> dict[str, Any]:
-    """The bundle's manifest.json for ``target`` (a name in PLATFORMS)."""
+def served_tools(pyz: Path) -> list[dict[str, str]]:
+    """The tools ``pyz`` lists to a client (name and description), asked over stdio as a
+    client without the Skills extension asks: what Claude Desktop shows before installing."""
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "tools/mcpb.py", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    with tempfile.TemporaryDirectory() as scratch:
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            "SHIV_ROOT": scratch,
+            "KITE_SKILLS_DB": os.path.join(scratch, "skills.db"),
+        }
+        done = subprocess.run(
+            [sys.executable, str(pyz)],
+            input="".join(json.dumps(m) + "\n" for m in messages),
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+    replies = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    listed = next((r for r in replies if r.get("id") == 2 and "result" in r), None)
+    if listed is None:
+        sys.exit(f"mcpb.py: {pyz} listed no tools (exit {done.returncode}):\n{done.stderr}")
+    return [{"name": t["name"], "description": t["description"]} for t in listed["result"]["tools"]]
+
+
+def manifest(target: str, tools: list[dict[str, str]]) -> dict[str, Any]:
+    """The bundle's manifest.json for ``target`` (a name in PLATFORMS), listing ``tools``."""
     os_name = PLATFORMS[target][0]
     store = store_default(os_name)
     entry = f"server/{zipapp_name(target)}"
@@ -99,7 +139,7 @@ def manifest(target: str) -> dict[str, Any]:
                 "env": {"KITE_SKILLS_DB": f"${{user_config.{STORE_SETTING}}}/{store.name}"},
             },
         },
-        "tools_generated": True,
+        "tools": tools,
         "prompts_generated": True,
         "compatibility": {
             "platforms": [os_name],
@@ -159,7 +199,7 @@ def fix_times(bundle: Path) -> None:
     bundle.write_bytes(bytes(data))
 
 
-def check(bundle: Path, pyz: Path, target: str) -> None:
+def check(bundle: Path, pyz: Path, target: str, written: dict[str, Any]) -> None:
     """The packed bundle holds exactly the manifest and the zipapp, unchanged."""
     with zipfile.ZipFile(bundle) as archive:
         names = sorted(archive.namelist())
@@ -168,7 +208,7 @@ def check(bundle: Path, pyz: Path, target: str) -> None:
             sys.exit(f"mcpb.py: {bundle} holds {names}, not {wanted}")
         if archive.read(wanted[1]) != pyz.read_bytes():
             sys.exit(f"mcpb.py: {bundle}: the packed zipapp differs from {pyz}")
-        if json.loads(archive.read("manifest.json")) != manifest(target):
+        if json.loads(archive.read("manifest.json")) != written:
             sys.exit(f"mcpb.py: {bundle}: the packed manifest differs from the one written")
 
 
@@ -178,7 +218,7 @@ def run(command: list[str], what: str) -> None:
         sys.exit(f"mcpb.py: {what} failed (exit {done.returncode}):\n{done.stdout}{done.stderr}")
 
 
-def build(mcpb: Path, dist: Path, target: str) -> Path:
+def build(mcpb: Path, dist: Path, target: str, tools: list[dict[str, str]]) -> Path:
     pyz = dist / zipapp_name(target)
     if not pyz.is_file():
         sys.exit(f"mcpb.py: {pyz} is missing — build it first (./build.sh --all)")
@@ -188,7 +228,8 @@ def build(mcpb: Path, dist: Path, target: str) -> Path:
     # mcpb pack keeps each file's permission bits: set them, whatever the umask.
     shutil.copyfile(pyz, stage / "server" / pyz.name)
     (stage / "server" / pyz.name).chmod(0o755)
-    text = json.dumps(manifest(target), indent=2, ensure_ascii=False) + "\n"
+    written = manifest(target, tools)
+    text = json.dumps(written, indent=2, ensure_ascii=False) + "\n"
     (stage / "manifest.json").write_text(text, encoding="utf-8")
     (stage / "manifest.json").chmod(0o644)
     run([str(mcpb), "validate", str(stage / "manifest.json")], f"mcpb validate ({target})")
@@ -196,7 +237,7 @@ def build(mcpb: Path, dist: Path, target: str) -> Path:
     packed.unlink(missing_ok=True)
     run([str(mcpb), "pack", str(stage), str(packed)], f"mcpb pack ({target})")
     fix_times(packed)
-    check(packed, pyz, target)
+    check(packed, pyz, target, written)
     # Into dist/ last, so that a download never sees half a file.
     out = dist / packed.name
     os.replace(packed, out)
@@ -215,8 +256,10 @@ def main(argv: list[str]) -> None:
     unknown = [t for t in targets if t not in PLATFORMS]
     if unknown:
         sys.exit(f"mcpb.py: unknown platform {unknown[0]} (known: {', '.join(PLATFORMS)})")
+    # Every platform's file serves the same tools: this machine's says which.
+    tools = served_tools(dist / zipapp_name(host_platform()))
     for target in targets:
-        out = build(mcpb, dist, target)
+        out = build(mcpb, dist, target, tools)
         print(f"{out} ({out.stat().st_size} bytes)")  # noqa: T201
 
 
