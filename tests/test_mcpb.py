@@ -231,7 +231,10 @@ def test_packing_again_gives_the_same_bytes(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     again = tmp_path / f"kite-skills-{HOST}.mcpb"
-    assert again.read_bytes() == bundle_file(HOST).read_bytes()
+    assert again.read_bytes() == bundle_file(HOST).read_bytes(), (
+        f"packing {HOST} again gave other bytes than dist's bundle: the pack is not "
+        "reproducible, or dist/ is older than tools/mcpb.py (run ./build.sh --all)"
+    )
 
 
 # ---- this machine's bundle, started as Claude Desktop starts it ----------------------------
