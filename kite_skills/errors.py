@@ -56,21 +56,45 @@ class HelpKeyTooLong(HelpKeyError):
 
 
 class UnknownHelpKey(HelpKeyError):
-    """No page at ``key``; ``nearest`` is the closest existing ancestor page."""
+    """No page at ``key``; ``nearest`` is the closest existing ancestor page, ``similar``
+    the pages whose key looks like it ("did you mean") and ``mentions`` the pages whose
+    text mentions its last word (all ``catalog.HelpChild`` values)."""
 
-    def __init__(self, key: str, nearest: object) -> None:  # nearest: catalog.HelpPage
+    def __init__(
+        self,
+        key: str,
+        nearest: object,  # catalog.HelpPage
+        similar: Sequence[object] = (),
+        mentions: Sequence[object] = (),
+    ) -> None:
         self.key = key
         self.nearest = nearest
+        self.similar = tuple(similar)
+        self.mentions = tuple(mentions)
         children = getattr(nearest, "children", ())
         lines = [
             f"no help page at {key!r} (keys are case-sensitive paths such as '/orders'; "
-            "no wildcards, encoding or '..').",
+            "no wildcards, encoding or '..')."
+        ]
+        if self.similar:
+            lines.append("Did you mean " + " or ".join(_key_title(c) for c in self.similar) + "?")
+        if self.mentions:
+            word = key.strip().strip("/").rsplit("/", 1)[-1]
+            lines.append(f"Pages that mention {word!r}:")
+            lines += [f"- {_key_title(c)}" for c in self.mentions]
+        lines.append(
             f"Nearest page: {nearest.key}"  # type: ignore[attr-defined]
             + (f" — {nearest.title}" if getattr(nearest, "title", "") else "")  # type: ignore[attr-defined]
-            + (". Its pages:" if children else "."),
-        ]
+            + (". Its pages:" if children else ".")
+        )
         lines += [f"- {c.key} ({c.label}) — {c.description}" for c in children]
         super().__init__("\n".join(lines))
+
+
+def _key_title(child: object) -> str:
+    """``/orders (Orders)`` for a ``catalog.HelpChild`` whose description is its title."""
+    key, title = getattr(child, "key", ""), getattr(child, "description", "")
+    return f"{key} ({title})" if title else str(key)
 
 
 class DirectoryReadError(KiteError):

@@ -116,3 +116,9 @@ def test_the_server_collects_garbage_again_once_the_mcp_stack_has_loaded(tmp_pat
     code, enabled, frozen = result.stdout.split()
     assert (code, enabled) == ("0", "True")
     assert int(frozen) > 50_000  # the MCP stack's objects, out of every later scan
+
+
+def test_help_with_a_near_miss_says_did_you_mean(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["help", "orders"]) == 2
+    err = capsys.readouterr().err
+    assert "Did you mean /orders (Orders)?" in err
