@@ -1,4 +1,5 @@
-"""Turning store text into what a page shows: Markdown without raw HTML, diffs, local times.
+"""Turning store text into what a page shows: Markdown without raw HTML, diffs, local times
+(``local_time`` is :func:`kite_skills.display.local_time`, re-exported for the templates).
 
 Agent-written text passes :func:`kite_skills.display.visible` first (control, bidi and
 zero-width characters become escapes), then either markdown-it-py with raw HTML disabled
@@ -10,7 +11,6 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from datetime import datetime
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
@@ -19,6 +19,7 @@ from markdown_it.token import Token
 from markupsafe import Markup, escape
 
 from kite_skills.display import count_hidden, split_hidden, visible
+from kite_skills.display import local_time as local_time  # the templates' filter
 
 
 @lru_cache(maxsize=1)
@@ -118,18 +119,6 @@ def source_html(body: str, anchor: str) -> Markup:
 def hidden_in(*texts: tuple[str, bool]) -> int:
     """How many control, bidi or zero-width characters the texts hold (shown escaped)."""
     return sum(count_hidden(text, multiline=multiline) for text, multiline in texts)
-
-
-@lru_cache(maxsize=4096)
-def local_time(stamp: str | None) -> str:
-    """``2026-05-01T09:30:00.000000Z`` as the machine's local time, to the second."""
-    if not stamp:
-        return ""
-    try:
-        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return stamp
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
 
 
 @dataclass(frozen=True)
