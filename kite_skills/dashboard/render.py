@@ -123,27 +123,129 @@ def hidden_in(*texts: tuple[str, bool]) -> int:
 
 @dataclass(frozen=True)
 class DiffLine:
-    kind: str  # "add" | "del" | "same" | "hunk"
+    """One row of a diff: ``kind`` is ``add``, ``del``, ``same`` or ``hunk`` (a gap, whose
+    ``text`` says which lines follow); ``old``/``new`` are body line numbers as the stored
+    text shows them (None for the description row); ``words`` splits a changed line that
+    has a counterpart into ``(piece, changed)`` runs, for word-level highlights."""
+
+    kind: str
     text: str
+    old: int | None = None
+    new: int | None = None
+    words: tuple[tuple[str, bool], ...] = ()
+
+
+_TOKENS = re.compile(r"\S+|\s+")  # words keep their joiners and marks: emoji sequences stay
+_WORDS_WORTH_IT = 0.4  # below this likeness a line was rewritten: highlight it whole
+
+
+def _word_runs(old: str, new: str) -> tuple[tuple[tuple[str, bool], ...], ...]:
+    """``(old runs, new runs)``: each line cut into ``(text, changed)`` runs by a word diff;
+    two empty tuples when the lines share too little for word marks to help."""
+    a, b = _TOKENS.findall(old), _TOKENS.findall(new)
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    if matcher.ratio() < _WORDS_WORTH_IT:
+        return (), ()
+    old_runs: list[tuple[str, bool]] = []
+    new_runs: list[tuple[str, bool]] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if i2 > i1:
+            old_runs.append(("".join(a[i1:i2]), tag != "equal"))
+        if j2 > j1:
+            new_runs.append(("".join(b[j1:j2]), tag != "equal"))
+    return tuple(old_runs), tuple(new_runs)
+
+
+def _changed(
+    old: list[str], new: list[str], old_start: int | None, new_start: int | None
+) -> list[DiffLine]:
+    """A replaced block: removed lines, then added lines, each paired line with word runs."""
+    pairs = [_word_runs(o, n) for o, n in zip(old, new, strict=False)]
+    out = [
+        DiffLine(
+            "del",
+            text,
+            None if old_start is None else old_start + k,
+            None,
+            pairs[k][0] if k < len(pairs) else (),
+        )
+        for k, text in enumerate(old)
+    ]
+    out += [
+        DiffLine(
+            "add",
+            text,
+            None,
+            None if new_start is None else new_start + k,
+            pairs[k][1] if k < len(pairs) else (),
+        )
+        for k, text in enumerate(new)
+    ]
+    return out
 
 
 def diff_lines(
     old_description: str, old_body: str, new_description: str, new_body: str
 ) -> list[DiffLine]:
-    """A unified diff (difflib) of description and body; templates show each line through
-    :func:`visible_html`."""
-    old = [f"description: {old_description}", "", *old_body.split("\n")]
-    new = [f"description: {new_description}", "", *new_body.split("\n")]
+    """What changed from the old text to the new: the description (when it changed), then
+    the body's changed lines with three lines of context, numbered as the stored text is
+    (:func:`source_html`), paired changes split into word runs. Templates show each piece
+    through :func:`visible_html` (:func:`diff_html`)."""
     lines: list[DiffLine] = []
-    for raw in difflib.unified_diff(old, new, lineterm="", n=3):
-        if raw.startswith(("---", "+++")):
-            continue
-        if raw.startswith("@@"):
-            lines.append(DiffLine("hunk", raw))
-        elif raw.startswith("+"):
-            lines.append(DiffLine("add", raw[1:]))
-        elif raw.startswith("-"):
-            lines.append(DiffLine("del", raw[1:]))
-        else:
-            lines.append(DiffLine("same", raw[1:]))
+    if old_description != new_description:
+        lines += _changed(
+            [f"description: {old_description}"], [f"description: {new_description}"], None, None
+        )
+    old, new = _numbered(old_body), _numbered(new_body)
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for index, group in enumerate(matcher.get_grouped_opcodes(3)):
+        if index or group[0][1] or group[0][3]:
+            lines.append(DiffLine("hunk", "⋯"))  # lines left out: the numbers say which
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                lines += [DiffLine("same", old[i], i + 1, j1 + (i - i1) + 1) for i in range(i1, i2)]
+            else:
+                lines += _changed(old[i1:i2], new[j1:j2], i1 + 1, j1 + 1)
     return lines
+
+
+def _numbered(body: str) -> list[str]:
+    """The body's lines as :func:`source_html` numbers them (a final line feed starts no
+    line of its own)."""
+    lines = body.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def diff_html(line: DiffLine) -> Markup:
+    """One diff row's text: escaped, hidden characters marked, the changed words of a paired
+    line in ``<ins class="word">``/``<del class="word">``, an empty line as a visible mark."""
+    if not line.text and line.kind != "hunk":
+        return Markup('<span class="blank" title="an empty line">⏎</span>')
+    if not line.words:
+        return visible_html(line.text)
+    tag = "ins" if line.kind == "add" else "del"
+    return Markup("").join(
+        Markup('<{0} class="word">{1}</{0}>').format(tag, visible_html(piece))
+        if changed
+        else visible_html(piece)
+        for piece, changed in line.words
+    )
+
+
+_LONG = re.compile(r"(\S{24,})")  # a token too long for a table cell's width
+
+
+def cell_html(text: str | None) -> Markup:
+    """:func:`visible_html` for a table cell: a token of 24 or more characters (a revision
+    id, a path, a name without hyphens) may wrap anywhere (``<span class="long">``); words
+    never break mid-word."""
+    parts = _LONG.split(text or "")
+    return Markup("").join(
+        Markup('<span class="long">{}</span>').format(visible_html(part))
+        if index % 2
+        else visible_html(part)
+        for index, part in enumerate(parts)
+        if part
+    )
