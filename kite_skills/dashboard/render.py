@@ -142,10 +142,11 @@ _WORDS_WORTH_IT = 0.4  # below this likeness a line was rewritten: highlight it 
 def _word_runs(old: str, new: str) -> tuple[tuple[tuple[str, bool], ...], ...]:
     """``(old runs, new runs)``: each line cut into ``(text, changed)`` runs by a word diff;
     two empty tuples when the lines share too little for word marks to help."""
+    likeness = difflib.SequenceMatcher(None, old.split(), new.split(), autojunk=False)
+    if likeness.ratio() < _WORDS_WORTH_IT:
+        return (), ()
     a, b = _TOKENS.findall(old), _TOKENS.findall(new)
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    if matcher.ratio() < _WORDS_WORTH_IT:
-        return (), ()
     old_runs: list[tuple[str, bool]] = []
     new_runs: list[tuple[str, bool]] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
