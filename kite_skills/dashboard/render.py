@@ -157,18 +157,38 @@ def _word_runs(old: str, new: str) -> tuple[tuple[tuple[str, bool], ...], ...]:
     return tuple(old_runs), tuple(new_runs)
 
 
+def _pairs(old: list[str], new: list[str]) -> dict[int, tuple[int, tuple[tuple[str, bool], ...]]]:
+    """Which removed line became which added one, in order: each removed line is paired with
+    the first later added line it shares enough words with (blocks of up to 50 lines; a
+    bigger one is a rewrite). Maps a removed line's index to ``(added index, its runs)`` and
+    ``-1 - added index`` to ``(removed index, the added line's runs)``."""
+    pairs: dict[int, tuple[int, tuple[tuple[str, bool], ...]]] = {}
+    if len(old) > 50 or len(new) > 50:
+        return pairs
+    start = 0
+    for i, text in enumerate(old):
+        for j in range(start, len(new)):
+            old_runs, new_runs = _word_runs(text, new[j])
+            if old_runs:
+                pairs[i] = (j, old_runs)
+                pairs[-1 - j] = (i, new_runs)
+                start = j + 1
+                break
+    return pairs
+
+
 def _changed(
     old: list[str], new: list[str], old_start: int | None, new_start: int | None
 ) -> list[DiffLine]:
     """A replaced block: removed lines, then added lines, each paired line with word runs."""
-    pairs = [_word_runs(o, n) for o, n in zip(old, new, strict=False)]
+    pairs = _pairs(old, new)
     out = [
         DiffLine(
             "del",
             text,
             None if old_start is None else old_start + k,
             None,
-            pairs[k][0] if k < len(pairs) else (),
+            pairs[k][1] if k in pairs else (),
         )
         for k, text in enumerate(old)
     ]
@@ -178,7 +198,7 @@ def _changed(
             text,
             None,
             None if new_start is None else new_start + k,
-            pairs[k][1] if k < len(pairs) else (),
+            pairs[-1 - k][1] if -1 - k in pairs else (),
         )
         for k, text in enumerate(new)
     ]
