@@ -42,12 +42,12 @@ def test_the_hidden_character_warning_names_the_field_that_holds_them(
     status, page = _new(client, name="Bad Name", description="Mine", body="1. A\r2. B\r\n")
     assert status == 400
     warning = page[page.index('id="hidden"') : page.index("</div>", page.index('id="hidden"'))]
-    assert "The procedure holds hidden characters" in warning
+    assert "The procedure holds 1 hidden character(s)" in warning
     assert 'id="hidden-body"' in warning and 'id="hidden-description"' not in warning
     assert 'aria-describedby="error-body hidden-body">' in page  # the box points at both
     status, page = _new(client, name="Bad Name", description="Mine\u200b", body="1. A\n")
     warning = page[page.index('id="hidden"') : page.index("</div>", page.index('id="hidden"'))]
-    assert "The description holds hidden characters" in warning
+    assert "The description holds 1 hidden character(s)" in warning
     assert 'id="hidden-description"' in warning and 'id="hidden-body"' not in warning
 
 
