@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import posixpath
 import re
@@ -133,6 +132,8 @@ class Catalog:
         return tuple(self._as_child(k) for _, k in self._similar(key))
 
     def _similar(self, key: str) -> list[tuple[float, str]]:
+        import difflib  # only an unknown key needs it: a server start imports no more
+
         wanted = "/" + key.strip().strip("/").lower()
         if len(wanted) > _SUGGEST_MAX_LEN:
             return []
