@@ -305,7 +305,7 @@ class Dashboard:
         seen = _seen_text(form.get("seen", ""), form.get("rev", "").strip().lower())
         diff = render.diff_lines(*seen, *now) if seen and now else []
         by = self.proposer(skill)[0] if now else ""
-        return Stale(action, exc.reviewed, revision_id(*now) if now else None, by, diff)
+        return Stale(action, exc.reviewed, exc.current if now else None, by, diff)
 
     def act(self, request: Request) -> Response:
         name, action = request.path_params["name"], request.path_params["action"]
