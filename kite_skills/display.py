@@ -179,3 +179,8 @@ def clipped(value: object, limit: int = 100) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text)} characters)"
+
+
+def counted(number: int, noun: str) -> str:
+    """``1 problem``, ``3 problems``: a count a person reads (nouns with a plain -s plural)."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
