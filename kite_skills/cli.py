@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import __version__
+from .display import counted
 from .errors import CatalogError, KiteError, UnknownHelpKey
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ def _run_validate(args: argparse.Namespace) -> int:
     except CatalogError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
-        print(f"{len(exc.problems)} problem(s) in {where}", file=sys.stderr)
+        print(f"{counted(len(exc.problems), 'problem')} in {where}", file=sys.stderr)
         return 1
     print(f"{where}: OK ({len(loaded.skills)} skills)")
     return 0

@@ -197,3 +197,8 @@ def local_time(stamp: str | None) -> str:
     except ValueError:
         return stamp
     return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
+
+
+def counted(number: int, noun: str) -> str:
+    """``1 problem``, ``3 problems``: a count a person reads (nouns with a plain -s plural)."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

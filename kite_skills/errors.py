@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .display import counted
+
 
 class KiteError(Exception):
     """Base of every deliberate kite-skills error. ``str(exc)`` is for people."""
@@ -37,7 +39,9 @@ class CatalogError(KiteError):
     def __init__(self, problems: Sequence[object]) -> None:  # catalog.Problem items
         self.problems = list(problems)
         lines = [str(p) for p in self.problems]
-        super().__init__(f"the skill catalog has {len(lines)} problem(s):\n" + "\n".join(lines))
+        super().__init__(
+            f"the skill catalog has {counted(len(lines), 'problem')}:\n" + "\n".join(lines)
+        )
 
 
 class HelpKeyError(KiteError):

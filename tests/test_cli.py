@@ -65,7 +65,7 @@ def test_validate_an_authors_directory_lists_every_problem(
         f"{root}/orders/prepare.md:2: 'description' must be non-empty text (got int) — write "
         "it on one line, quoted if it looks like a number, date or yes/no",
         f"{root}/orders/prepare.md:5: link 'gone.md' is broken — no such catalog file",
-        f"3 problem(s) in {root}",
+        f"3 problems in {root}",
     ]
 
 
