@@ -29,3 +29,8 @@ def require_mark(what: str) -> None:
             "pytest -m 'not zipapp' must run without a build",
             pytrace=False,
         )
+
+
+def marked() -> bool:
+    """Whether the running test carries ``@pytest.mark.zipapp`` (may use the build)."""
+    return bool(_running) and _running[-1].get_closest_marker("zipapp") is not None

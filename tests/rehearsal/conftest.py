@@ -4,12 +4,19 @@ from pathlib import Path
 
 import pytest
 
-from ..server.harness import zipapp
+from ..server.harness import IN_PROCESS, Target, zipapp
 
 
 @pytest.fixture(scope="module")
 def pyz() -> Path:
     return zipapp()
+
+
+@pytest.fixture
+def target(request: pytest.FixtureRequest) -> Target:
+    """The server the agent reads its recipes from: in process, or the built zipapp for a
+    test marked ``zipapp``."""
+    return zipapp() if request.node.get_closest_marker("zipapp") else IN_PROCESS
 
 
 @pytest.fixture

@@ -123,6 +123,16 @@ def server_command(pyz: Path) -> list[str]:
     return [sys.executable, str(pyz)]
 
 
+def person_command() -> tuple[list[str], dict[str, str]]:
+    """``kite-skills`` as a person runs it, in another process: the built zipapp in a test
+    marked ``zipapp``, else this tree's sources (``python -m kite_skills``), so that the
+    build-free tests still have the person's side as a real other process. Returns the
+    command and the environment entries it needs besides the caller's."""
+    if zipapp_guard.marked():
+        return [sys.executable, str(zipapp())], {}
+    return [sys.executable, "-m", "kite_skills"], {"PYTHONPATH": str(ROOT)}
+
+
 def server_env(shiv_root: Path, db: Path, **extra: str) -> dict[str, str]:
     return {
         "SHIV_ROOT": str(shiv_root),
@@ -301,6 +311,26 @@ async def custom_request(client: Client, method: str, params: dict[str, Any]) ->
 
     request = CustomRequest(method=method, params=_CustomParams(**params))
     return await client.session.send_request(request, TypeAdapter(dict[str, Any]))
+
+
+def run_server(
+    target: Target, shiv_root: Path, db: Path, payload: bytes, timeout: float = 120
+) -> tuple[int, bytes, bytes]:
+    """Write ``payload`` to a fresh server, close its stdin at once (as ``printf … |
+    kite-skills`` does), and return its exit code, stdout and stderr."""
+    if isinstance(target, InProcess):
+        server = ServerThread(db, server_env(shiv_root, db))
+        out, err = server.communicate(payload, timeout=timeout)
+        assert server.returncode is not None
+        return server.returncode, out, err
+    done = subprocess.run(
+        server_command(target),
+        input=payload,
+        capture_output=True,
+        env=server_env(shiv_root, db),
+        timeout=timeout,
+    )
+    return done.returncode, done.stdout, done.stderr
 
 
 class RawPeer:

@@ -30,9 +30,7 @@ import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from .harness import LEGACY, MODERN, RawPeer
-
-pytestmark = pytest.mark.zipapp
+from .harness import LEGACY, MODERN, RawPeer, Target
 
 EXAMPLES = int(os.environ.get("KITE_SKILLS_FUZZ_EXAMPLES", "100"))
 SEED = os.environ.get(
@@ -57,8 +55,8 @@ def fuzz(test: Callable[..., None]) -> Callable[..., None]:
 class FuzzPeer(RawPeer):
     """A long-lived zipapp on pipes; reads give up after a bound instead of hanging."""
 
-    def __init__(self, pyz: Path, shiv_root: Path, db: Path, era: str) -> None:
-        super().__init__(pyz, shiv_root, db)
+    def __init__(self, target: Target, shiv_root: Path, db: Path, era: str) -> None:
+        super().__init__(target, shiv_root, db)
         self.era = era
         self.lines: queue.Queue[bytes] = queue.Queue()
         self.ids = itertools.count(1)
@@ -164,9 +162,9 @@ def _init_params() -> dict[str, Any]:
 
 @pytest.fixture(params=["legacy", "modern"])
 def peer(
-    request: pytest.FixtureRequest, pyz: Path, shiv_root: Path, tmp_path: Path
+    request: pytest.FixtureRequest, target: Target, shiv_root: Path, tmp_path: Path
 ) -> Iterator[FuzzPeer]:
-    started = FuzzPeer(pyz, shiv_root, tmp_path / "skills.db", request.param)
+    started = FuzzPeer(target, shiv_root, tmp_path / "skills.db", request.param)
     yield started
     if started.process.poll() is None:
         started.process.kill()

@@ -10,13 +10,9 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from kite_skills.store import Store, human
 
 from .harness import RawPeer
-
-pytestmark = pytest.mark.zipapp
 
 
 def _call(raw: RawPeer, tool: str, **arguments: Any) -> tuple[bool, str]:
