@@ -1,5 +1,6 @@
-"""``resources/directory/read`` (SEP-2640, ``directoryRead: true``) over the built zipapp,
-driven by the SDK's own client in both eras, with and without advertising the extension."""
+"""``resources/directory/read`` (SEP-2640, ``directoryRead: true``) over the server's stdio wire
+(in process), driven by the SDK's own client in both eras, with and without advertising the
+extension."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Issue 9 items 4 and 6 over the real zipapp: a row another tool wrote as bytes that are not
-UTF-8, and a store file deleted or replaced while the server runs. The server keeps serving,
-answers a tool error naming the problem, and never acknowledges a save it did not keep."""
+"""Issue 9 items 4 and 6 over the server's stdio wire (in process): a row another tool wrote as
+bytes that are not UTF-8, and a store file deleted or replaced while the server runs. The server
+keeps serving, answers a tool error naming the problem, and never acknowledges a save it did not
+keep."""
 
 from __future__ import annotations
 

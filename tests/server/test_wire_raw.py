@@ -1,5 +1,5 @@
-"""What the SDK client cannot send, as raw JSON lines to the built zipapp: `experimental`
-declarations, other extension ids, non-object values, settings-bearing objects,
+"""What the SDK client cannot send, as raw JSON lines to the server's stdio wire (in process):
+`experimental` declarations, other extension ids, non-object values, settings-bearing objects,
 per-request capability flips on one 2026-07-28 pipe, malformed lines, unknown methods."""
 
 from __future__ import annotations

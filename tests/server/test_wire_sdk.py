@@ -1,5 +1,5 @@
-"""The built zipapp over stdio, driven by the SDK's own client in both eras, with and
-without advertising the Skills extension (issue 3, behaviours 1-7)."""
+"""The server over its stdio wire (in process), driven by the SDK's own client in both eras,
+with and without advertising the Skills extension (issue 3, behaviours 1-7)."""
 
 from __future__ import annotations
 
