@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from ..server.harness import IN_PROCESS, Target, zipapp
+from ..server.harness import Target, target_for, zipapp
 
 
 @pytest.fixture(scope="module")
@@ -16,7 +16,7 @@ def pyz() -> Path:
 def target(request: pytest.FixtureRequest) -> Target:
     """The server the agent reads its recipes from: in process, or the built zipapp for a
     test marked ``zipapp``."""
-    return zipapp() if request.node.get_closest_marker("zipapp") else IN_PROCESS
+    return target_for(request.node)
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from kite_skills import catalog
 from kite_skills.catalog import Catalog
 from kite_skills.store import Store
 
-from .harness import IN_PROCESS, RawPeer, Target, zipapp
+from .harness import RawPeer, Target, target_for, zipapp
 
 
 @pytest.fixture(scope="session")
@@ -21,7 +21,7 @@ def pyz() -> Path:
 def target(request: pytest.FixtureRequest) -> Target:
     """Where the server under test runs: in this process (no build), or the built zipapp for
     a test marked ``zipapp`` (the end-to-end layer)."""
-    return zipapp() if request.node.get_closest_marker("zipapp") else IN_PROCESS
+    return target_for(request.node)
 
 
 @pytest.fixture(scope="session")

@@ -64,6 +64,12 @@ def zipapp() -> Path:
     return checked_zipapp()
 
 
+def target_for(test: pytest.Item) -> Target:
+    """Where ``test``'s server runs: the built zipapp if it is marked ``zipapp``, else in
+    this process (the ``target`` fixtures)."""
+    return zipapp() if test.get_closest_marker("zipapp") else IN_PROCESS
+
+
 def checked_zipapp() -> Path:
     """The zipapp build.sh names, refused when missing or built from other sources."""
     path = Path(os.environ.get("KITE_SKILLS_PYZ", ROOT / "dist" / "kite-skills.pyz"))
