@@ -82,8 +82,8 @@ def test_stdin_eof_before_anything(raw: RawPeer, db: Path) -> None:
     assert stderr == f"kite-skills: user skills in {db}\n"
 
 
-@pytest.mark.zipapp
-def test_closed_stdout_ends_quietly(raw: RawPeer) -> None:
+@pytest.mark.parametrize("where", ["in-process", pytest.param("zipapp", marks=pytest.mark.zipapp)])
+def test_closed_stdout_ends_quietly(raw: RawPeer, where: str) -> None:
     raw.initialize({})
     assert raw.process.stdout is not None
     raw.process.stdout.close()  # the client went away without closing our stdin
