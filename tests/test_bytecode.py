@@ -14,10 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from . import zipapp_guard
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _pyz() -> Path:
+    zipapp_guard.require_mark("the built zipapp")
     path = Path(os.environ.get("KITE_SKILLS_PYZ", ROOT / "dist" / "kite-skills.pyz"))
     if not path.is_file():
         pytest.fail(f"{path} is missing — run ./build.sh first")
