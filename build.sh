@@ -4,7 +4,8 @@
 #   ./build.sh                    build this machine's file (dist/kite-skills.pyz and
 #                                 dist/kite-skills-<platform>.pyz, + .sha256) and the wheel
 #   ./build.sh --all              build every platform's file (linux x86_64/aarch64,
-#                                 macos arm64/x86_64, windows amd64), each for CPython 3.11-3.14
+#                                 macos arm64/x86_64, windows amd64), each for CPython 3.11-3.14,
+#                                 and dist/SHA256SUMS (every platform's file and the wheel)
 #   ./build.sh test               build every file, then install test tools and run every test
 #   ./build.sh bench [--tiny]     benchmark the built zipapps (bench/run.py; table + plot)
 #   ./build.sh --wheelhouse DIR   download every wheel every platform's build needs into DIR
@@ -80,6 +81,7 @@ build() {
         --no-build-isolation -w "$stage/wheel" .
     rm -rf build kite_skills.egg-info
     local wheel; wheel=$(ls "$stage"/wheel/*.whl)
+    "$py" tools/zipapps.py normalize-wheel "$wheel"
     mkdir -p "$DIST"
     cp "$wheel" "$DIST/"
 
@@ -91,8 +93,23 @@ build() {
     say "zipapps: ${*:-this machine}"
     "$py" tools/zipapps.py build "$wheelhouse" "$wheel" "$DIST" "$@" >&2
     rm -rf "$stage"
+    # SHA256SUMS lists a release: only a build of every platform's file writes it, and any
+    # other build removes it, so that it never names a file this build did not make.
+    if every_platform "$@"; then
+        say "SHA256SUMS"
+        "$py" tools/zipapps.py sums "$DIST" "$DIST/$(basename "$wheel")" >/dev/null
+    else
+        rm -f "$DIST/SHA256SUMS"
+    fi
     smoke_test
     say "built $DIST/kite-skills.pyz ($(size_of "$DIST/kite-skills.pyz") bytes, $(cut -c1-16 "$DIST/kite-skills.pyz.sha256")…)"
+}
+
+every_platform() {
+    local name
+    for name in "${ALL[@]}"; do
+        [[ " $* " == *" $name "* ]] || return 1
+    done
 }
 
 smoke_test() {
@@ -140,6 +157,9 @@ run_tests() {
     [[ -x ${CHROMIUM_PATH:-/usr/bin/chromium} ]] \
         || apt_install --no-install-recommends chromium fonts-liberation
 
+    say "shellcheck (actionlint runs it on the release workflow's scripts)"
+    command -v shellcheck >/dev/null || apt_install shellcheck
+
     say "ruff"
     "$venv/bin/ruff" check .
     "$venv/bin/ruff" format --check . >/dev/null || die "ruff format would change files — run ruff format"
@@ -180,6 +200,6 @@ case "${1:-}" in
         [[ -d ${2:-} ]] || die "usage: ./build.sh --offline DIR [PLATFORM...] (DIR made by --wheelhouse)"
         dir=$(cd "$2" && pwd); shift 2
         build "$dir" "${@:-${ALL[@]}}" ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' ;;
     *) die "unknown argument '$1' — try ./build.sh --help" ;;
 esac
