@@ -89,6 +89,16 @@ build() {
         wheelhouse=$WORK/wheels
         say "wheels for ${*:-this machine} (cached in $wheelhouse)"
         "$py" tools/zipapps.py download "$wheelhouse" "${@:-$("$py" tools/zipapps.py host)}"
+        # The build tools too, so that `./build.sh --offline .build/wheels` rebuilds with no
+        # index (tests/test_release.py builds twice that way and compares the bytes).
+        local pin missing=()
+        for pin in $(grep -v '^#' requirements/build.txt) shiv==1.0.8; do
+            compgen -G "$wheelhouse/${pin/==/-}-*.whl" >/dev/null || missing+=("$pin")
+        done
+        if [[ ${#missing[@]} -gt 0 ]]; then
+            "$py" -m pip download "${PIP_FLAGS[@]}" --no-deps --only-binary=:all: \
+                -d "$wheelhouse" "${missing[@]}"
+        fi
     fi
     say "zipapps: ${*:-this machine}"
     "$py" tools/zipapps.py build "$wheelhouse" "$wheel" "$DIST" "$@" >&2
