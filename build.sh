@@ -80,6 +80,9 @@ build() {
     SOURCE_DATE_EPOCH=315532800 "$py" -m pip wheel "${PIP_FLAGS[@]}" --no-deps \
         --no-build-isolation -w "$stage/wheel" .
     rm -rf build kite_skills.egg-info
+    # A SHA256SUMS names the files of one build of every platform (release_sums): any build
+    # makes the one in dist/ stale.
+    rm -f "$DIST/SHA256SUMS"
     local wheel; wheel=$(ls "$stage"/wheel/*.whl)
     "$py" tools/zipapps.py normalize-wheel "$wheel"
     mkdir -p "$DIST"
@@ -103,16 +106,16 @@ build() {
     say "zipapps: ${*:-this machine}"
     "$py" tools/zipapps.py build "$wheelhouse" "$wheel" "$DIST" "$@" >&2
     rm -rf "$stage"
-    # SHA256SUMS lists a release: only a build of every platform's file writes it, and any
-    # other build removes it, so that it never names a file this build did not make.
-    if every_platform "$@"; then
-        say "SHA256SUMS"
-        "$py" tools/zipapps.py sums "$DIST" "$DIST/$(basename "$wheel")" >/dev/null
-    else
-        rm -f "$DIST/SHA256SUMS"
-    fi
+    BUILT_WHEEL=$DIST/$(basename "$wheel")
     smoke_test
     say "built $DIST/kite-skills.pyz ($(size_of "$DIST/kite-skills.pyz") bytes, $(cut -c1-16 "$DIST/kite-skills.pyz.sha256")…)"
+}
+
+# release_sums [FILE...]: dist/SHA256SUMS, in the format `sha256sum -c` reads, for what a
+# release publishes: every platform's file, the wheel just built, and the FILEs named.
+release_sums() {
+    say "dist/SHA256SUMS"
+    "$WORK/venv/bin/python" tools/zipapps.py sums "$DIST" "$BUILT_WHEEL" "$@" >/dev/null
 }
 
 every_platform() {
@@ -202,14 +205,15 @@ apt_install() {
 ALL=(linux-x86_64 linux-aarch64 macos-arm64 macos-x86_64 windows-amd64)
 case "${1:-}" in
     "") build "" ;;
-    --all) build "" "${ALL[@]}" ;;
-    test) shift; build "" "${ALL[@]}"; run_tests "$@" ;;
+    --all) build "" "${ALL[@]}"; release_sums ;;
+    test) shift; build "" "${ALL[@]}"; release_sums; run_tests "$@" ;;
     bench) shift; bench "$@" ;;
     --wheelhouse) [[ -n ${2:-} ]] || die "usage: ./build.sh --wheelhouse DIR"; wheelhouse "$2" ;;
     --offline)
         [[ -d ${2:-} ]] || die "usage: ./build.sh --offline DIR [PLATFORM...] (DIR made by --wheelhouse)"
         dir=$(cd "$2" && pwd); shift 2
-        build "$dir" "${@:-${ALL[@]}}" ;;
+        build "$dir" "${@:-${ALL[@]}}"
+        if every_platform "${@:-${ALL[@]}}"; then release_sums; fi ;;
     -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' ;;
     *) die "unknown argument '$1' — try ./build.sh --help" ;;
 esac
