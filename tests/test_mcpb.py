@@ -219,8 +219,9 @@ def test_an_untouched_store_setting_is_the_servers_own_default(name: str, tmp_pa
 
 
 def test_packing_again_gives_the_same_bytes(tmp_path: Path) -> None:
-    """The bundle of a commit is the same file on every build (tools/mcpb.py sets the zip
-    times mcpb pack writes from the clock)."""
+    """The bundle of a commit is the same file on every build, whatever the clock, the time
+    zone and the umask (tools/mcpb.py sets the zip times mcpb pack writes from the clock, and
+    the modes it copies from the files)."""
     assert HOST is not None
     shutil.copy2(platform_file(HOST), tmp_path / platform_file(HOST).name)
     done = subprocess.run(
@@ -228,6 +229,8 @@ def test_packing_again_gives_the_same_bytes(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         timeout=600,
+        env={**os.environ, "TZ": "Asia/Kolkata"},
+        umask=0o002,
     )
     assert done.returncode == 0, done.stderr
     again = tmp_path / f"kite-skills-{HOST}.mcpb"
