@@ -13,16 +13,15 @@ import argparse
 import json
 import os
 import platform
-import shutil
 import stat
 import sys
 import tempfile
-import zipfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from . import invocation
 from .errors import KiteError
 from .store import LATEST_VERSION, default_db_path
 from .store.report import describe
@@ -77,13 +76,8 @@ def config_path(client: str, env: dict[str, str] | os._Environ[str], os_name: st
 
 def launch_command() -> tuple[str, list[str]]:
     """(command, args) that start this very program, with absolute paths."""
-    program = os.path.abspath(sys.argv[0])
-    if zipfile.is_zipfile(program):
-        return sys.executable, [program]
-    if Path(program).name == "__main__.py":  # python -m kite_skills
-        return sys.executable, ["-m", "kite_skills"]
-    found = shutil.which(sys.argv[0]) or program  # an installed 'kite-skills' script
-    return os.path.abspath(found), []
+    command, *args = invocation.current().words
+    return command, args
 
 
 def server_entry(client: Client, db: Path) -> dict[str, Any]:

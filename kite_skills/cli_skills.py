@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kite_skills import invocation
 from kite_skills.cli_db import add_db_option, db_parent, db_path
 from kite_skills.display import count_hidden, for_terminal
 from kite_skills.errors import KiteError, StoreUnavailable, UnreadableSkill
@@ -52,9 +53,14 @@ def _open(args: argparse.Namespace, *, create: bool = False) -> Store:
     if not create and not path.exists():
         raise StoreUnavailable(
             f"no store at {path} (nothing was created): check --db or KITE_SKILLS_DB; an "
-            "agent's first skillSave or 'kite-skills skills new' creates it"
+            f"agent's first skillSave or '{_kite()} skills new' creates it"
         )
-    return Store.open(path)
+    return Store.open(path, command=_kite())
+
+
+def _kite() -> str:
+    """What starts kite-skills here, for the hints that name a command."""
+    return invocation.current().command
 
 
 def interactive() -> bool:
@@ -128,8 +134,8 @@ def _show(skill: Skill) -> str:
         lines += [
             "",
             f"--- proposed revision {p.revision} by {_t(p.author.label())} at {p.proposed_at}"
-            f" (see it with 'kite-skills skills diff {skill.name}'; accept or reject it with "
-            f"'kite-skills skills accept|reject {skill.name}')",
+            f" (see it with '{_kite()} skills diff {skill.name}'; accept or reject it with "
+            f"'{_kite()} skills accept|reject {skill.name}')",
             f"description:  {_t(p.description)}",
             *_hidden_note((p.description, False), (p.body, True)),
             *_constructs_note(p.body),
@@ -139,7 +145,7 @@ def _show(skill: Skill) -> str:
     if skill.status == "draft":
         lines += [
             "",
-            f"publish it with: kite-skills skills publish {skill.name} --rev {skill.revision}",
+            f"publish it with: {_kite()} skills publish {skill.name} --rev {skill.revision}",
         ]
     return "\n".join(lines)
 
@@ -149,7 +155,7 @@ def _diff(skill: Skill) -> str:
     if p is None:
         raise Refused(
             f"'{skill.name}' has no proposed revision; nothing to compare "
-            f"(see its text with 'kite-skills skills show {skill.name}')"
+            f"(see its text with '{_kite()} skills show {skill.name}')"
         )
     old = [f"description: {_t(skill.description)}", "", *_body(skill.body).split("\n")]
     new = [f"description: {_t(p.description)}", "", *_body(p.body).split("\n")]
@@ -170,7 +176,7 @@ def _diff(skill: Skill) -> str:
             *_hidden_note((p.description, False), (p.body, True)),
             *_constructs_note(p.body),
             "",
-            f"accept it with: kite-skills skills accept {skill.name} --rev {p.revision}",
+            f"accept it with: {_kite()} skills accept {skill.name} --rev {p.revision}",
         ]
     )
 
@@ -311,7 +317,7 @@ def _reviewed(
         else:
             if not interactive():
                 raise Refused(
-                    f"{verb} needs the revision you reviewed: run 'kite-skills skills {shows} "
+                    f"{verb} needs the revision you reviewed: run '{_kite()} skills {shows} "
                     f"{args.name}' and pass its id with --rev (nothing changed)"
                 )
             skill = store.get(args.name)
@@ -414,7 +420,7 @@ def _edit(args: argparse.Namespace) -> int:
             if args.rev is None:
                 raise Refused(
                     f"edit needs the revision you started from: pass --rev ID (it is now "
-                    f"{current.revision}, as 'kite-skills skills show {args.name}' prints); "
+                    f"{current.revision}, as '{_kite()} skills show {args.name}' prints); "
                     "nothing changed"
                 )
             rev = human.resolve_revision(store, args.name, args.rev, proposed=False)
@@ -444,7 +450,7 @@ def _parse_skill_file(path: str) -> tuple[str, str, str]:
     if not isinstance(name, str) or not isinstance(description, str):
         raise Refused(
             f"{path}: needs frontmatter with 'name' and 'description' (text), as in SKILL.md "
-            "('kite-skills skills export NAME' writes one); nothing was imported"
+            f"('{_kite()} skills export NAME' writes one); nothing was imported"
         )
     return name, description, parsed.body.lstrip("\n")
 
