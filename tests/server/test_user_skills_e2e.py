@@ -8,6 +8,7 @@ follow it in the same session.
 from __future__ import annotations
 
 import os
+import shlex
 import sqlite3
 import subprocess
 import sys
@@ -154,7 +155,9 @@ async def test_a_saved_draft_is_invisible_and_unpublishable_in_the_same_session(
         assert not saved.is_error, text_of(saved)
         said = text_of(saved)
         assert "person" in said
-        assert "kite-skills dashboard" in said or f"kite-skills skills publish {NAME}" in said
+        # What to ask the person, with the command that starts this very file.
+        assert "ask the person to open their kite-skills dashboard" in said
+        assert f"they can start it with: {shlex.join([sys.executable, str(pyz)])} dashboard" in said
         assert saved.structured_content == {
             "name": NAME,
             "outcome": "created",

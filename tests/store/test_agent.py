@@ -231,9 +231,7 @@ def test_archived_but_never_published_is_refused(store: Store, db_path: Path) ->
 def test_unknown_skill(store: Store, action) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(UnknownSkill) as info:
         action(store, "no-such-skill", who=WHO)
-    assert str(info.value) == (
-        "no skill named 'no-such-skill'; find one with the skills tool"
-    )
+    assert str(info.value) == ("no skill named 'no-such-skill'; find one with the skills tool")
 
 
 def test_agent_actions_always_record_via_mcp_and_a_readable_who(store: Store) -> None:
