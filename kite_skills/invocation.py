@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 NAME = "kite-skills"
-LAUNCHER_MARKER = "# written by 'kite-skills install-command'"
+LAUNCHER_MARKER = "written by 'kite-skills install-command'"
 """A line in every launcher ``install-command`` writes: how it knows its own (to replace it
 when it starts the same file, to remove it with ``--uninstall``) from someone else's."""
 
@@ -68,7 +68,8 @@ def is_launcher_for(text: str, target: tuple[str, ...]) -> bool:
     return LAUNCHER_MARKER in text and all(word in text for word in target)
 
 
-def _found_on_path(env: Mapping[str, str], platform: str) -> str | None:
+def found_on_path(env: Mapping[str, str], platform: str) -> str | None:
+    """The ``kite-skills`` command a shell with ``env``'s PATH would run, if any."""
     path = env.get("PATH", "")
     if platform == "win32":
         for folder in path.split(os.pathsep):
@@ -98,7 +99,7 @@ def describe(
     """How a program started as ``argv0`` by ``executable`` is started again. ``zipapp``: it
     runs from a zipapp (``argv0`` is the file)."""
     program = os.path.abspath(argv0)
-    on_path = _found_on_path(env, platform)
+    on_path = found_on_path(env, platform)
     if zipapp:
         words: tuple[str, ...] = (executable, program)
         mine = False
@@ -136,3 +137,20 @@ def current() -> Invocation:
         sys.platform,
         zipapp=bool(program) and _is_zipapp(program),
     )
+
+
+def fragile_place(program: str, env: Mapping[str, str], platform: str) -> str | None:
+    """A warning when ``program`` (the file a config or a launcher names) sits in Downloads or
+    a temporary folder, where it may be cleaned away; None when it does not."""
+    from .os_dirs import downloads_and_temp
+
+    where = os.path.normcase(os.path.realpath(program))
+    for folder in downloads_and_temp(env, platform):
+        real = os.path.normcase(os.path.realpath(folder))
+        if where.startswith(real.rstrip(os.sep) + os.sep):
+            return (
+                f"{program} is in {folder}, where files get cleaned away or replaced — move "
+                "it to a folder of its own first (e.g. ~/Applications or ~/.local/share), "
+                "then run this again from there"
+            )
+    return None
