@@ -15,7 +15,9 @@ asks it.
 
 from __future__ import annotations
 
+import ntpath
 import os
+import posixpath
 import shlex
 import shutil
 import subprocess
@@ -98,7 +100,7 @@ def describe(
 ) -> Invocation:
     """How a program started as ``argv0`` by ``executable`` is started again. ``zipapp``: it
     runs from a zipapp (``argv0`` is the file)."""
-    program = os.path.abspath(argv0)
+    program = (ntpath if platform == "win32" else posixpath).abspath(argv0)
     on_path = found_on_path(env, platform)
     if zipapp:
         words: tuple[str, ...] = (executable, program)
