@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sqlite3
 import stat
 import subprocess
@@ -304,3 +305,213 @@ def test_doctor_exits_0_when_all_is_well(tmp_path: Path) -> None:
     result = doctor(db)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "skills:        draft 1, live 0, archived 0" in result.stdout
+
+
+# ---- setup papercuts: re-runs, backups, JSONC, unwritable folders, fragile places ----------
+
+
+def test_rewriting_the_same_entry_changes_nothing_and_keeps_one_backup(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"other": OTHER}}))
+    first, second = tmp_path / "first.db", tmp_path / "second.db"
+    write = ["setup", "cursor", "--write", "--config", str(config), "--db"]
+    assert main([*write, str(first)]) == 0
+    capsys.readouterr()
+    written = config.stat()
+    assert main([*write, str(first)]) == 0
+    assert capsys.readouterr().out.endswith(f" (store {first}); unchanged\n")
+    assert config.stat().st_mtime_ns == written.st_mtime_ns  # not rewritten
+    assert main([*write, str(second)]) == 0
+    said = capsys.readouterr().out
+    assert f"updated 'kite-skills' in {config} from " in said
+    assert f"(store {first}) to " in said and f"(store {second}) (backup: " in said
+    assert main([*write, str(first)]) == 0
+    (backup,) = tmp_path.glob("mcp.json.kite-skills-backup*")  # one, not one per run
+    assert backup.name == "mcp.json.kite-skills-backup"
+    previous = json.loads(backup.read_text())["mcpServers"]["kite-skills"]
+    assert previous["env"] == {"KITE_SKILLS_DB": str(second)}  # the file before the last change
+
+
+def test_a_vscode_config_with_comments_gets_the_entry_to_paste(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """VS Code's mcp.json is JSON with comments: rewriting it would drop them, so the entry is
+    printed for the person to paste, without a parser's message."""
+    config = tmp_path / "mcp.json"
+    text = '{\n  // my servers\n  "servers": {\n    "other": {"command": "x"},\n  },\n}\n'
+    config.write_text(text)
+    db = tmp_path / "s.db"
+    assert main(["setup", "vscode", "--write", "--config", str(config), "--db", str(db)]) == 1
+    err = capsys.readouterr().err
+    first, *pasted = err.splitlines()
+    assert first == (
+        f"kite-skills: error: {config} is not plain JSON (line 2): it may hold comments or "
+        "trailing commas, which kite-skills does not rewrite — paste this entry by hand into "
+        'its "servers" object (or fix the file and run again); nothing was changed:'
+    )
+    assert json.loads("\n".join(pasted)) == {
+        "kite-skills": {
+            "type": "stdio",
+            "command": sys.executable,
+            "args": ["-m", "kite_skills"],
+            "env": {"KITE_SKILLS_DB": str(db)},
+        }
+    }
+    assert "Expecting" not in err and "Traceback" not in err
+    assert config.read_text() == text and list(tmp_path.iterdir()) == [config]
+
+
+def test_an_unwritable_config_folder_is_one_line(
+    shared: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from .store.helpers import NOBODY, unprivileged
+
+    folder = shared / "Code" / "User"
+    folder.mkdir(parents=True)
+    config = folder / "mcp.json"
+    config.write_text('{"servers": {}}')
+    if os.geteuid() == 0:
+        os.chown(config, NOBODY, NOBODY)
+    config.chmod(0o644)
+    folder.chmod(0o555)
+    with unprivileged():
+        code = main(["setup", "vscode", "--write", "--config", str(config)])
+    assert code == 1
+    assert one_line_error(capsys) == (
+        f"kite-skills: error: cannot write {config}: Permission denied — check that its "
+        "folder is writable; the config was not changed"
+    )
+    assert config.read_text() == '{"servers": {}}'
+
+
+def test_a_file_in_downloads_is_warned_about(tmp_path: Path) -> None:
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    home = tmp_path / "home"
+    pyz = make_pyz(home / "Downloads")
+    done = run_pyz(pyz, ["setup", "cursor"], environment(home))
+    assert done.returncode == 0, done.stderr
+    (warning,) = done.stderr.splitlines()
+    assert warning.startswith(
+        f"kite-skills: warning: {pyz} is in {home / 'Downloads'}, where files get cleaned away "
+        "or replaced — move it to a folder of its own first"
+    )
+    assert json.loads(done.stdout.split("\n", 1)[1])["mcpServers"]["kite-skills"]["args"] == [
+        str(pyz)
+    ]
+
+
+def test_a_port_out_of_range_is_one_line(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "kite_skills", "dashboard", "--port", "99999", "--no-browser"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "KITE_SKILLS_DB": str(tmp_path / "s.db")},
+    )
+    assert result.returncode == 1
+    assert result.stderr == (
+        "kite-skills: error: --port 99999 is not a port number: give one from 1 to 65535 (the "
+        "default is 7381), or --port 0 for a free one\n"
+    )
+    assert not (tmp_path / "s.db").exists()
+
+
+# ---- setup claude-code: the 'claude mcp add' line ----------------------------------------
+
+# Claude Code is not installed on the test machines: this stands in for its 'claude' command,
+# doing with ~/.claude.json what 'claude mcp add/remove --scope user' do (and refusing to add
+# a name that is there, as claude does), and logging each call.
+FAKE_CLAUDE = """#!{python}
+import json, os, sys
+home = os.environ["HOME"]
+with open(os.path.join(home, "claude-calls.jsonl"), "a") as log:
+    log.write(json.dumps(sys.argv[1:]) + "\\n")
+path = os.path.join(home, ".claude.json")
+config = json.load(open(path)) if os.path.exists(path) else {{}}
+servers = config.setdefault("mcpServers", {{}})
+args = sys.argv[1:]
+if args[:2] == ["mcp", "add"]:
+    cut = args.index("--")
+    options, name = args[2:cut - 1], args[cut - 1]
+    if name in servers:
+        sys.exit("MCP server %s already exists in user config" % name)
+    env = dict(options[i + 1].split("=", 1) for i, o in enumerate(options) if o == "--env")
+    entry = {{"type": "stdio", "command": args[cut + 1], "args": args[cut + 2:]}}
+    servers[name] = dict(entry, env=env)
+elif args[:2] == ["mcp", "remove"]:
+    del servers[args[-1]]
+json.dump(config, open(path, "w"))
+"""
+
+
+def claude_line(db: Path, command: list[str]) -> str:
+    words = ["claude", "mcp", "add", "--scope", "user", "--transport", "stdio"]
+    return shlex.join([*words, "--env", f"KITE_SKILLS_DB={db}", "kite-skills", "--", *command])
+
+
+def test_claude_code_prints_the_claude_mcp_add_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pyz = tmp_path / "kite-skills.pyz"
+    with zipfile.ZipFile(pyz, "w") as archive:
+        archive.writestr("__main__.py", "")
+    monkeypatch.setattr(sys, "argv", [str(pyz)])
+    db = tmp_path / "s.db"
+    assert main(["setup", "claude-code", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[1:] == [claude_line(db, [sys.executable, str(pyz)])]
+    assert main(["setup", "claude-code", "--sandbox"]) == 0
+    add = ["claude", "mcp", "add", "--scope", "user", "--transport", "stdio"]
+    assert capsys.readouterr().out.splitlines()[1] == shlex.join(
+        [*add, "kite-sandbox", "--", sys.executable, str(pyz), "sandbox"]
+    )
+
+
+def test_claude_code_write_runs_claude_once(tmp_path: Path, apps: Path) -> None:
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    home = tmp_path / "home"
+    home.mkdir()
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").write_text(FAKE_CLAUDE.format(python=sys.executable))
+    (bin_dir / "claude").chmod(0o755)
+    pyz = make_pyz(apps)
+    env = environment(home, bin_dir)
+    calls = home / "claude-calls.jsonl"
+    db = home / "skills.db"
+    added = run_pyz(pyz, ["setup", "claude-code", "--write"], env)
+    assert added.returncode == 0, added.stderr
+    assert "'kite-skills' in Claude Code (user scope) added: it starts " in added.stdout
+    line = shlex.split(claude_line(db, [sys.executable, str(pyz)]))
+    assert [json.loads(c) for c in calls.read_text().splitlines()] == [line[1:]]
+    entry = json.loads((home / ".claude.json").read_text())["mcpServers"]["kite-skills"]
+    assert entry["args"] == [str(pyz)] and entry["env"] == {"KITE_SKILLS_DB": str(db)}
+    again = run_pyz(pyz, ["setup", "claude-code", "--write"], env)
+    assert again.returncode == 0 and again.stdout.endswith("; unchanged\n"), again.stdout
+    assert len(calls.read_text().splitlines()) == 1  # claude was not asked again
+    other = home / "other.db"
+    moved = run_pyz(pyz, ["setup", "claude-code", "--write", "--db", str(other)], env)
+    assert moved.returncode == 0, moved.stderr
+    assert f"updated from {shlex.join([sys.executable, str(pyz)])} (store {db}) to " in moved.stdout
+    calls_made = [json.loads(c)[:2] for c in calls.read_text().splitlines()]
+    assert calls_made == [["mcp", "add"], ["mcp", "remove"], ["mcp", "add"]]
+
+
+def test_claude_code_write_without_claude_is_one_line(tmp_path: Path, apps: Path) -> None:
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    home = tmp_path / "home"
+    pyz = make_pyz(apps)
+    result = run_pyz(pyz, ["setup", "claude-code", "--write"], environment(home))
+    assert result.returncode == 1
+    (line,) = result.stderr.splitlines()
+    assert line == (
+        "kite-skills: error: 'claude' (Claude Code's command) is not on PATH — install Claude "
+        "Code, or run this where 'claude' works: "
+        + claude_line(home / "skills.db", [sys.executable, str(pyz)])
+    )
+    assert not (home / ".claude.json").exists()
