@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import invocation, os_dirs
+from . import cli_doctor, invocation, os_dirs
 from .errors import KiteError
 from .store import LATEST_VERSION, default_db_path
 from .store.report import describe
@@ -387,15 +387,71 @@ def _run_doctor(args: argparse.Namespace) -> int:
         print(f"file:          not a zipapp (the kite_skills package in {site_packages})")
     report = describe(_store_path(args))
     print(f"store:         {report.path} ({'exists' if report.exists else 'not created yet'})")
+    findings: list[cli_doctor.Finding] = []
     if report.problem:
         print(f"               cannot read it: {report.problem}")
-        return 1
-    if report.exists:
+        findings.append(cli_doctor.Finding(f"the store {report.path} cannot be read (above)", True))
+    elif report.exists:
         print(
             f"schema:        version {report.schema_version} (this kite-skills: {LATEST_VERSION})"
         )
         print("skills:        " + ", ".join(f"{state} {n}" for state, n in report.counts))
-    return 0
+    findings += _doctor_clients()
+    if not findings:
+        print("verdict:       all good")
+    else:
+        print(f"verdict:       {len(findings)} thing{'s' if len(findings) > 1 else ''} to fix:")
+        for number, finding in enumerate(findings, 1):
+            print(f"  {number}. {finding.text}")
+    return 1 if any(f.error for f in findings) else 0
+
+
+def _doctor_clients() -> list[cli_doctor.Finding]:
+    """Print which MCP clients' configs start kite-skills (this file or another), and return
+    what to fix in them."""
+    here = invocation.current()
+    print("clients:")
+    findings: list[cli_doctor.Finding] = []
+    starts_here = False
+    for client in CLIENTS.values():
+        path = config_path(client.name, os.environ, sys.platform)
+        fix = f"run: {here.run('setup', client.name, '--write')}"
+        found, problem = cli_doctor.entries(client.name, client.title, path, client.key)
+        if problem:
+            print(f"  {client.title}: {path}: {problem}")
+            findings.append(cli_doctor.Finding(f"{client.title}'s config {path}: {problem}"))
+            continue
+        ours = [e for e in found if e.ours]
+        if not ours:
+            there = "no kite-skills entry in" if path.exists() else "no config at"
+            print(f"  {client.title}: {there} {path}")
+            continue
+        for entry in ours:
+            what, problems = cli_doctor.check_entry(entry, here.words, os.environ, fix)
+            starts_here = starts_here or what == "this file"
+            print(f"  {client.title}: '{entry.name}' starts {what} ({path})")
+            findings += problems
+        beside = [e for e in found if e.kite_mcp or e.name == SANDBOX_NAME]
+        if beside:
+            print(f"  {client.title}: Kite MCP server beside it: '{beside[0].name}'")
+        else:
+            findings.append(
+                cli_doctor.Finding(
+                    f"{client.title} has no Kite MCP server beside kite-skills (in {path}): the "
+                    "recipes call its tools — add Zerodha's Kite MCP server "
+                    f"(https://mcp.kite.trade/mcp) to {client.title}, or try the simulated one: "
+                    f"{here.run('setup', client.name, '--sandbox', '--write')}"
+                )
+            )
+    if not starts_here:
+        findings.append(
+            cli_doctor.Finding(
+                "no MCP client starts this file yet — run: "
+                f"{here.run('setup', 'claude-desktop', '--write')} (or claude-code, vscode, "
+                "cursor in place of claude-desktop)"
+            )
+        )
+    return findings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -419,8 +475,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     setup.set_defaults(run=_run_setup)
     doctor = subparsers.add_parser(
         "doctor",
-        help="show the interpreter, this file's platforms, its cache and the store "
-        "(exit 1 when the store cannot be read: a folder, a pipe, a link loop, damaged)",
+        help="show the interpreter, this file's platforms, its cache, the store and which MCP "
+        "clients start it, then what to fix (exit 1 when the store cannot be read, or a "
+        "client's config starts an interpreter or file that is gone)",
         epilog="Example: kite-skills doctor",
     )
     doctor.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help="the store file")

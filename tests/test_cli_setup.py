@@ -515,3 +515,103 @@ def test_claude_code_write_without_claude_is_one_line(tmp_path: Path, apps: Path
         + claude_line(home / "skills.db", [sys.executable, str(pyz)])
     )
     assert not (home / ".claude.json").exists()
+
+
+# ---- doctor: which clients start this file, and the verdict -------------------------------
+
+KITE_MCP = {"command": "npx", "args": ["mcp-remote", "https://mcp.kite.trade/mcp"]}
+
+
+def doctor_lines(result: subprocess.CompletedProcess[str]) -> list[str]:
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = result.stdout.splitlines()
+    return lines[lines.index("clients:") :]
+
+
+def test_doctor_all_good_when_a_client_starts_this_file_beside_kite(
+    tmp_path: Path, apps: Path
+) -> None:
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    home = tmp_path / "home"
+    pyz = make_pyz(apps)
+    env = environment(home)
+    assert run_pyz(pyz, ["setup", "claude-desktop", "--write"], env).returncode == 0
+    config = home / ".config" / "Claude" / "claude_desktop_config.json"
+    written = json.loads(config.read_text())
+    written["mcpServers"]["kite"] = KITE_MCP
+    config.write_text(json.dumps(written))
+    result = run_pyz(pyz, ["doctor"], env)
+    assert result.returncode == 0, result.stdout
+    assert doctor_lines(result) == [
+        "clients:",
+        f"  Claude Desktop: 'kite-skills' starts this file ({config})",
+        "  Claude Desktop: Kite MCP server beside it: 'kite'",
+        f"  Claude Code: no config at {home / '.claude.json'}",
+        f"  VS Code: no config at {home / '.config' / 'Code' / 'User' / 'mcp.json'}",
+        f"  Cursor: no config at {home / '.cursor' / 'mcp.json'}",
+        "verdict:       all good",
+    ]
+
+
+def test_doctor_lists_what_to_fix(tmp_path: Path, apps: Path) -> None:
+    """A config naming an interpreter and a file that are gone (exit 1), a VS Code config
+    (with comments) whose kite-skills has no Kite MCP server beside it."""
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    home = tmp_path / "home"
+    pyz = make_pyz(apps)
+    env = environment(home)
+    gone_python, gone_file = str(tmp_path / "old" / "python3.12"), str(tmp_path / "k.pyz")
+    cursor = home / ".cursor" / "mcp.json"
+    cursor.parent.mkdir(parents=True)
+    cursor.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "kite-skills": {"command": gone_python, "args": [gone_file]},
+                    "kite": KITE_MCP,
+                }
+            }
+        )
+    )
+    vscode = home / ".config" / "Code" / "User" / "mcp.json"
+    vscode.parent.mkdir(parents=True)
+    entry = {"type": "stdio", "command": sys.executable, "args": [str(pyz)]}
+    vscode.write_text(
+        '{\n  // mine\n  "servers": {"kite-skills": ' + json.dumps(entry) + ",},\n}\n"
+    )
+    result = run_pyz(pyz, ["doctor"], env)
+    assert result.returncode == 1, result.stdout
+    kite = shlex.join([sys.executable, str(pyz)])
+    desktop = home / ".config" / "Claude" / "claude_desktop_config.json"
+    assert doctor_lines(result) == [
+        "clients:",
+        f"  Claude Desktop: no config at {desktop}",
+        f"  Claude Code: no config at {home / '.claude.json'}",
+        f"  VS Code: 'kite-skills' starts this file ({vscode})",
+        f"  Cursor: 'kite-skills' starts another kite-skills: {gone_python} {gone_file} ({cursor})",
+        "  Cursor: Kite MCP server beside it: 'kite'",
+        "verdict:       3 things to fix:",
+        f"  1. VS Code has no Kite MCP server beside kite-skills (in {vscode}): the recipes call "
+        "its tools — add Zerodha's Kite MCP server (https://mcp.kite.trade/mcp) to VS Code, or "
+        f"try the simulated one: {kite} setup vscode --sandbox --write",
+        f"  2. Cursor's 'kite-skills' starts {gone_python}, which is not there any more — run: "
+        f"{kite} setup cursor --write",
+        f"  3. Cursor's 'kite-skills' starts {gone_file}, which is not there any more — run: "
+        f"{kite} setup cursor --write",
+    ]
+
+
+def test_doctor_says_how_to_connect_a_first_client(tmp_path: Path, apps: Path) -> None:
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    pyz = make_pyz(apps)
+    result = run_pyz(pyz, ["doctor"], environment(tmp_path / "home"))
+    assert result.returncode == 0  # nothing is broken: there is something to set up
+    assert doctor_lines(result)[-2:] == [
+        "verdict:       1 thing to fix:",
+        "  1. no MCP client starts this file yet — run: "
+        f"{shlex.join([sys.executable, str(pyz)])} setup claude-desktop --write (or claude-code, "
+        "vscode, cursor in place of claude-desktop)",
+    ]
