@@ -19,7 +19,7 @@ from pathlib import Path
 
 from . import invocation, os_dirs
 from .errors import KiteError
-from .invocation import LAUNCHER_MARKER, NAME
+from .invocation import LAUNCHER_MARKER, NAME, launcher_text
 
 
 class InstallError(KiteError):
@@ -28,13 +28,6 @@ class InstallError(KiteError):
 
 def launcher_name(platform: str) -> str:
     return f"{NAME}.cmd" if platform == "win32" else NAME
-
-
-def launcher_text(words: tuple[str, ...], platform: str) -> str:
-    """The launcher that runs ``words`` (interpreter and file) with the arguments it gets."""
-    if platform == "win32":
-        return f"@echo off\r\nrem {LAUNCHER_MARKER}\r\n{invocation.quote(words, platform)} %*\r\n"
-    return f'#!/bin/sh\n# {LAUNCHER_MARKER}\nexec {invocation.quote(words, platform)} "$@"\n'
 
 
 def on_path(folder: Path, env: Mapping[str, str]) -> bool:

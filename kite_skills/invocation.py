@@ -64,10 +64,12 @@ def quote(words: tuple[str, ...] | list[str], platform: str) -> str:
     return shlex.join(words)
 
 
-def is_launcher_for(text: str, target: tuple[str, ...]) -> bool:
-    """Whether ``text`` (a file's content) is a launcher ``install-command`` wrote that starts
-    ``target`` (interpreter and file)."""
-    return LAUNCHER_MARKER in text and all(word in text for word in target)
+def launcher_text(words: tuple[str, ...], platform: str) -> str:
+    """The launcher ``install-command`` writes to run ``words`` (interpreter and file) with
+    the arguments it gets: an sh script, or a .cmd file on Windows."""
+    if platform == "win32":
+        return f"@echo off\r\nrem {LAUNCHER_MARKER}\r\n{quote(words, platform)} %*\r\n"
+    return f'#!/bin/sh\n# {LAUNCHER_MARKER}\nexec {quote(words, platform)} "$@"\n'
 
 
 def found_on_path(env: Mapping[str, str], platform: str) -> str | None:
@@ -107,8 +109,8 @@ def describe(
         mine = False
         if on_path is not None:
             try:
-                with open(on_path, encoding="utf-8", errors="replace") as launcher:
-                    mine = is_launcher_for(launcher.read(4096), words)
+                with open(on_path, encoding="utf-8", errors="replace", newline="") as launcher:
+                    mine = launcher.read(65536) == launcher_text(words, platform)
             except OSError:
                 mine = False
         return Invocation(words, mine, platform, zipapp=True)
