@@ -571,7 +571,9 @@ class Store:
         """The skill ``name`` in any state, with any proposed revision (for people)."""
         skill = self._find(name)
         if skill is None:
-            raise UnknownSkill(name)
+            raise UnknownSkill(
+                name, f"no skill named '{name}'; list them with '{self.command} skills list'"
+            )
         return skill
 
     def _find(self, name: str) -> Skill | None:
