@@ -8,9 +8,9 @@ owner of every hint that names a command (``… dashboard``, ``… skills publis
   shell;
 - otherwise the console script's own path, or ``<interpreter> -m kite_skills``.
 
-:func:`describe` reads only what it is given, so every case can be checked on any OS;
-:func:`current` asks this process once. Standard library only, and cheap: a server start
-asks it.
+:func:`describe` reads only what it is given (and the launcher a PATH leads to), so every
+case can be checked on any OS; :func:`current` asks it about this process. Standard library
+only, and cheap: a server start asks it (for the store's messages).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import os
 import posixpath
 import shlex
 import shutil
-import subprocess
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -60,6 +59,8 @@ class Invocation:
 def quote(words: tuple[str, ...] | list[str], platform: str) -> str:
     """``words`` as one command line for this OS's shell (sh on POSIX, cmd.exe on Windows)."""
     if platform == "win32":
+        import subprocess  # its list2cmdline: the quoting Windows programs read
+
         return subprocess.list2cmdline(list(words))
     return shlex.join(words)
 
