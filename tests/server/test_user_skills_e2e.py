@@ -12,6 +12,7 @@ import os
 import shlex
 import sqlite3
 import subprocess
+import sys
 import time
 import warnings
 from collections.abc import Awaitable, Callable
@@ -23,6 +24,7 @@ import pytest
 from mcp import Client, types
 from mcp.shared.exceptions import MCPError
 
+from kite_skills import invocation
 from kite_skills.store import Store, human
 
 from .harness import Target, person_command, sdk_client
@@ -153,7 +155,12 @@ async def test_a_saved_draft_is_invisible_and_unpublishable_in_the_same_session(
         assert "person" in said
         # What to ask the person, with the command that starts this very file.
         assert "ask the person to open their kite-skills dashboard" in said
-        assert f"they can start it with: {shlex.join([sys.executable, str(pyz)])} dashboard" in said
+        kite = (  # how the server was started: the zipapp, or this process (in process)
+            shlex.join([sys.executable, str(target)])
+            if isinstance(target, Path)
+            else invocation.current().command
+        )
+        assert f"they can start it with: {kite} dashboard" in said
         assert saved.structured_content == {
             "name": NAME,
             "outcome": "created",
