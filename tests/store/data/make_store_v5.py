@@ -1,7 +1,11 @@
-"""Made with kite-skills at schema version 5 (main before issue 22 §5)."""
+"""How tests/store/data/store-v5.db was made: run with kite-skills at schema version 5 (main
+before issue 22 §5) on PYTHONPATH, e.g. `PYTHONPATH=/path/to/old/checkout python make_store_v5.py
+store-v5.db`. Kept so the fixture can be made again; the test reads the file, not this."""
 
-import sqlite3, sys
-from kite_skills.store import Store, agent, human, LATEST_VERSION
+import sqlite3
+import sys
+
+from kite_skills.store import LATEST_VERSION, Store, agent, human
 
 assert LATEST_VERSION == 5
 path = sys.argv[1]
