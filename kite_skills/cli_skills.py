@@ -347,7 +347,6 @@ _ACTIONS: tuple[tuple[str, Callable[..., ActionResult], str], ...] = (
     ("draft", human.move_to_draft, f"take a skill back for review ({moves(Action.MOVE_TO_DRAFT)})"),
     ("archive", human.archive, f"take a live skill out of service ({moves(Action.ARCHIVE)})"),
     ("restore", human.restore, f"put an archived skill back ({moves(Action.RESTORE)})"),
-    ("reject", human.reject_revision, "reject a skill's proposed revision"),
 )
 
 
@@ -573,6 +572,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     for name, action, help_text in _ACTIONS:
         p = command(name, help_text, f"{name} compare-funds", _human(action))
         p.add_argument("name", metavar="NAME")
+    from kite_skills import cli_history  # reject, history, revert, reads
+
+    cli_history.register(command)
     p = command("delete", "delete a skill (its audit history stays)", "delete x --yes", _delete)
     p.add_argument("name", metavar="NAME")
     p.add_argument("--yes", action="store_true", help="do not ask (for scripts)")
