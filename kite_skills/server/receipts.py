@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from typing import Any, Final
 
 from mcp.server.context import ServerRequestContext
@@ -25,6 +26,9 @@ from .negotiation import client_label
 
 log = logging.getLogger("kite_skills.server")
 
+BATCH_SECONDS: Final = 0.2
+"""After each write the worker waits this long, so a client reading in a tight loop costs at
+most five small commits a second (each rereads nothing the reads need)."""
 MAX_QUEUED: Final = 1000
 """Receipts waiting to be written; beyond this (the store stuck for long) new ones are
 dropped: a receipt is never worth memory or a wait."""
@@ -88,6 +92,7 @@ class ReadReceipts:
                 self._write([r for r in batch if isinstance(r, ReadReceipt)], writer)
                 if stop:
                     return
+                time.sleep(BATCH_SECONDS)
         finally:
             writer.close()
 
