@@ -41,6 +41,17 @@ _DECIDE: Final = (
     "UPDATE skill_texts SET status = ?, decided_at = ?, decided_via = ?, decided_by = ?,"
     " reason = ? WHERE skill = ? AND kind = 'proposal' AND status = 'pending'"
 )
+MAX_UNREVIEWED: Final = 50
+"""Per skill, the agent texts no person ever acted on that are kept: its draft updates that
+never served as live and its proposals replaced before review, newest first. Everything a
+person saw decided on (live texts, accepted and rejected proposals, people's texts) is kept
+whatever the count, so an agent saving in a loop cannot grow the store without bound."""
+_PRUNE: Final = (
+    "DELETE FROM skill_texts WHERE id IN (SELECT id FROM skill_texts WHERE skill = ?"
+    " AND live_at IS NULL AND ((kind = 'text' AND via = 'mcp' AND action IN"
+    " ('create', 'save_draft')) OR (kind = 'proposal' AND status = 'replaced'))"
+    " ORDER BY id DESC LIMIT -1 OFFSET ?)"
+)
 _WENT_LIVE: Final = (
     "UPDATE skill_texts SET live_at = ? WHERE live_at IS NULL AND id = ("
     "SELECT max(id) FROM skill_texts WHERE skill = ? AND kind = 'text')"
@@ -90,6 +101,8 @@ def record(
         conn.execute(_DECIDE, (REJECTED, now, via, who, reason or None, name))
     elif effect is Effect.STATUS and live_at is not None:
         conn.execute(_WENT_LIVE, (now, name))
+    if via == VIA_MCP and effect in (Effect.CREATE, Effect.SET_TEXT, Effect.PROPOSE):
+        conn.execute(_PRUNE, (name, MAX_UNREVIEWED))
 
 
 _LAST_REJECTION: Final = (

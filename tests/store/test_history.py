@@ -12,6 +12,7 @@ import pytest
 
 from kite_skills.errors import InvalidSkill, UnknownSkill
 from kite_skills.store import LATEST_VERSION, ReadReceipt, Store, agent, human
+from kite_skills.store._history import MAX_UNREVIEWED
 from kite_skills.store.receipts import MAX_CLIENTS_PER_ITEM, ReceiptWriter
 
 from .helpers import draft, live
@@ -223,3 +224,22 @@ def test_a_busy_store_fails_the_receipt_not_the_reader(store: Store) -> None:
     writer.record([_read("compare-funds", "claude-ai 1", "2026-01-01T00:00:00Z")])
     writer.close()
     assert len(store.reads()) == 1
+
+
+def test_an_agent_saving_in_a_loop_keeps_a_bounded_history(store: Store) -> None:
+    live(store, "compare-funds")
+    agent.save(store, "compare-funds", "Better", "# rejected\n", who="agent-test 1.0")
+    human.reject_revision(store, "compare-funds", via="cli", who="alice", reason="no")
+    for i in range(MAX_UNREVIEWED + 10):
+        agent.save(store, "compare-funds", "Better", f"# try {i}\n", who="agent-test 1.0")
+    for i in range(MAX_UNREVIEWED + 10):
+        draft(store, "loop-draft", body=f"# draft {i}\n")
+    kept = store.history("compare-funds", 1000)
+    replaced = [t for t in kept if t.status == "replaced"]
+    assert len(replaced) == MAX_UNREVIEWED
+    assert kept[0].body == f"# try {MAX_UNREVIEWED + 9}\n" and kept[0].status == "pending"
+    # what a person saw and decided on stays: the live text and the rejected proposal
+    assert [t.live_at is not None for t in kept if t.kind == "text"] == [True]
+    assert [t.reason for t in kept if t.status == "rejected"] == ["no"]
+    drafts = store.history("loop-draft", 1000)
+    assert len(drafts) == MAX_UNREVIEWED and drafts[0].body == f"# draft {MAX_UNREVIEWED + 9}\n"
