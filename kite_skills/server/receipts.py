@@ -29,6 +29,9 @@ log = logging.getLogger("kite_skills.server")
 BATCH_SECONDS: Final = 0.2
 """After each write the worker waits this long, so a client reading in a tight loop costs at
 most five small commits a second (each rereads nothing the reads need)."""
+IDLE_SECONDS: Final = 30.0
+"""The worker (and its connection) goes away after this long without a read; the next read
+starts another."""
 MAX_QUEUED: Final = 1000
 """Receipts waiting to be written; beyond this (the store stuck for long) new ones are
 dropped: a receipt is never worth memory or a wait."""
@@ -51,13 +54,13 @@ class ReadReceipts:
         """Queue a receipt: ``kind`` ``skill`` or ``recipe``, ``via`` the method or tool."""
         if self._store is None:
             return
-        if self._thread is None:
-            self._start_worker()
         receipt = ReadReceipt(kind, item, client_label(ctx), via, self._store.now())
         try:
             self._queue.put_nowait(receipt)
         except queue.Full:
             log.debug("read receipt dropped: the queue is full")
+        if self._thread is None:  # after the put: a worker leaving when idle looks again
+            self._start_worker()
 
     def _start_worker(self) -> None:
         with self._start:
@@ -82,7 +85,14 @@ class ReadReceipts:
         writer = ReceiptWriter(self._store.path)
         try:
             while True:
-                batch = [self._queue.get()]
+                try:
+                    batch = [self._queue.get(timeout=IDLE_SECONDS)]
+                except queue.Empty:
+                    with self._start:  # idle: leave, unless a receipt came in meanwhile
+                        if self._queue.empty():
+                            self._thread = None
+                            return
+                    continue
                 while True:
                     try:
                         batch.append(self._queue.get_nowait())
@@ -91,6 +101,8 @@ class ReadReceipts:
                 stop = _STOP in batch
                 self._write([r for r in batch if isinstance(r, ReadReceipt)], writer)
                 if stop:
+                    with self._start:
+                        self._thread = None
                     return
                 time.sleep(BATCH_SECONDS)
         finally:
