@@ -27,7 +27,6 @@ from contextlib import asynccontextmanager
 from typing import Any, Final
 
 import anyio
-import anyio.to_thread
 from mcp import types
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import (
@@ -42,6 +41,7 @@ from mcp.server.subscriptions import (
 
 from ..display import one_line
 from ..store import Store
+from . import store_thread
 
 log = logging.getLogger("kite_skills.server")
 
@@ -164,7 +164,7 @@ class ChangeFeed:
 
     async def _look(self) -> None:
         assert self.store is not None
-        version = await anyio.to_thread.run_sync(self.store.data_version)
+        version = await store_thread.run(self.store.data_version)
         if version != self._version:
             await self._check()
             self._version = version
@@ -198,8 +198,8 @@ class ChangeFeed:
     async def _check(self) -> None:
         assert self.store is not None
         if self._version is None:
-            self._version = await anyio.to_thread.run_sync(self.store.data_version)
-        live: dict[str, str] = await anyio.to_thread.run_sync(self.store.live_versions)
+            self._version = await store_thread.run(self.store.data_version)
+        live: dict[str, str] = await store_thread.run(self.store.live_versions)
         previous = self._live
         described = await self._described(previous is None or live != previous)
         self._live = live
@@ -222,7 +222,7 @@ class ChangeFeed:
         if not self._on_description_change or not changed:
             return False
         assert self.store is not None
-        summaries = await anyio.to_thread.run_sync(self.store.live_summaries)
+        summaries = await store_thread.run(self.store.live_summaries)
         now = {s.name: s.description for s in summaries}
         before, self._descriptions = self._descriptions, now
         if before is None:

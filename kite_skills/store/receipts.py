@@ -51,6 +51,7 @@ class ReceiptWriter:
             # A receipt is not worth an fsync: in WAL mode NORMAL syncs at checkpoints only
             # (a power cut may lose the newest receipts, never the store's consistency).
             conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA cache_size = -64")  # KiB: a few small rows; keep RSS flat
             self._conn = conn
         return self._conn
 
