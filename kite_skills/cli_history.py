@@ -66,9 +66,12 @@ def _text_json(text: PastText) -> dict[str, Any]:
     }
 
 
-def diff_texts(name: str, old: PastText | Skill, new: PastText | Skill) -> str:
+def diff_texts(
+    name: str, old: PastText | Skill, new: PastText | Skill, *, coloured: bool = False
+) -> str:
     """A unified diff of two texts of ``name`` (description and body), as ``skills diff``
-    prints a proposed revision; each side named by its history id or ``current``."""
+    prints a proposed revision (coloured likewise on a terminal); each side named by its
+    history id or as the current text."""
 
     def side(text: PastText | Skill) -> tuple[list[str], str]:
         lines = [f"description: {_t(text.description)}", ""]
@@ -82,6 +85,8 @@ def diff_texts(name: str, old: PastText | Skill, new: PastText | Skill) -> str:
 
     (a, a_label), (b, b_label) = side(old), side(new)
     lines = list(difflib.unified_diff(a, b, fromfile=a_label, tofile=b_label, lineterm=""))
+    if coloured:
+        lines = [cli_skills._paint(line) for line in lines]
     return "\n".join(lines) if lines else "(the two texts are the same)"
 
 
@@ -91,7 +96,7 @@ def _history(args: argparse.Namespace) -> int:
             texts: list[PastText | Skill] = [store.history_text(args.name, i) for i in args.diff]
             if len(texts) == 1:
                 texts.append(store.get(args.name))
-            print(diff_texts(args.name, texts[0], texts[1]))
+            print(diff_texts(args.name, texts[0], texts[1], coloured=cli_skills.colour()))
             return 0
         if args.show is not None:
             text = store.history_text(args.name, args.show)
@@ -121,7 +126,7 @@ def _revert(args: argparse.Namespace) -> int:
         text = store.history_text(args.name, args.id)
         current = store.get(args.name)
         if not args.yes:
-            print(diff_texts(args.name, current, text))
+            print(diff_texts(args.name, current, text, coloured=cli_skills.colour()))
         cli_skills._confirm(
             args,
             f"make text #{text.id} (revision {text.revision}) the text of "

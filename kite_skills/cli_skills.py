@@ -69,6 +69,14 @@ def _ask(question: str) -> str:
         return ""
 
 
+def _ask_text(question: str) -> str:
+    """A line of free text (as typed, stripped); "" at end of input."""
+    try:
+        return input(question).strip()
+    except EOFError:
+        return ""
+
+
 def colour(stream: Any = None) -> bool:
     """Whether to colour what goes to ``stream`` (stdout by default): only on a terminal,
     and never when ``NO_COLOR`` is set to anything (https://no-color.org)."""
@@ -549,7 +557,8 @@ def _review_one(store: Store, skill: Skill) -> str:
         print(human.accept_revision(store, skill.name, rev=rev, via=VIA_CLI, who=who).message)
         return "accepted"
     if answer == "r" and skill.proposed is not None:
-        print(human.reject_revision(store, skill.name, via=VIA_CLI, who=who).message)
+        reason = _ask_text("why (optional; the agent's next save is told)? ")
+        print(human.reject_revision(store, skill.name, via=VIA_CLI, who=who, reason=reason).message)
         return "rejected"
     if answer == "p" and skill.proposed is None:
         rev = skill.revision

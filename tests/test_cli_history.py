@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from kite_skills import cli_skills
 from kite_skills.cli import main
 from kite_skills.errors import UnknownSkill
 from kite_skills.store import ReadReceipt, Store, agent, human
@@ -105,3 +106,16 @@ def test_settings_read_receipts_off_and_reads(db: Path, capsys: pytest.CaptureFi
     assert main(["settings", "read-receipts", "on", "--db", str(db)]) == 0
     with Store.open(db) as store:
         assert store.read_receipts_on()
+
+
+def test_review_asks_why_on_reject_and_the_agent_is_told(
+    db: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answers = ["r", "keep step one"]
+    monkeypatch.setattr(cli_skills, "interactive", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda prompt="": answers.pop(0))
+    assert main(["skills", "review", "--db", str(db)]) == 0
+    assert "rejected 1" in capsys.readouterr().out
+    with Store.open(db) as store:
+        told = agent.save(store, NAME, "When comparing funds", "# three\n", who="bot 1")
+    assert told.rejected is not None and told.rejected.reason == "keep step one"

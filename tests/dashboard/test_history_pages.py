@@ -4,7 +4,6 @@ Origin), and the read receipts with their switch."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from starlette.testclient import TestClient
@@ -50,7 +49,9 @@ def test_history_lists_every_text_and_compares_any_two(client: TestClient, store
     diff = client.get(f"/skills/{NAME}/history?a={first.id}&b={proposal.id}").text
     assert 'id="history-diff"' in diff
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in diff and "<script>alert" not in diff
-    assert re.search(r'<tr class="add"><td class="mark">\+</td><td><pre># Better</pre>', diff)
+    # the dashboard's own diff rendering: the stored text's line numbers, word highlights
+    assert '<td class="num new">1</td><td class="mark">+</td><td><pre># ' in diff
+    assert 'class="word">Better</ins>' in diff
     same = client.get(f"/skills/{NAME}/history?a={first.id}&b=current").text
     assert 'id="same"' in same  # the first text is the live text still
 
