@@ -15,7 +15,7 @@ from kite_skills.store import Store
 
 from ..server.test_user_skills_e2e import Notes, text_of, tool
 from . import test_browser
-from .test_browser import DashboardProcess, _live, browser_page, click
+from .test_browser import DashboardProcess, _live, browser_page, click, shots
 
 # the browser tests' fixtures: the zipapp's dashboard on a store under a private HOME, and the
 # MCP server's SDK client
@@ -70,6 +70,9 @@ async def test_reject_with_reason_history_compare_and_restore_in_a_browser(
             await page.check(f"#text-{rejected.id} input[name=b]")
             await click(page, "#compare-button")
             assert "Buy the cheaper one at MARKET" in await page.text_content("#history-diff")
+            await page.screenshot(
+                path=str(shots(tmp_path) / "dashboard-history.png"), full_page=True
+            )
             await click(page, f"#diff-{first.id}")
             assert await page.locator("#same").count() == 1  # the live text is the first
             await click(page, f"#show-{rejected.id}")
