@@ -17,7 +17,7 @@ from mcp import types
 
 from kite_skills.store import Store, human
 
-from .harness import RawPeer, sdk_client
+from .harness import MODERN, RawPeer, sdk_client
 from .test_user_skills_e2e import Notes, subscribe, text_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.zipapp]
@@ -191,3 +191,25 @@ def test_a_busy_store_never_fails_a_read_and_is_logged(
     assert "Traceback" not in stderr, stderr
     with Store.open(db) as store:  # the store answered again: the next read was recorded
         assert [r.via for r in store.reads("skill", NAME)] == ["skillRead"]
+
+
+async def test_a_description_change_reaches_a_modern_prompts_listener(
+    pyz: Path, shiv_root: Path, db: Path
+) -> None:
+    _live(db)
+    async with sdk_client(pyz, shiv_root, db, mode="auto", client_info=CLIENT) as client:
+        assert client.session.protocol_version == MODERN
+        async with client.listen(prompts_list_changed=True) as sub:
+            assert sub.honored.prompts_list_changed
+            await client.call_tool(
+                "skillSave", {"name": NAME, "description": "How I compare two funds", "body": BODY}
+            )
+            with Store.open(db) as store:
+                rev = store.get(NAME).proposed.revision  # type: ignore[union-attr]
+                human.accept_revision(store, NAME, rev=rev, via="cli", who="pat")
+            with anyio.fail_after(BOUND):
+                event = await sub.__anext__()
+            assert type(event).__name__ == "PromptsListChanged"
+        listed = await client.list_prompts()
+        (prompt,) = [p for p in listed.prompts if p.name.endswith(NAME)]
+        assert prompt.description == "How I compare two funds"
