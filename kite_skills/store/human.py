@@ -193,6 +193,17 @@ def revert(store: Store, name: str, *, text_id: int, via: str, who: str) -> Acti
     this person; the status is unchanged, and the text it replaces stays in the history."""
     past = store.history_text(name, text_id)
     text = _engine.Text(check_description(name, past.description), check_body(name, past.body))
+    current = store.get(name)
+    if past.revision == current.revision:
+        return ActionResult(
+            name,
+            Action.REVERT.value,
+            current.status,
+            current.status,
+            False,
+            f"text #{text_id} of '{name}' is its text already (revision {past.revision}); "
+            "nothing changed",
+        )
     return _engine.apply(store, Actor.HUMAN, Action.REVERT, name, via=via, who=who, text=text)
 
 

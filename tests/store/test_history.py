@@ -243,3 +243,13 @@ def test_an_agent_saving_in_a_loop_keeps_a_bounded_history(store: Store) -> None
     assert [t.reason for t in kept if t.status == "rejected"] == ["no"]
     drafts = store.history("loop-draft", 1000)
     assert len(drafts) == MAX_UNREVIEWED and drafts[0].body == f"# draft {MAX_UNREVIEWED + 9}\n"
+
+
+def test_restoring_the_text_it_already_has_changes_nothing(store: Store) -> None:
+    live(store, "compare-funds")
+    current = store.history("compare-funds")[0]
+    audit = len(store.audit(limit=100))
+    result = human.revert(store, "compare-funds", text_id=current.id, via="cli", who="alice")
+    assert not result.changed and "nothing changed" in result.message
+    assert len(store.audit(limit=100)) == audit
+    assert len(store.history("compare-funds")) == 1
