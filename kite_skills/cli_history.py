@@ -115,8 +115,8 @@ def _history(args: argparse.Namespace) -> int:
     for text in history:
         print(_label(text))
     print(
-        f"\nsee one: kite-skills skills history {args.name} --show ID; compare two: "
-        f"--diff ID [ID]; restore one: kite-skills skills revert {args.name} ID"
+        f"\nsee one: {cli_skills._kite()} skills history {args.name} --show ID; compare two: "
+        f"--diff ID [ID]; restore one: {cli_skills._kite()} skills revert {args.name} ID"
     )
     return 0
 
@@ -146,7 +146,10 @@ def _reads(args: argparse.Namespace) -> int:
         on = store.read_receipts_on()
         reads = store.reads("skill", args.name) if args.name else store.reads()
     if not on:
-        print("read receipts are off ('kite-skills settings read-receipts on' turns them on)")
+        print(
+            f"read receipts are off ('{cli_skills._kite()} settings read-receipts on' turns "
+            "them on)"
+        )
     elif not reads:
         print("no reads recorded yet")
     for read in reads:
