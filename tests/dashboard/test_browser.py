@@ -2,8 +2,8 @@
 the dashboard and the MCP server both from the built zipapp on one store file, and each flow
 ending in what an MCP client sees over stdio.
 
-Screenshots go to ``$KITE_SKILLS_SCREENSHOTS`` when set (``docs/`` to refresh the README's),
-else to the test's temporary directory.
+Screenshots go to ``$KITE_SKILLS_SCREENSHOTS`` when set (``docs/`` to refresh those the
+docs show), else to the test's temporary directory.
 """
 
 from __future__ import annotations
