@@ -107,6 +107,17 @@ def test_the_pages_are_there() -> None:
     assert len(readme.splitlines()) <= 200, "README.md grew past 200 lines: move detail to docs/"
 
 
+def test_the_index_lists_every_page() -> None:
+    index = ROOT / "docs" / "README.md"
+    listed = {(index.parent / urlsplit(target).path).resolve() for _, target in links(index)}
+    unlisted = [
+        p.name for p in PAGES if p.parent == index.parent and p != index and p not in listed
+    ]
+    assert unlisted == [], f"docs/README.md does not list {unlisted} — add a line for each"
+    readme_targets = {urlsplit(target).path for _, target in links(ROOT / "README.md")}
+    assert "docs/README.md" in readme_targets, "README.md no longer links the docs index"
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_relative_link_resolves(page: Path) -> None:
     assert broken_links(page) == []
