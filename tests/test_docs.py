@@ -107,6 +107,14 @@ def test_the_pages_are_there() -> None:
     assert len(readme.splitlines()) <= 200, "README.md grew past 200 lines: move detail to docs/"
 
 
+def test_the_readme_keeps_no_commit_ids_or_results() -> None:
+    """Results go stale the day after they are typed: they live in docs/benchmarks.md."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    commit_like = re.findall(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b", readme)
+    assert commit_like == [], f"README.md names commits {commit_like}: say it in docs/"
+    assert not re.search(r"\|\s*\**(PASS|MISS|INFO)\**\s*\|", readme), "README.md holds results"
+
+
 def test_the_index_lists_every_page() -> None:
     index = ROOT / "docs" / "README.md"
     listed = {(index.parent / urlsplit(target).path).resolve() for _, target in links(index)}
