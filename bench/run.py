@@ -366,7 +366,11 @@ def startup(res: Results, pyz: Path, base: Path, pythons: list[tuple[str, str]],
             med = {k: statistics.median(v) for k, v in samples.items()}
             for top, bottom, measure, limit in (
                 ("warm", "base", "warm, vs the baseline server", 1.05),
-                ("first", "warm", "first run (fresh SHIV_ROOT), vs our warm", 1.6),
+                # The settled decision: a first run (unpack + compile, once per file version)
+                # is held to the bare SDK server's own first run.
+                ("first", "base_first", "first run (fresh SHIV_ROOT), vs the baseline's "
+                 "first run", 1.05),
+                ("first", "warm", "evidence: our first run vs our warm", None),
                 ("dwb", "warm", "warm with PYTHONDONTWRITEBYTECODE=1, vs our warm", 1.10),
                 ("base_first", "base", "evidence: the baseline's first run vs its warm", None),
                 ("base_dwb", "base", "evidence: the baseline with PYTHONDONTWRITEBYTECODE=1 "
@@ -953,6 +957,23 @@ def table(res: Results) -> str:
     return "\n".join(lines)
 
 
+def page(res: Results, heading: str, info: dict[str, Any], only: str | None) -> str:
+    """The results page (``latest.md`` beside ``latest.json``): written by the bench, never by
+    hand, so the numbers a reader sees are the last run's."""
+    misses = sum(r.status == "MISS" for r in res.rows)
+    sections = f"sections {only} only" if only else "every section"
+    return (
+        "# Benchmark results\n\n"
+        "<!-- Written by ./build.sh bench (bench/run.py); a new run replaces this page. -->\n\n"
+        f"{heading}.\n\n"
+        f"Interpreters: {', '.join(info['interpreters'])}; {sections}; "
+        f"{len(res.rows)} rows, {misses} MISS. What each row measures and why its target is "
+        "what it is: [docs/benchmarks.md](../../docs/benchmarks.md).\n\n"
+        f"{table(res)}\n\n"
+        "![catalog scale and store search](latest.png)\n"
+    )
+
+
 def plot(res: Results, out: Path) -> None:
     import matplotlib
 
@@ -1007,7 +1028,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
     parser.add_argument("--tiny", action="store_true", help="few iterations, small sizes")
     parser.add_argument("--pyz", default=str(ROOT / "dist" / "kite-skills.pyz"))
-    parser.add_argument("--out", default=str(HERE / "results"), help="where latest.* go")
+    parser.add_argument(
+        "--out",
+        default=str(HERE / "results"),
+        help="where latest.json, latest.md and latest.png go",
+    )
     parser.add_argument("--only", help="comma-separated sections to run (1–7)")
     parser.add_argument("--catalog-child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -1076,9 +1101,13 @@ def main(argv: list[str] | None = None) -> int:
         encoding="utf-8",
     )
     plot(res, out / "latest.png")
-    print(f"kite-skills benchmark, {info['date']}; {info['cpu']}, {info['cores']} cores, "
-          f"{info['system']}; load average {info['load_average']}; {info['seconds']} s"
-          f"{' (tiny mode)' if tiny else ''}\n")  # fmt: skip
+    heading = (
+        f"kite-skills benchmark, {info['date']}; {info['cpu']}, {info['cores']} cores, "
+        f"{info['system']}; load average {info['load_average']}; {info['seconds']} s"
+        f"{' (tiny mode)' if tiny else ''}"
+    )
+    (out / "latest.md").write_text(page(res, heading, info, args.only), encoding="utf-8")
+    print(f"{heading}\n")
     print(table(res))
     misses = sum(r.status == "MISS" for r in res.rows)
     say(f"== {len(res.rows)} rows, {misses} MISS; wrote {out / 'latest.json'} and latest.png")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import __version__
+from .display import counted
 from .errors import CatalogError, KiteError, UnknownHelpKey
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ def _run_validate(args: argparse.Namespace) -> int:
     except CatalogError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
-        print(f"{len(exc.problems)} problem(s) in {where}", file=sys.stderr)
+        print(f"{counted(len(exc.problems), 'problem')} in {where}", file=sys.stderr)
         return 1
     print(f"{where}: OK ({len(loaded.skills)} skills)")
     return 0
@@ -168,6 +169,19 @@ def _run_sandbox_after_options(args: argparse.Namespace) -> int:
     return 2
 
 
+SIGPIPE_STATUS = 141  # 128 + SIGPIPE: what a shell shows for 'git log | head -1'
+
+
+def _reader_gone() -> int:
+    """stdout's reader closed the pipe (``kite-skills skills list | head -1``): stop quietly,
+    as ``git`` does, with no traceback; stdout goes to the null device so that the flush at
+    exit finds nowhere to fail."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
+    return SIGPIPE_STATUS
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         if not (sys.argv[1:] if argv is None else argv):
@@ -179,7 +193,11 @@ def main(argv: list[str] | None = None) -> int:
 
             return sandbox(given[1:])
         args = build_parser().parse_args(argv)
-        return int(args.run(args))
+        status = int(args.run(args))
+        sys.stdout.flush()  # here, so that a reader gone before the end is seen below
+        return status
+    except BrokenPipeError:
+        return _reader_gone()
     except KiteError as exc:
         print(f"kite-skills: error: {exc}", file=sys.stderr)
         return 1

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kite_skills.cli_db import add_db_option, db_parent, db_path
-from kite_skills.display import count_hidden, for_terminal
+from kite_skills.display import count_hidden, for_terminal, local_time
 from kite_skills.errors import KiteError, StoreUnavailable, UnreadableSkill
 from kite_skills.person import login_name
 from kite_skills.store import (
@@ -67,6 +67,25 @@ def _ask(question: str) -> str:
         return input(question).strip().lower()
     except EOFError:
         return ""
+
+
+def colour(stream: Any = None) -> bool:
+    """Whether to colour what goes to ``stream`` (stdout by default): only on a terminal,
+    and never when ``NO_COLOR`` is set to anything (https://no-color.org)."""
+    stream = sys.stdout if stream is None else stream
+    return bool(stream.isatty()) and not os.environ.get("NO_COLOR")
+
+
+_SGR = {"+++": "\x1b[1m", "---": "\x1b[1m", "@@": "\x1b[36m", "+": "\x1b[32m", "-": "\x1b[31m"}
+
+
+def _paint(line: str) -> str:
+    """One line of a unified diff in the colours ``git diff`` uses (the line's text is
+    already escaped, so it holds no escape sequence of its own)."""
+    for start, code in _SGR.items():
+        if line.startswith(start):
+            return f"{code}{line}\x1b[0m"
+    return line
 
 
 def _t(text: str) -> str:
@@ -115,9 +134,9 @@ def _show(skill: Skill) -> str:
         f"revision:     {skill.revision}",
         f"written by:   {_t(skill.written_by.label())}",
         f"description:  {_t(skill.description)}",
-        f"created:      {skill.created_at}",
-        f"updated:      {skill.updated_at}",
-        f"published:    {skill.published_at or 'never'}",
+        f"created:      {local_time(skill.created_at)}",
+        f"updated:      {local_time(skill.updated_at)}",
+        f"published:    {local_time(skill.published_at) or 'never'}",
         *_hidden_note((skill.description, False), (skill.body, True)),
         *_constructs_note(skill.body),
         "",
@@ -127,7 +146,8 @@ def _show(skill: Skill) -> str:
         p = skill.proposed
         lines += [
             "",
-            f"--- proposed revision {p.revision} by {_t(p.author.label())} at {p.proposed_at}"
+            f"--- proposed revision {p.revision} by {_t(p.author.label())} at "
+            f"{local_time(p.proposed_at)}"
             f" (see it with 'kite-skills skills diff {skill.name}'; accept or reject it with "
             f"'kite-skills skills accept|reject {skill.name}')",
             f"description:  {_t(p.description)}",
@@ -144,7 +164,7 @@ def _show(skill: Skill) -> str:
     return "\n".join(lines)
 
 
-def _diff(skill: Skill) -> str:
+def _diff(skill: Skill, *, coloured: bool = False) -> str:
     p = skill.proposed
     if p is None:
         raise Refused(
@@ -164,6 +184,8 @@ def _diff(skill: Skill) -> str:
     )
     if not lines:
         lines = ["(the proposed revision is the same text)"]
+    elif coloured:
+        lines = [_paint(line) for line in lines]
     return "\n".join(
         [
             *lines,
@@ -217,9 +239,28 @@ def _print_json(value: object) -> None:
 # ---- read commands ------------------------------------------------------------------------
 
 
+NO_SKILLS_YET = (
+    "No skills yet. Your agent saves one when you ask it to remember a procedure (its "
+    "skillSave tool), or write one yourself:\n"
+    "  kite-skills skills new NAME --description 'when it applies' --body-file FILE.md\n"
+    "Each new skill waits as a draft until you publish it: 'kite-skills skills review' "
+    "or 'kite-skills dashboard'."
+)
+
+
+def _fresh_install(args: argparse.Namespace) -> bool:
+    """No store at the default place (no --db, no KITE_SKILLS_DB): nothing saved yet, rather
+    than a path typed wrong, which is still refused."""
+    named = getattr(args, "db", None) or os.environ.get("KITE_SKILLS_DB", "").strip()
+    return not named and not db_path(args).exists()
+
+
 def _list(args: argparse.Namespace) -> int:
-    with _open(args) as store:
-        skills = store.list_all()
+    if _fresh_install(args):
+        skills: list[Skill] = []
+    else:
+        with _open(args) as store:
+            skills = list(store.list_all())
     if args.status:
         skills = [s for s in skills if s.status == args.status]
     if args.pending:
@@ -227,8 +268,10 @@ def _list(args: argparse.Namespace) -> int:
     if args.json:
         _print_json([_skill_json(s, body=False) for s in skills])
         return 0
-    if not skills:
-        print("no skills" + (" match" if args.status or args.pending else " yet"))
+    if not skills and (args.status or args.pending):
+        print("no skills match")
+    elif not skills:
+        print(NO_SKILLS_YET)
     for s in skills:
         mark = f" (revision {s.proposed.revision} proposed)" if s.proposed else ""
         print(f"{_t(s.name):<32} {s.status:<9} {_t(s.description)}{mark}")
@@ -248,7 +291,7 @@ def _show_cmd(args: argparse.Namespace) -> int:
 def _diff_cmd(args: argparse.Namespace) -> int:
     with _open(args) as store:
         skill = store.get(args.name)
-    print(_diff(skill))
+    print(_diff(skill, coloured=colour()))
     return 0
 
 
@@ -276,9 +319,8 @@ def _log(args: argparse.Namespace) -> int:
     for e in entries:
         move = f"{e.from_status or '-'} -> {e.to_status or '-'}"
         detail = f"  ({_t(e.detail)})" if e.detail else ""
-        print(
-            f"{e.at}  {_t(e.skill):<24} {_t(e.action):<13} {move:<20} {e.via}:{_t(e.who)}{detail}"
-        )
+        who = f"{e.via}:{_t(e.who)}"
+        print(f"{local_time(e.at)}  {_t(e.skill):<24} {_t(e.action):<13} {move:<20} {who}{detail}")
     return 0
 
 
@@ -376,7 +418,10 @@ def _delete(args: argparse.Namespace) -> int:
 
 
 def _read_file(path: str) -> str:
+    """The UTF-8 text of ``path``; ``-`` is standard input (``--body-file -``)."""
     try:
+        if path == "-":
+            return sys.stdin.buffer.read().decode("utf-8")
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise Refused(f"cannot read {path}: {exc}; give a UTF-8 text file") from exc
@@ -475,31 +520,62 @@ def _review(args: argparse.Namespace) -> int:
         if not waiting:
             print("nothing is waiting for you")
             return 0
+        done: dict[str, list[str]] = {}
         for index, skill in enumerate(waiting, 1):
-            print(f"\n=== {index}/{len(waiting)}: {skill.name} ===")
-            if skill.proposed is not None:
-                print(_diff(skill))
-                answer = _ask("[a]ccept, [r]eject, [s]kip, [q]uit? ")
-                if answer == "a":
-                    rev = skill.proposed.revision
-                    print(
-                        human.accept_revision(
-                            store, skill.name, rev=rev, via=VIA_CLI, who=_who()
-                        ).message
-                    )
-                elif answer == "r":
-                    print(human.reject_revision(store, skill.name, via=VIA_CLI, who=_who()).message)
-            else:
-                print(_show(skill))
-                answer = _ask("[p]ublish, [s]kip, [q]uit? ")
-                if answer == "p":
-                    rev = skill.revision
-                    print(
-                        human.publish(store, skill.name, rev=rev, via=VIA_CLI, who=_who()).message
-                    )
-            if answer == "q":
+            print(f"\n=== {index}/{len(waiting)}: {_t(skill.name)} ===")
+            outcome = _review_one(store, skill)
+            if outcome == "quit":
                 break
+            done.setdefault(outcome, []).append(skill.name)
+        print("\n" + _review_summary(done, len(waiting)))
     return 0
+
+
+_REVIEW_OUTCOMES = ("published", "accepted", "rejected", "deleted", "skipped")
+
+
+def _review_one(store: Store, skill: Skill) -> str:
+    """Show one waiting skill, ask what to do, do it; returns what was done (or ``quit``)."""
+    who = _who()
+    if skill.proposed is not None:
+        print(_diff(skill, coloured=colour()))
+        answer = _ask("[a]ccept, [r]eject, [d]elete the skill, [s]kip, [q]uit? ")
+    else:
+        print(_show(skill))
+        answer = _ask("[p]ublish, [d]elete, [s]kip, [q]uit? ")
+    if answer == "q":
+        return "quit"
+    if answer == "a" and skill.proposed is not None:
+        rev = skill.proposed.revision
+        print(human.accept_revision(store, skill.name, rev=rev, via=VIA_CLI, who=who).message)
+        return "accepted"
+    if answer == "r" and skill.proposed is not None:
+        print(human.reject_revision(store, skill.name, via=VIA_CLI, who=who).message)
+        return "rejected"
+    if answer == "p" and skill.proposed is None:
+        rev = skill.revision
+        print(human.publish(store, skill.name, rev=rev, via=VIA_CLI, who=who).message)
+        return "published"
+    if answer == "d":
+        what = f"{skill.status}; its audit history stays"
+        if _ask(f"delete {for_terminal(repr(skill.name))} ({what})? [y/N] ") == "y":
+            print(for_terminal(human.delete(store, skill.name, via=VIA_CLI, who=who).message))
+            return "deleted"
+    return "skipped"
+
+
+def _review_summary(done: dict[str, list[str]], waiting: int) -> str:
+    """``Reviewed 3 of 4: published 1 (a), deleted 1 (b), skipped 1 (c); 1 not looked at.``"""
+    seen = sum(len(names) for names in done.values())
+    parts = [
+        f"{outcome} {len(done[outcome])} ({', '.join(_t(n) for n in done[outcome])})"
+        for outcome in _REVIEW_OUTCOMES
+        if outcome in done
+    ]
+    summary = f"Reviewed {seen} of {waiting}: " + (", ".join(parts) or "nothing")
+    if seen < waiting:
+        summary += f"; {waiting - seen} not looked at (run 'kite-skills skills review' again)"
+    return summary + "."
 
 
 # ---- parser -------------------------------------------------------------------------------
@@ -578,7 +654,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--yes", action="store_true", help="do not ask (for scripts)")
     p = command(
         "review",
-        "walk through each waiting draft and proposed revision (needs a terminal)",
+        "walk through each waiting draft and proposed revision: publish, accept, reject "
+        "or delete each, then a summary (needs a terminal)",
         "review",
         _review,
     )
@@ -590,7 +667,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     p.add_argument("name", metavar="NAME")
     p.add_argument("--description", required=True, help="one line: when the skill applies")
-    p.add_argument("--body-file", metavar="FILE", help="the procedure, in Markdown")
+    p.add_argument(
+        "--body-file", metavar="FILE", help="the procedure, in Markdown ('-': standard input)"
+    )
     p = command(
         "edit",
         "change a skill's description and/or body ($EDITOR when no option is given); "
@@ -606,7 +685,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--description/--body-file; with $EDITOR, the revision the editor opens",
     )
     p.add_argument("--description", help="a new description")
-    p.add_argument("--body-file", metavar="FILE", help="a new body, in Markdown")
+    p.add_argument(
+        "--body-file", metavar="FILE", help="a new body, in Markdown ('-': standard input)"
+    )
     p = command(
         "import",
         "add SKILL.md-style files (frontmatter name/description, then the body) as drafts",

@@ -26,12 +26,16 @@ Every helper that writes text for someone to read lives here, each named for wha
 - :func:`decoded`: a value as SQLite returned it, bytes that are not UTF-8 as ``\\xNN``;
 - :func:`wire_safe` and :func:`clipped`: text for a JSON-RPC message (lone surrogates, which
   no UTF-8 encoder writes, as escapes), and a value cut to fit one;
-- :func:`one_line`: an error's message on one line, for a log.
+- :func:`one_line`: an error's message on one line, for a log;
+- :func:`local_time`: a stored UTC time stamp as this machine's local time, to the second
+  (the CLI and the dashboard show every time through it).
 """
 
 from __future__ import annotations
 
 import re
+from datetime import datetime
+from functools import lru_cache
 from typing import Final
 
 from kite_skills.invisible import invisible_at
@@ -41,6 +45,7 @@ __all__ = [
     "count_hidden",
     "decoded",
     "for_terminal",
+    "local_time",
     "one_line",
     "quoted",
     "split_hidden",
@@ -179,3 +184,21 @@ def clipped(value: object, limit: int = 100) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text)} characters)"
+
+
+@lru_cache(maxsize=4096)
+def local_time(stamp: str | None) -> str:
+    """``2026-05-01T09:30:00.000000Z`` as the machine's local time, to the second
+    (``2026-05-01 15:00:00 IST``); text that is no time stamp comes back as it is."""
+    if not stamp:
+        return ""
+    try:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return stamp
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
+
+
+def counted(number: int, noun: str) -> str:
+    """``1 problem``, ``3 problems``: a count a person reads (nouns with a plain -s plural)."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .display import counted
+
 
 class KiteError(Exception):
     """Base of every deliberate kite-skills error. ``str(exc)`` is for people."""
@@ -37,7 +39,9 @@ class CatalogError(KiteError):
     def __init__(self, problems: Sequence[object]) -> None:  # catalog.Problem items
         self.problems = list(problems)
         lines = [str(p) for p in self.problems]
-        super().__init__(f"the skill catalog has {len(lines)} problem(s):\n" + "\n".join(lines))
+        super().__init__(
+            f"the skill catalog has {counted(len(lines), 'problem')}:\n" + "\n".join(lines)
+        )
 
 
 class HelpKeyError(KiteError):
@@ -56,21 +60,45 @@ class HelpKeyTooLong(HelpKeyError):
 
 
 class UnknownHelpKey(HelpKeyError):
-    """No page at ``key``; ``nearest`` is the closest existing ancestor page."""
+    """No page at ``key``; ``nearest`` is the closest existing ancestor page, ``similar``
+    the pages whose key looks like it ("did you mean") and ``mentions`` the pages whose
+    text mentions its last word (all ``catalog.HelpChild`` values)."""
 
-    def __init__(self, key: str, nearest: object) -> None:  # nearest: catalog.HelpPage
+    def __init__(
+        self,
+        key: str,
+        nearest: object,  # catalog.HelpPage
+        similar: Sequence[object] = (),
+        mentions: Sequence[object] = (),
+    ) -> None:
         self.key = key
         self.nearest = nearest
+        self.similar = tuple(similar)
+        self.mentions = tuple(mentions)
         children = getattr(nearest, "children", ())
         lines = [
             f"no help page at {key!r} (keys are case-sensitive paths such as '/orders'; "
-            "no wildcards, encoding or '..').",
+            "no wildcards, encoding or '..')."
+        ]
+        if self.similar:
+            lines.append("Did you mean " + " or ".join(_key_title(c) for c in self.similar) + "?")
+        if self.mentions:
+            word = key.strip().strip("/").rsplit("/", 1)[-1]
+            lines.append(f"Pages that mention {word!r}:")
+            lines += [f"- {_key_title(c)}" for c in self.mentions]
+        lines.append(
             f"Nearest page: {nearest.key}"  # type: ignore[attr-defined]
             + (f" — {nearest.title}" if getattr(nearest, "title", "") else "")  # type: ignore[attr-defined]
-            + (". Its pages:" if children else "."),
-        ]
+            + (". Its pages:" if children else ".")
+        )
         lines += [f"- {c.key} ({c.label}) — {c.description}" for c in children]
         super().__init__("\n".join(lines))
+
+
+def _key_title(child: object) -> str:
+    """``/orders (Orders)`` for a ``catalog.HelpChild`` whose description is its title."""
+    key, title = getattr(child, "key", ""), getattr(child, "description", "")
+    return f"{key} ({title})" if title else str(key)
 
 
 class DirectoryReadError(KiteError):

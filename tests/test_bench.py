@@ -50,7 +50,8 @@ def test_tiny_bench_writes_the_table_the_json_and_the_plot(tmp_path: Path) -> No
     measures = [r["measure"] for r in data["rows"]]
     for expected in (
         "warm, vs the baseline server",
-        "first run (fresh SHIV_ROOT), vs our warm",
+        "first run (fresh SHIV_ROOT), vs the baseline's first run",
+        "evidence: our first run vs our warm",
         "warm with PYTHONDONTWRITEBYTECODE=1, vs our warm",
         "server/discover + tools/list",
         "help root vs the baseline's no-op tool call",
@@ -72,3 +73,7 @@ def test_tiny_bench_writes_the_table_the_json_and_the_plot(tmp_path: Path) -> No
             assert isinstance(row["value"], float | int) and row["value"] >= 0
     assert {"catalog", "search_p99_ms"} <= set(data["curves"])
     assert (tmp_path / "latest.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    written = (tmp_path / "latest.md").read_text(encoding="utf-8")
+    assert written.startswith("# Benchmark results\n")
+    assert lines[0] in written  # the same run's heading …
+    assert all(line in written for line in table)  # … and every row of its table

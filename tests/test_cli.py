@@ -65,7 +65,7 @@ def test_validate_an_authors_directory_lists_every_problem(
         f"{root}/orders/prepare.md:2: 'description' must be non-empty text (got int) — write "
         "it on one line, quoted if it looks like a number, date or yes/no",
         f"{root}/orders/prepare.md:5: link 'gone.md' is broken — no such catalog file",
-        f"3 problem(s) in {root}",
+        f"3 problems in {root}",
     ]
 
 
@@ -116,3 +116,9 @@ def test_the_server_collects_garbage_again_once_the_mcp_stack_has_loaded(tmp_pat
     code, enabled, frozen = result.stdout.split()
     assert (code, enabled) == ("0", "True")
     assert int(frozen) > 50_000  # the MCP stack's objects, out of every later scan
+
+
+def test_help_with_a_near_miss_says_did_you_mean(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["help", "orders"]) == 2
+    err = capsys.readouterr().err
+    assert "Did you mean /orders (Orders)?" in err

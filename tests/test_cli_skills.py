@@ -70,7 +70,7 @@ def test_empty_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     path = tmp_path / "s.db"
     Store.open(path).close()
     assert run("skills", "--db", str(path), "list") == 0
-    assert capsys.readouterr().out == "no skills yet\n"
+    assert capsys.readouterr().out == cli_skills.NO_SKILLS_YET + "\n"
 
 
 def test_read_commands_never_create_a_store(tmp_path: Path) -> None:

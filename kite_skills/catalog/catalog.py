@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
+import re
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -25,6 +26,11 @@ from .model import (
 )
 
 EMBEDDED_LABEL = "skills_catalog"
+
+_SUGGEST_CUTOFF = 0.75  # difflib ratio: '/order' → '/orders' is 0.92, '/holding' → 0.93
+_SURE = 0.9  # at least this close, the key is a typo of that page
+_SUGGEST_MAX_LEN = 200  # a longer key is no typo of a page key: nothing to compare
+_WORD = re.compile(r"[a-z0-9][a-z0-9_-]{2,39}")  # a word worth searching the pages for
 
 
 def check(root: Traversable | Path | None = None, label: str | None = None) -> list[Problem]:
@@ -112,8 +118,64 @@ class Catalog:
         lookup = key[:-1] if len(key) > 1 and key.endswith("/") else key
         node = self._nodes.get(lookup)
         if node is None:
-            raise UnknownHelpKey(key, self._page(self._nodes[self._nearest(lookup)]))
+            nearest = self._page(self._nodes[self._nearest(lookup)])
+            scored = self._similar(lookup)
+            sure = bool(scored) and scored[0][0] >= _SURE  # a typo: the pages are noise
+            mentions = () if sure else self.mentioning(lookup)
+            similar = tuple(self._as_child(k) for _, k in scored)
+            raise UnknownHelpKey(key, nearest, similar, mentions)
         return self._page(node)
+
+    def similar(self, key: str) -> tuple[HelpChild, ...]:
+        """Up to three pages whose key looks like ``key`` (``orders``, ``/order`` and
+        ``/Orders`` all give ``/orders``; ``/prepare`` gives ``/orders/prepare``)."""
+        return tuple(self._as_child(k) for _, k in self._similar(key))
+
+    def _similar(self, key: str) -> list[tuple[float, str]]:
+        import difflib  # only an unknown key needs it: a server start imports no more
+
+        wanted = "/" + key.strip().strip("/").lower()
+        if len(wanted) > _SUGGEST_MAX_LEN:
+            return []
+        leaf = wanted.rsplit("/", 1)[-1]
+        scored: list[tuple[float, str]] = []
+        for candidate in self._nodes:
+            if candidate == "/" or candidate == key:
+                continue
+            own_leaf = candidate.rsplit("/", 1)[-1]
+            score = max(
+                difflib.SequenceMatcher(None, wanted, candidate).ratio(),
+                difflib.SequenceMatcher(None, leaf, own_leaf).ratio(),
+                _SUGGEST_CUTOFF if leaf and leaf in own_leaf.split("-") else 0.0,
+            )
+            if score >= _SUGGEST_CUTOFF:
+                scored.append((score, candidate))
+        scored.sort(key=lambda pair: (-pair[0], pair[1]))
+        return scored[:3]
+
+    def mentioning(self, key: str) -> tuple[HelpChild, ...]:
+        """Up to five pages whose text mentions the last word of ``key`` (``/funds``: the
+        pages that talk about funds), those that mention it most first; the root page, which
+        names every topic, is left out."""
+        word = key.strip().strip("/").rsplit("/", 1)[-1].lower()
+        if not _WORD.fullmatch(word):
+            return ()
+        pattern = re.compile(rf"(?<![\w-]){re.escape(word)}", re.IGNORECASE)
+        counts: list[tuple[int, str]] = []
+        for node in self._nodes.values():
+            if node.kind == "root":
+                continue
+            head = len(pattern.findall(f"{node.title}\n{node.description}"))
+            hits = 3 * head + len(pattern.findall(node.body))
+            if hits:
+                counts.append((hits, node.key))
+        counts.sort(key=lambda pair: (-pair[0], pair[1]))
+        return tuple(self._as_child(k) for _, k in counts[:5])
+
+    def _as_child(self, key: str) -> HelpChild:
+        node = self._nodes[key]
+        label: ChildLabel = "recipe" if node.kind == "recipe" else "category"
+        return HelpChild(key, label, node.title)
 
     @property
     def keys(self) -> tuple[str, ...]:

@@ -11,7 +11,10 @@ shows the store's own message on an error page (503 when the store cannot be use
 
 from __future__ import annotations
 
+import base64
+import binascii
 import dataclasses
+import json
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -40,7 +43,8 @@ from kite_skills.errors import (
 )
 from kite_skills.person import login_name
 from kite_skills.store import VIA_DASHBOARD, VIAS, ActionResult, AuditEntry, Skill, Store, human
-from kite_skills.store.lifecycle import person_actions
+from kite_skills.store.lifecycle import person_action_meanings, person_actions
+from kite_skills.store.records import revision_id
 
 from . import render
 from .security import Door, guard
@@ -70,6 +74,9 @@ def _environment() -> Environment:
     env.filters["visible"] = render.visible_html
     env.filters["plain"] = lambda text: visible(text or "")  # where no markup may go
     env.filters["local_time"] = render.local_time
+    env.filters["cell"] = render.cell_html
+    env.filters["diff_text"] = render.diff_html
+    env.filters["seen"] = seen_field
     env.globals["skill_url"] = skill_url
     env.globals["count_hidden"] = count_hidden
     return env
@@ -119,6 +126,40 @@ def _off_loop(handler: Callable[[Request], Response]) -> Callable[[Request], Awa
     return endpoint
 
 
+def seen_field(description: str, body: str) -> str:
+    """The text a publish or accept form showed, for its hidden ``seen`` field: if the text
+    changed before the click, the refusal shows what changed since (base64 JSON, so no line
+    break is rewritten on the way)."""
+    data = json.dumps({"description": description, "body": body}, ensure_ascii=False)
+    return base64.b64encode(data.encode("utf-8", "surrogatepass")).decode("ascii")
+
+
+def _seen_text(field: str, rev: str) -> tuple[str, str] | None:
+    """The ``(description, body)`` a form's ``seen`` field carries, if it is the revision
+    ``rev`` the form names (anything else is ignored: the refusal then shows no diff)."""
+    try:
+        data = json.loads(base64.b64decode(field, validate=True).decode("utf-8", "surrogatepass"))
+        description, body = data["description"], data["body"]
+    except (binascii.Error, UnicodeDecodeError, ValueError, KeyError, TypeError):
+        return None
+    if not (isinstance(description, str) and isinstance(body, str)):
+        return None
+    return (description, body) if revision_id(description, body) == rev else None
+
+
+@dataclass(frozen=True)
+class Stale:
+    """A publish or accept refused because the text changed after the page showed it: the
+    revision the person saw, the one now waiting (None: nothing waits any more), and the diff
+    between the two (empty when the page's text is not known)."""
+
+    verb: str
+    seen: str
+    now: str | None
+    by: str
+    diff: list[render.DiffLine]
+
+
 @dataclass(frozen=True)
 class Waiting:
     skill: Skill
@@ -147,6 +188,7 @@ class Dashboard:
         self.door = door
         self.env = _environment()
         self._flash: dict[str, str] = {}
+        self._next: dict[str, str] = {}  # after publish/accept: the next waiting name, or ""
 
     # ---- helpers ------------------------------------------------------------------------
 
@@ -157,6 +199,7 @@ class Dashboard:
             store_short=_home_short(self.store.path),
             csrf=self.door.csrf_for(session),
             flash=self._flash.pop(session, None),
+            flash_next=self._next.pop(session, None),
             **values,
         )
         return HTMLResponse(text, status_code=status)
@@ -170,7 +213,9 @@ class Dashboard:
                 "the form's security token is missing or wrong; nothing changed — reload "
                 "the page and try again",
             )
-        return {k: v for k, v in data.items() if isinstance(v, str)}
+        # A browser sends each line break of a text box as CR LF: the text is LF-separated,
+        # so no CR is left for the hidden-character check to warn about.
+        return {k: v.replace("\r\n", "\n") for k, v in data.items() if isinstance(v, str)}
 
     def done(self, request: Request, message: str, where: str) -> Response:
         self._flash[request.state.session] = message
@@ -194,8 +239,8 @@ class Dashboard:
 
     # ---- pages --------------------------------------------------------------------------
 
-    def index(self, request: Request) -> Response:
-        skills, unreadable = self.store.list_all_and_unreadable()
+    def waiting(self, skills: list[Skill]) -> list[Waiting]:
+        """What waits for the person, newest first (the order the skills page lists)."""
         waiting = []
         for skill in skills:
             if skill.waiting:
@@ -203,6 +248,11 @@ class Dashboard:
                 kind = "revision" if skill.proposed is not None else "draft"
                 waiting.append(Waiting(skill, kind, by, at))
         waiting.sort(key=lambda w: w.at, reverse=True)
+        return waiting
+
+    def index(self, request: Request) -> Response:
+        skills, unreadable = self.store.list_all_and_unreadable()
+        waiting = self.waiting(skills)
         return self.page(
             request,
             "index.html",
@@ -216,7 +266,13 @@ class Dashboard:
         return self.show(request, self.skill_or_404(request.path_params["name"]))
 
     def show(
-        self, request: Request, skill: Skill, *, error: str = "", status: int = 200
+        self,
+        request: Request,
+        skill: Skill,
+        *,
+        error: str = "",
+        status: int = 200,
+        stale: Stale | None = None,
     ) -> Response:
         p = skill.proposed
         diff = render.diff_lines(skill.description, skill.body, p.description, p.body) if p else []
@@ -226,6 +282,7 @@ class Dashboard:
             status=status,
             skill=skill,
             actions=person_actions(skill.status, proposed=p is not None),
+            meanings=person_action_meanings(skill.status, proposed=p is not None),
             body_html=render.body_html(skill.body),
             source_html=render.source_html(skill.body, "L"),
             constructs=hidden_constructs(skill.body),
@@ -236,7 +293,19 @@ class Dashboard:
             diff=diff,
             history=_audit_html(self.store.audit(limit=200, name=skill.name)),
             error=error,
+            stale=stale,
         )
+
+    def stale(self, skill: Skill, action: str, form: dict[str, str], exc: StaleRevision) -> Stale:
+        """What the refusal shows: the revision the page showed against the one now waiting."""
+        p = skill.proposed
+        now = (p.description, p.body) if action == "accept" and p else None
+        if action == "publish":
+            now = (skill.description, skill.body)
+        seen = _seen_text(form.get("seen", ""), form.get("rev", "").strip().lower())
+        diff = render.diff_lines(*seen, *now) if seen and now else []
+        by = self.proposer(skill)[0] if now else ""
+        return Stale(action, exc.reviewed, exc.current if now else None, by, diff)
 
     def act(self, request: Request) -> Response:
         name, action = request.path_params["name"], request.path_params["action"]
@@ -252,12 +321,21 @@ class Dashboard:
             return RedirectResponse(f"/skills/{name}/delete", status_code=303)
         try:
             result = call(self.store, name, **kwargs)
-        except (StaleRevision, IllegalTransition) as exc:
+        except StaleRevision as exc:
+            skill = self.skill_or_404(name)
+            stale = self.stale(skill, action, form, exc)
+            return self.show(request, skill, error=str(exc), status=409, stale=stale)
+        except IllegalTransition as exc:
             skill = self.skill_or_404(name)
             return self.show(request, skill, error=str(exc), status=409)
         except UnknownSkill as exc:
             raise HTTPException(404, str(exc)) from exc
         where = "/skills" if action == "delete" else skill_url(name)
+        if action in ("publish", "accept"):  # on to the next thing to review, if any
+            after = [
+                w.skill.name for w in self.waiting(self.store.list_all()) if w.skill.name != name
+            ]
+            self._next[request.state.session] = after[0] if after else ""
         return self.done(request, result.message, where)
 
     def confirm_delete(self, request: Request) -> Response:

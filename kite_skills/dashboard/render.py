@@ -1,4 +1,5 @@
-"""Turning store text into what a page shows: Markdown without raw HTML, diffs, local times.
+"""Turning store text into what a page shows: Markdown without raw HTML, diffs, local times
+(``local_time`` is :func:`kite_skills.display.local_time`, re-exported for the templates).
 
 Agent-written text passes :func:`kite_skills.display.visible` first (control, bidi and
 zero-width characters become escapes), then either markdown-it-py with raw HTML disabled
@@ -10,7 +11,6 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from datetime import datetime
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
@@ -19,6 +19,7 @@ from markdown_it.token import Token
 from markupsafe import Markup, escape
 
 from kite_skills.display import count_hidden, split_hidden, visible
+from kite_skills.display import local_time as local_time  # the templates' filter
 
 
 @lru_cache(maxsize=1)
@@ -120,41 +121,152 @@ def hidden_in(*texts: tuple[str, bool]) -> int:
     return sum(count_hidden(text, multiline=multiline) for text, multiline in texts)
 
 
-@lru_cache(maxsize=4096)
-def local_time(stamp: str | None) -> str:
-    """``2026-05-01T09:30:00.000000Z`` as the machine's local time, to the second."""
-    if not stamp:
-        return ""
-    try:
-        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return stamp
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
-
-
 @dataclass(frozen=True)
 class DiffLine:
-    kind: str  # "add" | "del" | "same" | "hunk"
+    """One row of a diff: ``kind`` is ``add``, ``del``, ``same`` or ``hunk`` (a gap, whose
+    ``text`` says which lines follow); ``old``/``new`` are body line numbers as the stored
+    text shows them (None for the description row); ``words`` splits a changed line that
+    has a counterpart into ``(piece, changed)`` runs, for word-level highlights."""
+
+    kind: str
     text: str
+    old: int | None = None
+    new: int | None = None
+    words: tuple[tuple[str, bool], ...] = ()
+
+
+_TOKENS = re.compile(r"\S+|\s+")  # words keep their joiners and marks: emoji sequences stay
+_WORDS_WORTH_IT = 0.4  # below this likeness a line was rewritten: highlight it whole
+
+
+def _word_runs(old: str, new: str) -> tuple[tuple[tuple[str, bool], ...], ...]:
+    """``(old runs, new runs)``: each line cut into ``(text, changed)`` runs by a word diff;
+    two empty tuples when the lines share too little for word marks to help."""
+    likeness = difflib.SequenceMatcher(None, old.split(), new.split(), autojunk=False)
+    if likeness.ratio() < _WORDS_WORTH_IT:
+        return (), ()
+    a, b = _TOKENS.findall(old), _TOKENS.findall(new)
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    old_runs: list[tuple[str, bool]] = []
+    new_runs: list[tuple[str, bool]] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if i2 > i1:
+            old_runs.append(("".join(a[i1:i2]), tag != "equal"))
+        if j2 > j1:
+            new_runs.append(("".join(b[j1:j2]), tag != "equal"))
+    return tuple(old_runs), tuple(new_runs)
+
+
+def _pairs(old: list[str], new: list[str]) -> dict[int, tuple[int, tuple[tuple[str, bool], ...]]]:
+    """Which removed line became which added one, in order: each removed line is paired with
+    the first later added line it shares enough words with (blocks of up to 50 lines; a
+    bigger one is a rewrite). Maps a removed line's index to ``(added index, its runs)`` and
+    ``-1 - added index`` to ``(removed index, the added line's runs)``."""
+    pairs: dict[int, tuple[int, tuple[tuple[str, bool], ...]]] = {}
+    if len(old) > 50 or len(new) > 50:
+        return pairs
+    start = 0
+    for i, text in enumerate(old):
+        for j in range(start, len(new)):
+            old_runs, new_runs = _word_runs(text, new[j])
+            if old_runs:
+                pairs[i] = (j, old_runs)
+                pairs[-1 - j] = (i, new_runs)
+                start = j + 1
+                break
+    return pairs
+
+
+def _changed(
+    old: list[str], new: list[str], old_start: int | None, new_start: int | None
+) -> list[DiffLine]:
+    """A replaced block: removed lines, then added lines, each paired line with word runs."""
+    pairs = _pairs(old, new)
+    out = [
+        DiffLine(
+            "del",
+            text,
+            None if old_start is None else old_start + k,
+            None,
+            pairs[k][1] if k in pairs else (),
+        )
+        for k, text in enumerate(old)
+    ]
+    out += [
+        DiffLine(
+            "add",
+            text,
+            None,
+            None if new_start is None else new_start + k,
+            pairs[-1 - k][1] if -1 - k in pairs else (),
+        )
+        for k, text in enumerate(new)
+    ]
+    return out
 
 
 def diff_lines(
     old_description: str, old_body: str, new_description: str, new_body: str
 ) -> list[DiffLine]:
-    """A unified diff (difflib) of description and body; templates show each line through
-    :func:`visible_html`."""
-    old = [f"description: {old_description}", "", *old_body.split("\n")]
-    new = [f"description: {new_description}", "", *new_body.split("\n")]
+    """What changed from the old text to the new: the description (when it changed), then
+    the body's changed lines with three lines of context, numbered as the stored text is
+    (:func:`source_html`), paired changes split into word runs. Templates show each piece
+    through :func:`visible_html` (:func:`diff_html`)."""
     lines: list[DiffLine] = []
-    for raw in difflib.unified_diff(old, new, lineterm="", n=3):
-        if raw.startswith(("---", "+++")):
-            continue
-        if raw.startswith("@@"):
-            lines.append(DiffLine("hunk", raw))
-        elif raw.startswith("+"):
-            lines.append(DiffLine("add", raw[1:]))
-        elif raw.startswith("-"):
-            lines.append(DiffLine("del", raw[1:]))
-        else:
-            lines.append(DiffLine("same", raw[1:]))
+    if old_description != new_description:
+        lines += _changed(
+            [f"description: {old_description}"], [f"description: {new_description}"], None, None
+        )
+    old, new = _numbered(old_body), _numbered(new_body)
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for index, group in enumerate(matcher.get_grouped_opcodes(3)):
+        if index or group[0][1] or group[0][3]:
+            lines.append(DiffLine("hunk", "⋯"))  # lines left out: the numbers say which
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                lines += [DiffLine("same", old[i], i + 1, j1 + (i - i1) + 1) for i in range(i1, i2)]
+            else:
+                lines += _changed(old[i1:i2], new[j1:j2], i1 + 1, j1 + 1)
     return lines
+
+
+def _numbered(body: str) -> list[str]:
+    """The body's lines as :func:`source_html` numbers them (a final line feed starts no
+    line of its own)."""
+    lines = body.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def diff_html(line: DiffLine) -> Markup:
+    """One diff row's text: escaped, hidden characters marked, the changed words of a paired
+    line in ``<ins class="word">``/``<del class="word">``, an empty line as a visible mark."""
+    if not line.text and line.kind != "hunk":
+        return Markup('<span class="blank" title="an empty line">⏎</span>')
+    if not line.words:
+        return visible_html(line.text)
+    tag = "ins" if line.kind == "add" else "del"
+    return Markup("").join(
+        Markup('<{0} class="word">{1}</{0}>').format(tag, visible_html(piece))
+        if changed
+        else visible_html(piece)
+        for piece, changed in line.words
+    )
+
+
+_LONG = re.compile(r"(\S{24,})")  # a token too long for a table cell's width
+
+
+def cell_html(text: str | None) -> Markup:
+    """:func:`visible_html` for a table cell: a token of 24 or more characters (a revision
+    id, a path, a name without hyphens) may wrap anywhere (``<span class="long">``); words
+    never break mid-word."""
+    parts = _LONG.split(text or "")
+    return Markup("").join(
+        Markup('<span class="long">{}</span>').format(visible_html(part))
+        if index % 2
+        else visible_html(part)
+        for index, part in enumerate(parts)
+        if part
+    )

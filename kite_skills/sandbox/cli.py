@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
+from ..display import counted
 from ..errors import KiteError
 from . import journal as journal_module
 from .schemas import GENERATIONS
@@ -197,7 +198,7 @@ def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> 
         for problem in exc.problems:
             _say(f"{problem.source}:{problem.line}: {problem.message}")
         _say(
-            f"kite-skills sandbox: {len(exc.problems)} problem(s) in {args.scenario}; "
+            f"kite-skills sandbox: {counted(len(exc.problems), 'problem')} in {args.scenario}; "
             "nothing served"
         )
         return 1

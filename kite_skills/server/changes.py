@@ -25,7 +25,6 @@ from contextlib import asynccontextmanager
 from typing import Any, Final
 
 import anyio
-import anyio.to_thread
 from mcp import types
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import (
@@ -40,6 +39,7 @@ from mcp.server.subscriptions import (
 
 from ..display import one_line
 from ..store import Store
+from . import store_thread
 
 log = logging.getLogger("kite_skills.server")
 
@@ -155,7 +155,7 @@ class ChangeFeed:
 
     async def _look(self) -> None:
         assert self.store is not None
-        version = await anyio.to_thread.run_sync(self.store.data_version)
+        version = await store_thread.run(self.store.data_version)
         if version != self._version:
             await self._check()
             self._version = version
@@ -189,8 +189,8 @@ class ChangeFeed:
     async def _check(self) -> None:
         assert self.store is not None
         if self._version is None:
-            self._version = await anyio.to_thread.run_sync(self.store.data_version)
-        live: dict[str, str] = await anyio.to_thread.run_sync(self.store.live_versions)
+            self._version = await store_thread.run(self.store.data_version)
+        live: dict[str, str] = await store_thread.run(self.store.live_versions)
         previous, self._live = self._live, live
         if previous is None:
             return

@@ -11,7 +11,6 @@ import logging
 from contextvars import ContextVar
 from typing import Any
 
-import anyio.to_thread
 from mcp import types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
@@ -21,6 +20,7 @@ from ..catalog import Catalog, RecipePrompt, recipe_prompts
 from ..catalog._schema import USER_PROMPT_PREFIX as USER_PREFIX
 from ..errors import StoreError
 from ..store import Skill, SkillSummary, Store
+from . import store_thread
 from .tools import wire
 from .user_skills import uri_of
 
@@ -118,7 +118,7 @@ class Prompts:
             unchanged = self._store.unchanged_live_summaries()  # in place: it never waits
             if unchanged is not None:
                 return unchanged
-            live: list[SkillSummary] = await anyio.to_thread.run_sync(self._store.live_summaries)
+            live: list[SkillSummary] = await store_thread.run(self._store.live_summaries)
         except StoreError as exc:
             log.warning("prompts/list leaves out your own skills: %s", exc)
             return []
@@ -134,11 +134,12 @@ class Prompts:
         }
 
     async def _live(self, name: str) -> Skill | None:
-        if not name.startswith(USER_PREFIX) or self._store is None:
+        store = self._store
+        if not name.startswith(USER_PREFIX) or store is None:
             return None
         try:
-            skill: Skill = await anyio.to_thread.run_sync(
-                self._store.read_live, name.removeprefix(USER_PREFIX)
+            skill: Skill = await store_thread.run(
+                lambda: store.read_live(name.removeprefix(USER_PREFIX))
             )
         except StoreError:  # malformed, unknown, draft or archived: not a prompt
             return None

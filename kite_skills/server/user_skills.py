@@ -12,8 +12,6 @@ import sqlite3
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import anyio
-import anyio.to_thread
 from mcp import types
 
 from ..display import one_line
@@ -27,6 +25,7 @@ from ..errors import (
     UnreadableSkill,
 )
 from ..store import Skill, Store, agent
+from . import store_thread
 from .changes import URI_SCHEME, ChangeFeed, uri_of
 from .negotiation import client_label
 from .tools import Context, ToolSpec, argument_problems, text_result, tool_error
@@ -98,7 +97,7 @@ class UserSkills:
         return cls(None, cause)
 
     async def _call(self, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        return await anyio.to_thread.run_sync(lambda: function(*args, **kwargs))
+        return await store_thread.run(lambda: function(*args, **kwargs))
 
     # -- tools ------------------------------------------------------------------------------
 

@@ -423,6 +423,33 @@ def person_actions(state: str, *, proposed: bool) -> frozenset[Action]:
     )
 
 
+FOR_AGENTS: Final[dict[tuple[Action, str], str]] = {
+    # What a person's action means for agents, by the state it is taken from: the dashboard
+    # shows it beside the button (person_action_meanings). Checked against RULES on import.
+    (Action.ARCHIVE, LIVE): (
+        "Takes it out of service: agents no longer list or read it (skills, skillRead, its "
+        "prompt). Its text is kept, and you (Restore) or an agent (skillPublish) can put it "
+        "back, since you published it before."
+    ),
+    (Action.MOVE_TO_DRAFT, LIVE): (
+        "Takes it back for review: agents no longer list or read it, and only a person can "
+        "publish it again."
+    ),
+    (Action.MOVE_TO_DRAFT, ARCHIVED): (
+        "Keeps it out of service, and agents can no longer put it back (skillPublish): only "
+        "a person can publish it again."
+    ),
+    (Action.RESTORE, ARCHIVED): "Puts it back in service: agents list and read it again.",
+}
+
+
+def person_action_meanings(state: str, *, proposed: bool) -> dict[Action, str]:
+    """For each action :func:`person_actions` allows from ``state`` that changes what agents
+    see, what it means for them, in plain words (the dashboard shows it by the button)."""
+    allowed = person_actions(state, proposed=proposed)
+    return {a: FOR_AGENTS[(a, state)] for a in sorted(allowed) if (a, state) in FOR_AGENTS}
+
+
 def moves(action: Action, actor: Actor = Actor.HUMAN) -> str:
     """``live/archived -> draft``: the states the table lets ``actor``'s ``action`` move a
     skill from, and where to (for the CLI's help)."""
@@ -434,6 +461,13 @@ def moves(action: Action, actor: Actor = Actor.HUMAN) -> str:
 
 def _state_order(state: str) -> int:
     return STATES.index(state) if state in STATES else len(STATES)
+
+
+def _check_meanings() -> None:
+    """Every meaning in :data:`FOR_AGENTS` belongs to a move a person may make."""
+    for action, state in FOR_AGENTS:
+        if action not in person_actions(state, proposed=False):
+            raise AssertionError(f"FOR_AGENTS explains {action} from {state}, which no rule allows")
 
 
 def _check_table() -> None:
@@ -459,3 +493,4 @@ def _check_table() -> None:
 
 
 _check_table()
+_check_meanings()

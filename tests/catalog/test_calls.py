@@ -428,4 +428,4 @@ def test_validate_reports_call_problems(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["catalog", "validate", str(root)]) == 1
     err = capsys.readouterr().err
     assert f"{root}/orders/recipe.md:{LINE}: `orders` mode `buy`: `orders` has no mode" in err
-    assert "1 problem(s)" in err
+    assert "1 problem in" in err

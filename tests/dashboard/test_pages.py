@@ -80,9 +80,16 @@ def test_a_revision_shows_as_a_diff_and_accept_checks_its_id(
     )
     agent.save(store, "compare-funds", "When comparing funds", "# Compare\n\n1. B\n", who="bot 2")
     page = client.get("/skills/compare-funds").text
-    assert '<tr class="del"><td class="mark">−</td><td><pre>1. A</pre></td></tr>' in page
-    assert '<tr class="add"><td class="mark">+</td><td><pre>1. B</pre></td></tr>' in page
-    assert "<pre>description: When comparing two funds</pre>" in page  # description changes too
+    assert (  # numbered as the stored text is, the changed word marked
+        '<tr class="del"><td class="num old">3</td><td class="num new"></td><td class="mark">−'
+        '</td><td><pre>1. <del class="word">A</del></pre></td></tr>'
+    ) in page
+    assert (
+        '<tr class="add"><td class="num old"></td><td class="num new">3</td><td class="mark">+'
+        '</td><td><pre>1. <ins class="word">B</ins></pre></td></tr>'
+    ) in page
+    # the description changes too
+    assert '<pre>description: When comparing <del class="word">two </del>funds</pre>' in page
     form = {"csrf": csrf_of(page), "rev": rev_of(page, "accept")}
     agent.save(store, "compare-funds", "When comparing funds", "# EVIL\n", who="bot 3")
     before = rows(db)

@@ -271,7 +271,7 @@ def test_the_socket_listens_on_127_0_0_1_only(tmp_path: Path, stop: signal.Signa
         )
         with opener.open(url, timeout=10) as page:  # the token, then the redirect
             assert page.status == 200 and page.url.endswith("/skills")
-            assert "Waiting for you" in page.read().decode()
+            assert "No skills yet" in page.read().decode()  # an empty store
         # HTTP/1.0 lets a request leave out Host; the real server passes it on without one
         with socket.create_connection(("127.0.0.1", port), timeout=10) as bare:
             bare.sendall(b"GET /static/style.css HTTP/1.0\r\n\r\n")

@@ -82,7 +82,7 @@ def test_a_bad_scenario_file_names_every_problem_and_serves_nothing(tmp_path: Pa
     assert "t1_quantity 9 is more than quantity 5" in lines[1]
     assert lines[2].endswith("'at' is missing — add 'at: \"09:21\"' (when it happened, "
                              "HH:MM[:SS] on the scenario date)")  # fmt: skip
-    assert lines[-1] == f"kite-skills sandbox: 6 problem(s) in {bad}; nothing served"
+    assert lines[-1] == f"kite-skills sandbox: 6 problems in {bad}; nothing served"
     assert "Traceback" not in done.stderr and not journal.exists()
 
 
