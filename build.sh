@@ -4,7 +4,8 @@
 #   ./build.sh                    build this machine's file (dist/kite-skills.pyz and
 #                                 dist/kite-skills-<platform>.pyz, + .sha256) and the wheel
 #   ./build.sh --all              build every platform's file (linux x86_64/aarch64,
-#                                 macos arm64/x86_64, windows amd64), each for CPython 3.11-3.14
+#                                 macos arm64/x86_64, windows amd64), each for CPython 3.11-3.14,
+#                                 and dist/SHA256SUMS (every platform's file and the wheel)
 #   ./build.sh test               build every file, then install test tools and run every test
 #   ./build.sh bench [--tiny]     benchmark the built zipapps (bench/run.py; table + plot)
 #   ./build.sh --wheelhouse DIR   download every wheel every platform's build needs into DIR
@@ -79,7 +80,11 @@ build() {
     SOURCE_DATE_EPOCH=315532800 "$py" -m pip wheel "${PIP_FLAGS[@]}" --no-deps \
         --no-build-isolation -w "$stage/wheel" .
     rm -rf build kite_skills.egg-info
+    # A SHA256SUMS names the files of one build of every platform (release_sums): any build
+    # makes the one in dist/ stale.
+    rm -f "$DIST/SHA256SUMS"
     local wheel; wheel=$(ls "$stage"/wheel/*.whl)
+    "$py" tools/zipapps.py normalize-wheel "$wheel"
     mkdir -p "$DIST"
     cp "$wheel" "$DIST/"
 
@@ -87,12 +92,37 @@ build() {
         wheelhouse=$WORK/wheels
         say "wheels for ${*:-this machine} (cached in $wheelhouse)"
         "$py" tools/zipapps.py download "$wheelhouse" "${@:-$("$py" tools/zipapps.py host)}"
+        # The build tools too, so that `./build.sh --offline .build/wheels` rebuilds with no
+        # index (tests/test_release.py builds twice that way and compares the bytes).
+        local pin missing=()
+        for pin in $(grep -v '^#' requirements/build.txt) shiv==1.0.8; do
+            compgen -G "$wheelhouse/${pin/==/-}-*.whl" >/dev/null || missing+=("$pin")
+        done
+        if [[ ${#missing[@]} -gt 0 ]]; then
+            "$py" -m pip download "${PIP_FLAGS[@]}" --no-deps --only-binary=:all: \
+                -d "$wheelhouse" "${missing[@]}"
+        fi
     fi
     say "zipapps: ${*:-this machine}"
     "$py" tools/zipapps.py build "$wheelhouse" "$wheel" "$DIST" "$@" >&2
     rm -rf "$stage"
+    BUILT_WHEEL=$DIST/$(basename "$wheel")
     smoke_test
     say "built $DIST/kite-skills.pyz ($(size_of "$DIST/kite-skills.pyz") bytes, $(cut -c1-16 "$DIST/kite-skills.pyz.sha256")…)"
+}
+
+# release_sums [FILE...]: dist/SHA256SUMS, in the format `sha256sum -c` reads, for what a
+# release publishes: every platform's file, the wheel just built, and the FILEs named.
+release_sums() {
+    say "dist/SHA256SUMS"
+    "$WORK/venv/bin/python" tools/zipapps.py sums "$DIST" "$BUILT_WHEEL" "$@" >/dev/null
+}
+
+every_platform() {
+    local name
+    for name in "${ALL[@]}"; do
+        [[ " $* " == *" $name "* ]] || return 1
+    done
 }
 
 smoke_test() {
@@ -140,6 +170,9 @@ run_tests() {
     [[ -x ${CHROMIUM_PATH:-/usr/bin/chromium} ]] \
         || apt_install --no-install-recommends chromium fonts-liberation
 
+    say "shellcheck (actionlint runs it on the release workflow's scripts)"
+    command -v shellcheck >/dev/null || apt_install shellcheck
+
     say "ruff"
     "$venv/bin/ruff" check .
     "$venv/bin/ruff" format --check . >/dev/null || die "ruff format would change files — run ruff format"
@@ -172,14 +205,15 @@ apt_install() {
 ALL=(linux-x86_64 linux-aarch64 macos-arm64 macos-x86_64 windows-amd64)
 case "${1:-}" in
     "") build "" ;;
-    --all) build "" "${ALL[@]}" ;;
-    test) shift; build "" "${ALL[@]}"; run_tests "$@" ;;
+    --all) build "" "${ALL[@]}"; release_sums ;;
+    test) shift; build "" "${ALL[@]}"; release_sums; run_tests "$@" ;;
     bench) shift; bench "$@" ;;
     --wheelhouse) [[ -n ${2:-} ]] || die "usage: ./build.sh --wheelhouse DIR"; wheelhouse "$2" ;;
     --offline)
         [[ -d ${2:-} ]] || die "usage: ./build.sh --offline DIR [PLATFORM...] (DIR made by --wheelhouse)"
         dir=$(cd "$2" && pwd); shift 2
-        build "$dir" "${@:-${ALL[@]}}" ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' ;;
+        build "$dir" "${@:-${ALL[@]}}"
+        if every_platform "${@:-${ALL[@]}}"; then release_sums; fi ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' ;;
     *) die "unknown argument '$1' — try ./build.sh --help" ;;
 esac

@@ -18,8 +18,10 @@ import subprocess
 import sys
 from importlib.util import cache_from_source
 from pathlib import Path
+from typing import Literal
 
-_MARKER = ".kite-skills-bytecode-{tag}"
+# One marker per program: the sandbox loads modules the server never does (and the reverse).
+_MARKER = ".kite-skills-bytecode-{program}-{tag}"
 # argv: the done-marker, then the sources. The marker is written last, so a compiler that
 # failed leaves none and the next server that stops tries again. Windows has no os.nice: there
 # the process is started below normal priority instead.
@@ -33,14 +35,15 @@ _COMPILE = (
 )
 
 
-def write_later() -> None:
-    """Start compiling the loaded modules of the extracted zipapp in the background, once."""
+def write_later(program: Literal["server", "sandbox"]) -> None:
+    """Start compiling the loaded modules of the extracted zipapp in the background, once per
+    ``program``."""
     if not sys.dont_write_bytecode or "_kite_skills_start" not in sys.modules:
         return  # bytecode is written as usual, or this is not running from the zipapp
     site = Path(__file__).resolve().parent.parent
     if site.name != "site-packages":
         return  # kite_skills comes from elsewhere (PYTHONPATH, a checkout): not our cache
-    marker = site / _MARKER.format(tag=sys.implementation.cache_tag)
+    marker = site / _MARKER.format(program=program, tag=sys.implementation.cache_tag)
     if marker.exists():
         return
     loaded = [getattr(module, "__file__", None) for module in list(sys.modules.values())]

@@ -71,7 +71,7 @@ def _run_server(args: argparse.Namespace | None) -> int:
     try:
         return serve_stdio(Path(db) if db else default_db_path(os.environ))
     finally:
-        _bytecode.write_later()  # once served, every module a session loads is loaded
+        _bytecode.write_later("server")  # once served, every module a session loads is loaded
 
 
 def _run_dashboard(args: argparse.Namespace) -> int:

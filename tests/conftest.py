@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from . import zipapp_guard
+
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True, deadline=None)
 settings.register_profile(
     "long",
@@ -38,7 +40,17 @@ def pytest_report_header() -> str:
     return f"hypothesis profile: {_CHOSEN} (derandomize={settings.default.derandomize})"
 
 
-BUILT_FIXTURES = frozenset({"pyz", "raw"})  # each runs dist/kite-skills.pyz
+BUILT_FIXTURES = frozenset({"pyz"})  # runs dist/kite-skills.pyz
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[object]:
+    """Tell zipapp_guard which test runs (a test not marked zipapp that finds the build fails)."""
+    zipapp_guard.entering(item)
+    try:
+        return (yield)
+    finally:
+        zipapp_guard.leaving(item)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -52,7 +64,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     ]
     if unmarked:
         raise pytest.UsageError(
-            "these tests use the built zipapp (fixture pyz or raw) but lack "
+            "these tests use the built zipapp (fixture pyz) but lack "
             "@pytest.mark.zipapp — mark them: " + ", ".join(unmarked)
         )
 

@@ -14,10 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from . import zipapp_guard
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _pyz() -> Path:
+    zipapp_guard.require_mark("the built zipapp")
     path = Path(os.environ.get("KITE_SKILLS_PYZ", ROOT / "dist" / "kite-skills.pyz"))
     if not path.is_file():
         pytest.fail(f"{path} is missing — run ./build.sh first")
@@ -48,7 +51,7 @@ def test_bytecode_is_written_once_in_the_background_when_python_may_not(tmp_path
     site = _serve_once(tmp_path, PYTHONDONTWRITEBYTECODE="1")
     tag = sys.implementation.cache_tag
     wanted = [
-        site / f".kite-skills-bytecode-{tag}",  # the compiler's done-marker, written last
+        site / f".kite-skills-bytecode-server-{tag}",  # the compiler's done-marker, written last
         site / "mcp" / "server" / "lowlevel" / "__pycache__" / f"server.{tag}.pyc",
         # not loaded by this first start, but by every warm one (kite_skills/zipapp_start.py)
         site / "kite_skills" / "__pycache__" / f"preamble.{tag}.pyc",
@@ -60,6 +63,32 @@ def test_bytecode_is_written_once_in_the_background_when_python_may_not(tmp_path
         time.sleep(0.2)
     assert [path for path in wanted if not path.is_file()] == []
     assert not list(site.glob("kite_skills/cli*.py[co]"))  # nothing outside __pycache__
+
+
+@pytest.mark.zipapp
+def test_the_sandbox_gets_bytecode_for_its_own_modules_after_the_server(tmp_path: Path) -> None:
+    """The server's compiler covers what the server loads; the sandbox's simulation, which the
+    server never loads, is compiled once the sandbox stops, or it would compile every start."""
+    site = _serve_once(tmp_path, PYTHONDONTWRITEBYTECODE="1")
+    tag = sys.implementation.cache_tag
+    server_done = site / f".kite-skills-bytecode-server-{tag}"
+    assert _eventually(server_done.is_file), "the server's compiler did not finish"
+    simulation = site / "kite_skills" / "sandbox" / "sim" / "__pycache__" / f"engine.{tag}.pyc"
+    assert not simulation.exists()
+    subprocess.run(
+        [sys.executable, str(_pyz()), "sandbox", "--journal", str(tmp_path / "j.jsonl")],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=120,
+        check=True,
+        env={
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "SHIV_ROOT": str(tmp_path / "shiv"),
+            "PYTHONDONTWRITEBYTECODE": "1",
+        },
+    )
+    sandbox_done = site / f".kite-skills-bytecode-sandbox-{tag}"
+    assert _eventually(lambda: sandbox_done.is_file() and simulation.is_file())
 
 
 @pytest.mark.zipapp
@@ -83,7 +112,7 @@ WRITE_LATER = (
     "import sys, types\n"
     "sys.modules['_kite_skills_start'] = types.ModuleType('_kite_skills_start')\n"
     "from kite_skills import _bytecode\n"
-    "_bytecode.write_later()\n"
+    '_bytecode.write_later("server")\n'
 )
 
 
@@ -123,7 +152,7 @@ def test_the_compiler_runs_where_the_os_has_no_nice(tmp_path: Path) -> None:
     _write_later(site, no_nice)
     tag = sys.implementation.cache_tag
     compiled = site / "kite_skills" / "__pycache__" / f"_bytecode.{tag}.pyc"
-    marker = site / f".kite-skills-bytecode-{tag}"
+    marker = site / f".kite-skills-bytecode-server-{tag}"
     assert _eventually(lambda: compiled.is_file() and marker.is_file()), "nothing was compiled"
 
 
@@ -136,7 +165,7 @@ def test_a_compiler_that_fails_leaves_no_marker_and_is_tried_again(tmp_path: Pat
         f"open({str(started)!r}, 'w').close()\nraise ImportError('a broken compiler')\n"
     )
     tag = sys.implementation.cache_tag
-    marker = site / f".kite-skills-bytecode-{tag}"
+    marker = site / f".kite-skills-bytecode-server-{tag}"
     _write_later(site, broken)
     assert _eventually(started.is_file), "the compiler never started"
     assert not marker.exists(), "the done-marker was written though nothing was compiled"

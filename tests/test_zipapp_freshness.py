@@ -60,9 +60,20 @@ def test_the_zipapp_tests_refuse_a_stale_zipapp(
     pyz = _zipapp(tmp_path / "stale.pyz", change="skills_catalog/index.md")
     monkeypatch.setenv("KITE_SKILLS_PYZ", str(pyz))
     with pytest.raises(pytest.fail.Exception) as info:
-        harness.zipapp()
+        harness.checked_zipapp()
     assert str(info.value) == (
         f"{pyz} was not built from the sources in this tree (skills_catalog/index.md "
         "changed) — run ./build.sh to rebuild it; the zipapp tests would otherwise test old "
         "code"
+    )
+
+
+def test_a_test_not_marked_zipapp_that_asks_for_the_build_fails(
+    request: pytest.FixtureRequest,
+) -> None:
+    """``pytest -m "not zipapp"`` must run without a build: asking for it unmarked fails."""
+    with pytest.raises(pytest.fail.Exception) as info:
+        harness.zipapp()
+    assert str(info.value).startswith(
+        f"{request.node.nodeid} uses the built zipapp but lacks @pytest.mark.zipapp"
     )

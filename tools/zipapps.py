@@ -9,6 +9,8 @@ line), shiv packs it reproducibly, and the preamble goes in front of shiv's boot
 
     python tools/zipapps.py download WHEELHOUSE [PLATFORM...]
     python tools/zipapps.py build WHEELHOUSE KITE_SKILLS_WHEEL OUT_DIR [PLATFORM...]
+    python tools/zipapps.py normalize-wheel WHEEL
+    python tools/zipapps.py sums OUT_DIR [FILE...]
     python tools/zipapps.py host
 """
 
@@ -20,6 +22,7 @@ import os
 import platform
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import zipfile
@@ -333,8 +336,16 @@ def pack(site_packages: Path, out: Path, target: str) -> None:
         ]:
             info = zipfile.ZipInfo(name, date_time=built_at.timetuple()[:6])
             info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
+            info.external_attr = normal_mode(0)
             archive.writestr(info, text.encode())
+
+
+def normal_mode(external_attr: int) -> int:
+    """A member's Unix mode as the same commit gives it on any machine: 0644, or 0755 when
+    any execute bit is set (the umask, and how the sources were checked out, decide the
+    rest)."""
+    mode = external_attr >> 16
+    return (stat.S_IFREG | (0o755 if mode & 0o111 else 0o644)) << 16
 
 
 def recompress(pyz: Path) -> None:
@@ -348,7 +359,7 @@ def recompress(pyz: Path) -> None:
         with zipfile.ZipFile(fd, "w") as new:
             for info in old.infolist():
                 copy = zipfile.ZipInfo(info.filename, date_time=info.date_time)
-                copy.external_attr = info.external_attr
+                copy.external_attr = normal_mode(info.external_attr)
                 copy.compress_type = (
                     zipfile.ZIP_LZMA
                     if LZMA_MEMBERS.fullmatch(info.filename)
@@ -412,6 +423,47 @@ write_facts(Path(sys.argv[1]) / "skills_catalog")
 """
 
 
+def normalize_wheel(wheel: Path) -> None:
+    """Rewrite ``wheel`` in the same order with normal modes (see :func:`normal_mode`): the
+    build backend copies each source file's mode into the wheel, which the umask of
+    whoever checked the sources out decides."""
+    rewritten = wheel.with_name(wheel.name + ".partial")
+    with zipfile.ZipFile(wheel) as old, zipfile.ZipFile(rewritten, "w") as new:
+        for info in old.infolist():
+            copy = zipfile.ZipInfo(info.filename, date_time=info.date_time)
+            copy.external_attr = normal_mode(info.external_attr)
+            copy.compress_type = zipfile.ZIP_DEFLATED
+            new.writestr(copy, old.read(info))
+    os.replace(rewritten, wheel)
+
+
+SUMS = "SHA256SUMS"
+
+
+def write_sums(out_dir: Path, extra: list[Path]) -> Path:
+    """``OUT_DIR/SHA256SUMS`` in the format ``sha256sum -c`` reads: one line per release
+    file (every platform's zipapp, then ``extra``, e.g. the wheel), sorted by name,
+    names relative to ``out_dir``. The host's copy under the old name is left out: it
+    is one of the platform files, and a release publishes each file once."""
+    wanted = [out_dir / f"kite-skills-{target}.pyz" for target in PIP_PLATFORMS]
+    missing = [p.name for p in wanted if not p.is_file()]
+    if missing:
+        sys.exit(
+            f"zipapps.py: {out_dir}: {', '.join(missing)} missing — SHA256SUMS lists every "
+            "platform's file: build them all (./build.sh --all)"
+        )
+    for path in extra:
+        if path.resolve().parent != out_dir.resolve():
+            sys.exit(f"zipapps.py: {path} is not in {out_dir} — SHA256SUMS names files beside it")
+    files = sorted({p.name: p for p in [*wanted, *extra]}.items())
+    lines = [f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {name}\n" for name, p in files]
+    sums = out_dir / SUMS
+    partial = out_dir / f".{SUMS}.partial"
+    partial.write_text("".join(lines))
+    os.replace(partial, sums)
+    return sums
+
+
 def write_sha256(path: Path) -> None:
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     (path.parent / f"{path.name}.sha256").write_text(f"{digest}  {path.name}\n")
@@ -437,6 +489,10 @@ def main(argv: list[str]) -> None:
             partial.chmod(0o755)
             os.replace(partial, out_dir / "kite-skills.pyz")
             write_sha256(out_dir / "kite-skills.pyz")
+    elif len(argv) == 2 and argv[0] == "normalize-wheel":
+        normalize_wheel(Path(argv[1]))
+    elif len(argv) >= 2 and argv[0] == "sums":
+        print(write_sums(Path(argv[1]), [Path(a) for a in argv[2:]]))  # noqa: T201
     elif argv[:1] == ["host"]:
         print(host_platform())  # noqa: T201
     else:

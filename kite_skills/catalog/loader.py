@@ -186,9 +186,17 @@ def _line_of(file: CatalogFile, key: str) -> int:
     return 1
 
 
+@dataclass(frozen=True)
+class FieldProblem:
+    """What is wrong with one frontmatter field; ``key`` is where the line is looked up."""
+
+    key: str
+    code: str
+    message: str
+
+
 def _check_skill(file: CatalogFile, result: Scan) -> None:
-    meta = file.frontmatter
-    if meta is None:
+    if file.frontmatter is None:
         result.problem(
             file.path,
             1,
@@ -196,130 +204,168 @@ def _check_skill(file: CatalogFile, result: Scan) -> None:
             "SKILL.md must start with '---' frontmatter holding 'name' and 'description'",
         )
         return
-    directory = posixpath.basename(file.directory)
-    for key in meta:
-        if key not in _schema.SKILL_FIELDS:
-            allowed = ", ".join(_schema.SKILL_FIELDS)
-            result.problem(
-                file.path,
-                _line_of(file, key),
-                "unknown-field",
-                f"unknown frontmatter field '{key}' — allowed: {allowed}",
-            )
-    name = meta.get("name")
+    _report(file, result, skill_problems(file.frontmatter, posixpath.basename(file.directory)))
+
+
+def skill_problems(meta: dict[str, Any], directory: str) -> list[FieldProblem]:
+    """Every problem of a SKILL.md's frontmatter, field by field (as agentskills' skills-ref
+    validates), for a skill in ``directory``; ``[]`` when it is valid."""
+    return [
+        *_unknown_fields(meta, _schema.SKILL_FIELDS, f"allowed: {', '.join(_schema.SKILL_FIELDS)}"),
+        *_name_problems(meta.get("name"), directory),
+        *_description_problems(meta, required=True),
+        *_compatibility_problems(meta.get("compatibility")),
+        *_metadata_problems(meta.get("metadata")),
+        *_license_problems(meta),
+        *_allowed_tools_problems(meta.get("allowed-tools")),
+    ]
+
+
+def _report(file: CatalogFile, result: Scan, problems: list[FieldProblem]) -> None:
+    for found in problems:
+        result.problem(file.path, _line_of(file, found.key), found.code, found.message)
+
+
+def _unknown_fields(
+    meta: dict[str, Any], allowed: Collection[str], hint: str
+) -> list[FieldProblem]:
+    return [
+        FieldProblem(key, "unknown-field", f"unknown frontmatter field '{key}' — {hint}")
+        for key in meta
+        if key not in allowed
+    ]
+
+
+def _name_problems(name: object, directory: str) -> list[FieldProblem]:
     if not isinstance(name, str) or not name:
-        result.problem(
-            file.path,
-            _line_of(file, "name"),
-            "name",
-            f"'name' is required text — set it to the directory name '{directory}'",
-        )
-    else:
-        line = _line_of(file, "name")
-        if len(name) > MAX_NAME_CHARS:
-            result.problem(
-                file.path,
-                line,
+        return [
+            FieldProblem(
                 "name",
-                f"'name' exceeds {MAX_NAME_CHARS} characters ({len(name)})",
+                "name",
+                f"'name' is required text — set it to the directory name '{directory}'",
             )
-        if not NAME_PATTERN.fullmatch(name):
-            result.problem(
-                file.path,
-                line,
+        ]
+    problems = []
+    if len(name) > MAX_NAME_CHARS:
+        problems.append(
+            FieldProblem(
+                "name", "name", f"'name' exceeds {MAX_NAME_CHARS} characters ({len(name)})"
+            )
+        )
+    if not NAME_PATTERN.fullmatch(name):
+        problems.append(
+            FieldProblem(
+                "name",
                 "name",
                 f"'name' {name!r} must be lowercase letters, "
                 "digits and single hyphens, not starting or ending with a hyphen",
             )
-        if unicodedata.normalize("NFKC", name) != unicodedata.normalize("NFKC", directory):
-            result.problem(
-                file.path,
-                line,
+        )
+    if unicodedata.normalize("NFKC", name) != unicodedata.normalize("NFKC", directory):
+        problems.append(
+            FieldProblem(
+                "name",
                 "name",
                 f"'name' {name!r} must equal the directory name '{directory}' — rename one of them",
             )
-    _check_description(file, meta, result, required=True)
-    compatibility = meta.get("compatibility")
-    if compatibility is not None and (
-        not isinstance(compatibility, str) or len(compatibility) > _schema.MAX_COMPATIBILITY_LENGTH
+        )
+    return problems
+
+
+def _description_problems(meta: dict[str, Any], *, required: bool) -> list[FieldProblem]:
+    description = meta.get("description")
+    if description is None and not required:
+        return []
+    if not isinstance(description, str) or not description.strip():
+        kind = type(description).__name__ if description is not None else "nothing"
+        return [
+            FieldProblem(
+                "description",
+                "description",
+                f"'description' must be non-empty text (got {kind}) — write it on one "
+                "line, quoted if it looks like a number, date or yes/no",
+            )
+        ]
+    if len(description) > MAX_DESCRIPTION_CHARS:
+        return [
+            FieldProblem(
+                "description",
+                "description",
+                f"'description' exceeds {MAX_DESCRIPTION_CHARS} characters "
+                f"({len(description)}) — shorten it",
+            )
+        ]
+    return []
+
+
+def _compatibility_problems(compatibility: object) -> list[FieldProblem]:
+    if compatibility is None or (
+        isinstance(compatibility, str) and len(compatibility) <= _schema.MAX_COMPATIBILITY_LENGTH
     ):
-        result.problem(
-            file.path,
-            _line_of(file, "compatibility"),
+        return []
+    return [
+        FieldProblem(
+            "compatibility",
             "compatibility",
             f"'compatibility' must be text of at most "
             f"{_schema.MAX_COMPATIBILITY_LENGTH} characters",
         )
-    metadata = meta.get("metadata")
-    if metadata is not None and not (
+    ]
+
+
+def _metadata_problems(metadata: object) -> list[FieldProblem]:
+    if metadata is None or (
         isinstance(metadata, dict) and all(isinstance(v, str) for v in metadata.values())
     ):
-        result.problem(
-            file.path,
-            _line_of(file, "metadata"),
+        return []
+    return [
+        FieldProblem(
+            "metadata",
             "metadata",
             "'metadata' must map keys to text values — quote numbers and dates",
         )
-    if "license" in meta and not isinstance(meta["license"], str):
-        result.problem(file.path, _line_of(file, "license"), "license", "'license' must be text")
-    tools = meta.get("allowed-tools")
-    if tools is not None and not (
-        isinstance(tools, str)
+    ]
+
+
+def _license_problems(meta: dict[str, Any]) -> list[FieldProblem]:
+    if "license" not in meta or isinstance(meta["license"], str):
+        return []
+    return [FieldProblem("license", "license", "'license' must be text")]
+
+
+def _allowed_tools_problems(tools: object) -> list[FieldProblem]:
+    if (
+        tools is None
+        or isinstance(tools, str)
         or (isinstance(tools, list) and all(isinstance(t, str) for t in tools))
     ):
-        result.problem(
-            file.path,
-            _line_of(file, "allowed-tools"),
+        return []
+    return [
+        FieldProblem(
+            "allowed-tools",
             "allowed-tools",
             "'allowed-tools' must be text or a list of text",
         )
+    ]
 
 
 def _check_page(file: CatalogFile, result: Scan) -> None:
     meta = file.frontmatter or {}
-    for key in meta:
-        if key not in _schema.RECIPE_FIELDS:
-            result.problem(
-                file.path,
-                _line_of(file, key),
-                "unknown-field",
-                f"unknown frontmatter field '{key}' — a recipe takes only 'description'",
-            )
-    if "description" in meta:
-        _check_description(file, meta, result, required=False)
-    elif file.heading is None:
+    _report(
+        file,
+        result,
+        [
+            *_unknown_fields(meta, _schema.RECIPE_FIELDS, "a recipe takes only 'description'"),
+            *_description_problems(meta, required=False),
+        ],
+    )
+    if "description" not in meta and file.heading is None:
         result.problem(
             file.path,
             file.body_line,
             "no-summary",
             "add a 'description' in frontmatter or a '# Heading' — "
             "navigation needs a one-line summary",
-        )
-
-
-def _check_description(
-    file: CatalogFile, meta: dict[str, Any], result: Scan, *, required: bool
-) -> None:
-    description = meta.get("description")
-    line = _line_of(file, "description")
-    if description is None and not required:
-        return
-    if not isinstance(description, str) or not description.strip():
-        kind = type(description).__name__ if description is not None else "nothing"
-        result.problem(
-            file.path,
-            line,
-            "description",
-            f"'description' must be non-empty text (got {kind}) — write it on one "
-            "line, quoted if it looks like a number, date or yes/no",
-        )
-    elif len(description) > MAX_DESCRIPTION_CHARS:
-        result.problem(
-            file.path,
-            line,
-            "description",
-            f"'description' exceeds {MAX_DESCRIPTION_CHARS} characters "
-            f"({len(description)}) — shorten it",
         )
 
 

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
+from .. import _bytecode
 from ..display import counted
 from ..errors import KiteError
 from . import journal as journal_module
@@ -257,6 +258,7 @@ def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> 
         return _serve_stdio(sandbox)
     finally:
         journal.close()
+        _bytecode.write_later("sandbox")  # once served, every module a session loads is loaded
 
 
 def _serve_stdio(sandbox: Any) -> int:

@@ -6,6 +6,7 @@ stdin/stdout, and everything it logs goes to stderr.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import sqlite3
@@ -261,7 +262,7 @@ def serve_stdio(db_path: Path, environ: Mapping[str, str] = os.environ) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="kite-skills: %(message)s")
     logging.getLogger("mcp.server.runner").addFilter(_quiet_drops)
     try:
-        return _serve_stdio(db_path, environ)
+        return serve_wire(db_path, environ)
     except KeyboardInterrupt:
         return 130
 
@@ -273,7 +274,17 @@ def _quiet_drops(record: logging.LogRecord) -> bool:
     return not str(record.msg).startswith("dropped ")
 
 
-def _serve_stdio(db_path: Path, environ: Mapping[str, str]) -> int:
+def serve_wire(
+    db_path: Path,
+    environ: Mapping[str, str],
+    *,
+    stdin_fd: int | None = None,
+    stdout_fd: int | None = None,
+) -> int:
+    """What :func:`serve_stdio` does once logging is set up: load the catalog, open the store,
+    read ``EXCLUDED_TOOLS`` and serve until the client goes away (0; 130 after SIGINT; 1 when
+    the catalog is broken). ``stdin_fd``/``stdout_fd`` name other pipes than stdin and stdout:
+    the tests serve in process that way (tests/server/harness.py), with no build."""
     try:
         loaded = catalog.load()
     except KiteError as exc:
@@ -298,7 +309,7 @@ def _serve_stdio(db_path: Path, environ: Mapping[str, str]) -> int:
             ", ".join(unknown),
             ", ".join(names),
         )
-    if sys.stdin.isatty():
+    if os.isatty(stdin_fd) if stdin_fd is not None else sys.stdin.isatty():
         print(  # noqa: T201
             f"kite-skills: serving MCP on stdio for an MCP client (user skills in {db_path}); "
             "run 'kite-skills --help' for the commands a person uses",
@@ -311,7 +322,9 @@ def _serve_stdio(db_path: Path, environ: Mapping[str, str]) -> int:
         NotificationOptions(resources_changed=True, prompts_changed=True)
     )
     try:
-        interrupted = anyio.run(stdio.serve, server, options)
+        interrupted = anyio.run(
+            functools.partial(stdio.serve, stdin_fd=stdin_fd, stdout_fd=stdout_fd), server, options
+        )
     finally:
         if store is not None:
             store.close()

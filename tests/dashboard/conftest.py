@@ -6,6 +6,7 @@ import re
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from starlette.testclient import TestClient
@@ -13,6 +14,9 @@ from starlette.testclient import TestClient
 from kite_skills.dashboard.app import build_app
 from kite_skills.dashboard.security import Door
 from kite_skills.store import Store, agent
+
+if TYPE_CHECKING:
+    from ..server.harness import Target
 
 PORT = 8123
 BASE = f"http://127.0.0.1:{PORT}"
@@ -89,6 +93,15 @@ def pyz() -> Path:
     from ..server.harness import zipapp
 
     return zipapp()
+
+
+@pytest.fixture
+def target(request: pytest.FixtureRequest) -> Target:
+    """Where the MCP server of a browser flow runs: in process, or the built zipapp for a
+    test marked ``zipapp``."""
+    from ..server.harness import target_for
+
+    return target_for(request.node)
 
 
 @pytest.fixture(scope="session")

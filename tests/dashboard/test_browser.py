@@ -1,6 +1,7 @@
 """End-to-end in a real browser: Debian's Chromium driven by Playwright (no browser download),
-the dashboard and the MCP server both from the built zipapp on one store file, and each flow
-ending in what an MCP client sees over stdio.
+the dashboard as a real process (``python -m kite_skills dashboard`` from this tree) and the MCP
+server in process, on one store file, and each flow ending in what an MCP client sees over
+stdio.
 
 Screenshots go to ``$KITE_SKILLS_SCREENSHOTS`` when set (``docs/`` to refresh those the
 docs show), else to the test's temporary directory.
@@ -27,10 +28,10 @@ from mcp import Client
 
 from kite_skills.store import Store, agent, human
 
-from ..server.harness import sdk_client
+from ..server.harness import Target, person_command, sdk_client
 from ..server.test_user_skills_e2e import Notes, listed_names, subscribe, text_of, tool
 
-pytestmark = [pytest.mark.anyio, pytest.mark.zipapp]
+pytestmark = pytest.mark.anyio
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = [
@@ -61,17 +62,20 @@ def shots(tmp_path: Path) -> Path:
 
 
 class DashboardProcess:
-    """``kite-skills dashboard --port 0 --no-browser`` from the zipapp; its link from stderr."""
+    """``kite-skills dashboard --port 0 --no-browser`` in its own process (this tree's sources;
+    the zipapp in a test marked ``zipapp``); its link from stderr."""
 
-    def __init__(self, pyz: Path, shiv_root: Path, db: Path, log: Path) -> None:
+    def __init__(self, shiv_root: Path, db: Path, log: Path) -> None:
         self.log = log
         self.db = db
         self._stderr = log.open("w")
+        command, needs = person_command()
         self.process = subprocess.Popen(
-            [sys.executable, str(pyz), "dashboard", "--port", "0", "--no-browser", "--db", str(db)],
+            [*command, "dashboard", "--port", "0", "--no-browser", "--db", str(db)],
             stdout=subprocess.DEVNULL,
             stderr=self._stderr,
             env={
+                **needs,
                 "SHIV_ROOT": str(shiv_root),
                 "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
                 "USER": "pat",
@@ -122,9 +126,9 @@ def db(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def dashboard(pyz: Path, shiv_root: Path, db: Path, tmp_path: Path) -> Any:
+def dashboard(shiv_root: Path, db: Path, tmp_path: Path) -> Any:
     Store.open(db).close()
-    running = DashboardProcess(pyz, shiv_root, db, tmp_path / "dashboard.log")
+    running = DashboardProcess(shiv_root, db, tmp_path / "dashboard.log")
     yield running
     running.stop()
 
@@ -170,10 +174,10 @@ async def browser_page(link: str, tmp_path: Path, width: int = 1100) -> AsyncIte
 
 
 @pytest.fixture
-def mcp(pyz: Path, shiv_root: Path, db: Path) -> Any:
+def mcp(target: Target, shiv_root: Path, db: Path) -> Any:
     def client(notes: Notes) -> Client:
         return sdk_client(
-            pyz, shiv_root, db, mode="legacy", message_handler=notes, client_info=CLIENT
+            target, shiv_root, db, mode="legacy", message_handler=notes, client_info=CLIENT
         )
 
     return client

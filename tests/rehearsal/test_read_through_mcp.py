@@ -1,5 +1,5 @@
 """The scripted agent reads its recipe the way a person's agent does: through a real MCP client
-(the SDK's, over stdio) from the built zipapp — the `help` tool in one rehearsal, the Skills
+(the SDK's, over the server's stdio wire, in process) — the `help` tool in one rehearsal, the Skills
 extension (`skills/get`, then the resource) in another, a prompt in a third — and then follows
 that text, not the catalog files, against the sandbox."""
 
@@ -11,17 +11,17 @@ import anyio
 import pytest
 from mcp import types
 
-from ..server.harness import custom_request, sdk_client
+from ..server.harness import Target, custom_request, sdk_client
 from .agent import in_process, recipe
 from .scripts import exit_remainder, positions, reconcile
 from .test_exit import SCENARIO as EXIT_GAP
 from .test_reconcile import ATTEMPT, SCENARIO, TRUTH
 
-pytestmark = [pytest.mark.anyio, pytest.mark.zipapp]
+pytestmark = pytest.mark.anyio
 
 
-async def test_reconcile_read_with_help(pyz: Path, tmp_path: Path) -> None:
-    async with sdk_client(pyz, tmp_path, tmp_path / "s.db", mode="auto") as client:
+async def test_reconcile_read_with_help(target: Target, tmp_path: Path) -> None:
+    async with sdk_client(target, tmp_path, tmp_path / "s.db", mode="auto") as client:
         page = await client.call_tool("help", {"key": "/orders/reconcile"})
     assert page.structured_content is not None
     text = page.structured_content["text"]
@@ -32,8 +32,8 @@ async def test_reconcile_read_with_help(pyz: Path, tmp_path: Path) -> None:
     assert found.lines == TRUTH and not agent.writes()
 
 
-async def test_exit_read_through_the_skills_extension(pyz: Path, tmp_path: Path) -> None:
-    async with sdk_client(pyz, tmp_path, tmp_path / "s.db", mode="auto", skills=True) as client:
+async def test_exit_read_through_the_skills_extension(target: Target, tmp_path: Path) -> None:
+    async with sdk_client(target, tmp_path, tmp_path / "s.db", mode="auto", skills=True) as client:
         entry = await custom_request(client, "skills/get", {"uri": "skill://orders/SKILL.md"})
         uris = {r["uri"] for r in entry["skill"]["resources"]}
         assert {"skill://orders/exit.md", "skill://orders/modify-cancel.md"} <= uris
@@ -52,8 +52,8 @@ async def test_exit_read_through_the_skills_extension(pyz: Path, tmp_path: Path)
     assert [m.mode for m in agent.writes()] == ["modify"]
 
 
-async def test_positions_read_as_a_prompt(pyz: Path, tmp_path: Path) -> None:
-    async with sdk_client(pyz, tmp_path, tmp_path / "s.db", mode="legacy") as client:
+async def test_positions_read_as_a_prompt(target: Target, tmp_path: Path) -> None:
+    async with sdk_client(target, tmp_path, tmp_path / "s.db", mode="legacy") as client:
         prompt = await client.get_prompt("holdings-positions", {})
     first = prompt.messages[0].content
     assert isinstance(first, types.EmbeddedResource)

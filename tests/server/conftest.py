@@ -9,12 +9,19 @@ from kite_skills import catalog
 from kite_skills.catalog import Catalog
 from kite_skills.store import Store
 
-from .harness import RawPeer, zipapp
+from .harness import RawPeer, Target, target_for, zipapp
 
 
 @pytest.fixture(scope="session")
 def pyz() -> Path:
     return zipapp()
+
+
+@pytest.fixture
+def target(request: pytest.FixtureRequest) -> Target:
+    """Where the server under test runs: in this process (no build), or the built zipapp for
+    a test marked ``zipapp`` (the end-to-end layer)."""
+    return target_for(request.node)
 
 
 @pytest.fixture(scope="session")
@@ -29,8 +36,8 @@ def db(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def raw(pyz: Path, shiv_root: Path, db: Path) -> Iterator[RawPeer]:
-    peer = RawPeer(pyz, shiv_root, db)
+def raw(target: Target, shiv_root: Path, db: Path) -> Iterator[RawPeer]:
+    peer = RawPeer(target, shiv_root, db)
     yield peer
     if peer.process.poll() is None:
         peer.process.kill()

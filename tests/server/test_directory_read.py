@@ -1,5 +1,6 @@
-"""``resources/directory/read`` (SEP-2640, ``directoryRead: true``) over the built zipapp,
-driven by the SDK's own client in both eras, with and without advertising the extension."""
+"""``resources/directory/read`` (SEP-2640, ``directoryRead: true``) over the server's stdio wire
+(in process), driven by the SDK's own client in both eras, with and without advertising the
+extension."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from mcp.shared.exceptions import MCPError
 
 from kite_skills import catalog
 
-from .harness import MODERN, SKILLS_EXTENSION, custom_request, sdk_client
+from .harness import MODERN, SKILLS_EXTENSION, Target, custom_request, sdk_client
 
-pytestmark = [pytest.mark.anyio, pytest.mark.zipapp]
+pytestmark = pytest.mark.anyio
 
 METHOD = "resources/directory/read"
 CACHE = {"resultType": "complete", "ttlMs": 300000, "cacheScope": "public"}
@@ -53,10 +54,10 @@ async def walk(client: Client, root: str) -> tuple[list[str], dict[str, list[str
 
 @pytest.mark.parametrize(("mode", "skills"), COMBOS)
 async def test_walk_of_the_shipped_catalog_equals_every_manifest(
-    pyz: Path, shiv_root: Path, db: Path, mode: str, skills: bool
+    target: Target, shiv_root: Path, db: Path, mode: str, skills: bool
 ) -> None:
     loaded = catalog.load()
-    async with sdk_client(pyz, shiv_root, db, mode=mode, skills=skills) as client:  # type: ignore[arg-type]
+    async with sdk_client(target, shiv_root, db, mode=mode, skills=skills) as client:  # type: ignore[arg-type]
         assert client.server_capabilities.extensions == {SKILLS_EXTENSION: {"directoryRead": True}}
         modern = client.protocol_version == MODERN
         listed = await custom_request(client, "skills/list", {})
@@ -84,9 +85,9 @@ async def test_walk_of_the_shipped_catalog_equals_every_manifest(
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_directory_children_carry_resource_metadata(
-    pyz: Path, shiv_root: Path, db: Path, mode: str
+    target: Target, shiv_root: Path, db: Path, mode: str
 ) -> None:
-    async with sdk_client(pyz, shiv_root, db, mode=mode) as client:  # type: ignore[arg-type]
+    async with sdk_client(target, shiv_root, db, mode=mode) as client:  # type: ignore[arg-type]
         listed = {r.uri: r for r in (await client.list_resources()).resources}
         page = await read_dir(client, "skill://daily-review/")  # one trailing slash is fine
         for child in page["resources"]:
@@ -118,9 +119,9 @@ REFUSALS: list[tuple[dict[str, Any], Any, str]] = [
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_refusals_are_invalid_params_with_the_uri(
-    pyz: Path, shiv_root: Path, db: Path, mode: str
+    target: Target, shiv_root: Path, db: Path, mode: str
 ) -> None:
-    async with sdk_client(pyz, shiv_root, db, mode=mode) as client:  # type: ignore[arg-type]
+    async with sdk_client(target, shiv_root, db, mode=mode) as client:  # type: ignore[arg-type]
         for params, uri, words in REFUSALS:
             with pytest.raises(MCPError) as info:
                 await custom_request(client, METHOD, params)

@@ -1,4 +1,5 @@
-"""Faults over the real zipapp (issue 9, §2 and §3): a bad row under the change watcher, a
+"""Faults over the server's stdio wire, in process (issue 9, §2 and §3; Ctrl-C, a slow
+start and ``--db`` against the built zipapp): a bad row under the change watcher, a
 store that cannot be opened, stdin closing with requests in flight, Ctrl-C, invalid request
 ids, a second ``initialize``, requests before ``initialize``, resource URIs without the
 scheme or of absurd length, repeated subscriptions and NUL in a search.
@@ -23,9 +24,15 @@ import pytest
 
 from kite_skills.store import Store, agent, human
 
-from .harness import LEGACY, SKILLS_EXTENSION, RawPeer, server_command, server_env
-
-pytestmark = pytest.mark.zipapp
+from .harness import (
+    LEGACY,
+    SKILLS_EXTENSION,
+    RawPeer,
+    Target,
+    run_server,
+    server_command,
+    server_env,
+)
 
 WAIT_SECONDS = 20.0  # a bound for "eventually", never a measured speed
 
@@ -33,8 +40,8 @@ WAIT_SECONDS = 20.0  # a bound for "eventually", never a measured speed
 class Peer(RawPeer):
     """A raw peer whose reads give up after a bound instead of hanging the suite."""
 
-    def __init__(self, pyz: Path, shiv_root: Path, db: Path, **env: str) -> None:
-        super().__init__(pyz, shiv_root, db, **env)
+    def __init__(self, target: Target, shiv_root: Path, db: Path, **env: str) -> None:
+        super().__init__(target, shiv_root, db, **env)
         self.lines: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()
 
@@ -63,8 +70,8 @@ class Peer(RawPeer):
 
 
 @pytest.fixture
-def raw(pyz: Path, shiv_root: Path, db: Path) -> Iterator[Peer]:
-    peer = Peer(pyz, shiv_root, db)
+def raw(target: Target, shiv_root: Path, db: Path) -> Iterator[Peer]:
+    peer = Peer(target, shiv_root, db)
     yield peer
     if peer.process.poll() is None:
         peer.process.kill()
@@ -132,20 +139,14 @@ def _call_line(request_id: int, name: str, arguments: dict[str, Any]) -> str:
 INITIALIZED = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
 
-def _run(pyz: Path, shiv_root: Path, db: Path, lines: list[str]) -> tuple[list[Any], str]:
+def _run(target: Target, shiv_root: Path, db: Path, lines: list[str]) -> tuple[list[Any], str]:
     """Write every line then close stdin at once, as `printf … | kite-skills` does."""
     payload = "".join(line + "\n" for line in lines)
-    done = subprocess.run(
-        server_command(pyz),
-        input=payload.encode(),
-        capture_output=True,
-        env=server_env(shiv_root, db),
-        timeout=120,
-    )
-    stderr = done.stderr.decode(errors="replace")
-    assert done.returncode == 0, stderr
+    code, out, err = run_server(target, shiv_root, db, payload.encode())
+    stderr = err.decode(errors="replace")
+    assert code == 0, stderr
     assert "Traceback" not in stderr, stderr
-    return [json.loads(line) for line in done.stdout.splitlines()], stderr
+    return [json.loads(line) for line in out.splitlines()], stderr
 
 
 # ---- item 4: the change watcher meets a bad row ----------------------------------------------
@@ -153,14 +154,14 @@ def _run(pyz: Path, shiv_root: Path, db: Path, lines: list[str]) -> tuple[list[A
 
 @pytest.mark.parametrize("column", ["body", "description"])
 def test_a_bad_row_never_stops_the_server(
-    pyz: Path, shiv_root: Path, db: Path, column: str
+    target: Target, shiv_root: Path, db: Path, column: str
 ) -> None:
     _live(db, "good-one", "bad-one")
     with Store.open(db) as store:
         agent.save(store, "bad-draft", "A draft", "# Draft\n", who="t")
     _corrupt_text(db, "bad-one", column)
     _corrupt_text(db, "bad-draft", column)
-    peer = Peer(pyz, shiv_root, db)
+    peer = Peer(target, shiv_root, db)
     peer.initialize({})
     # Another process writes: the watcher reads the file again, past the bad rows, and
     # announces the change (before the fix it died here, and the server with it).
@@ -205,10 +206,10 @@ def _a_directory(db: Path) -> None:
 @pytest.mark.parametrize("break_it", [_future_schema, _not_a_database, _a_directory])
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_a_store_that_cannot_open_leaves_the_catalog_served(
-    pyz: Path, shiv_root: Path, db: Path, break_it: Any, era: str
+    target: Target, shiv_root: Path, db: Path, break_it: Any, era: str
 ) -> None:
     break_it(db)
-    peer = Peer(pyz, shiv_root, db)
+    peer = Peer(target, shiv_root, db)
 
     def ask(method: str, params: dict[str, Any]) -> dict[str, Any]:
         reply = peer.request(method, params) if era == "legacy" else peer.modern(method, params)
@@ -243,17 +244,19 @@ def test_a_store_that_cannot_open_leaves_the_catalog_served(
 # ---- item 7: replies at stdin EOF --------------------------------------------------------
 
 
-def test_a_save_then_eof_is_answered(pyz: Path, shiv_root: Path, db: Path) -> None:
+def test_a_save_then_eof_is_answered(target: Target, shiv_root: Path, db: Path) -> None:
     save = {"name": "eof-one", "description": "Saved at EOF", "body": "# One\n"}
     replies, _ = _run(
-        pyz, shiv_root, db, [_init_line(), INITIALIZED, _call_line(2, "skillSave", save)]
+        target, shiv_root, db, [_init_line(), INITIALIZED, _call_line(2, "skillSave", save)]
     )
     answered = {r["id"]: r for r in replies if "id" in r}
     assert set(answered) == {1, 2}, replies
     assert answered[2]["result"]["structuredContent"]["status"] == "draft"
 
 
-def test_twenty_calls_then_eof_get_twenty_answers(pyz: Path, shiv_root: Path, db: Path) -> None:
+def test_twenty_calls_then_eof_get_twenty_answers(
+    target: Target, shiv_root: Path, db: Path
+) -> None:
     calls = [
         _call_line(
             10 + i, "skillSave", {"name": f"eof-{i:02d}", "description": "At EOF", "body": "# B\n"}
@@ -261,7 +264,7 @@ def test_twenty_calls_then_eof_get_twenty_answers(pyz: Path, shiv_root: Path, db
         for i in range(20)
     ]
     reads = [_call_line(40 + i, "help", {"key": "/orders"}) for i in range(5)]
-    replies, _ = _run(pyz, shiv_root, db, [_init_line(), INITIALIZED, *calls, *reads])
+    replies, _ = _run(target, shiv_root, db, [_init_line(), INITIALIZED, *calls, *reads])
     answered = {r["id"] for r in replies if "id" in r}
     assert answered == {1} | set(range(10, 30)) | set(range(40, 45)), sorted(answered)
     assert all("error" not in r for r in replies), replies
@@ -272,6 +275,7 @@ def test_twenty_calls_then_eof_get_twenty_answers(pyz: Path, shiv_root: Path, db
 # ---- item 8: Ctrl-C ------------------------------------------------------------------------
 
 
+@pytest.mark.zipapp  # a signal to a process
 @pytest.mark.parametrize("when", ["idle", "after-initialize"])
 def test_sigint_ends_the_server_with_stdin_still_open(raw: Peer, when: str) -> None:
     if when == "after-initialize":
@@ -439,6 +443,7 @@ def test_nul_in_a_search_is_refused_with_its_own_message(raw: Peer, db: Path, q:
     _ended_quietly(raw)
 
 
+@pytest.mark.zipapp  # a process's start: the zipapp unpacks and imports while stdin closes
 def test_stdin_eof_after_a_slow_start_still_answers(pyz: Path, shiv_root: Path, db: Path) -> None:
     """A request written, stdin closed at once: the answer still comes before the exit."""
     process = subprocess.Popen(
@@ -454,6 +459,7 @@ def test_stdin_eof_after_a_slow_start_still_answers(pyz: Path, shiv_root: Path, 
     assert reply["id"] == 1 and reply["result"]["serverInfo"]["name"] == "kite-skills"
 
 
+@pytest.mark.zipapp  # the command line of the shipped file
 def test_the_db_flag_chooses_the_store(pyz: Path, shiv_root: Path, tmp_path: Path) -> None:
     """`kite-skills --db PATH` serves that file, over KITE_SKILLS_DB."""
     chosen = tmp_path / "chosen" / "mine.db"

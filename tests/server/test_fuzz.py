@@ -1,11 +1,11 @@
-"""Fuzzing the zipapp over stdio, both protocol eras (hypothesis): help keys, every tool's
-arguments, ``resources/read`` URIs, and the JSON-RPC stream itself (random bytes, truncated
-JSON, wrong shapes, odd ids, batches, huge lines). Every string field may hold lone-surrogate
-escapes (``\\ud800``), and every id-like field (``id``, ``requestId`` of
-``notifications/cancelled``, ``_meta.progressToken``) takes every JSON type (issue 24: one
-such line used to end the server).
+"""Fuzzing the server over its stdio wire (in process), both protocol eras (hypothesis): help
+keys, every tool's arguments, ``resources/read`` URIs, and the JSON-RPC stream itself (random
+bytes, truncated JSON, wrong shapes, odd ids, batches, huge lines). Every string field may hold
+lone-surrogate escapes (``\\ud800``), and every id-like field (``id``, ``requestId`` of
+``notifications/cancelled``, ``_meta.progressToken``) takes every JSON type (issue 24: one such
+line used to end the server).
 
-One server process per test and era takes every example in turn. Properties, checked on
+One server per test and era takes every example in turn. Properties, checked on
 every example: stdout carries nothing but JSON-RPC, no answer is ever -32603, every request
 with a valid id is answered (once), and the next valid request is answered. When the server
 stops, stderr holds no traceback and at most one line.
@@ -30,9 +30,7 @@ import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from .harness import LEGACY, MODERN, RawPeer
-
-pytestmark = pytest.mark.zipapp
+from .harness import LEGACY, MODERN, RawPeer, Target
 
 EXAMPLES = int(os.environ.get("KITE_SKILLS_FUZZ_EXAMPLES", "100"))
 SEED = os.environ.get(
@@ -55,10 +53,10 @@ def fuzz(test: Callable[..., None]) -> Callable[..., None]:
 
 
 class FuzzPeer(RawPeer):
-    """A long-lived zipapp on pipes; reads give up after a bound instead of hanging."""
+    """A long-lived server on pipes; reads give up after a bound instead of hanging."""
 
-    def __init__(self, pyz: Path, shiv_root: Path, db: Path, era: str) -> None:
-        super().__init__(pyz, shiv_root, db)
+    def __init__(self, target: Target, shiv_root: Path, db: Path, era: str) -> None:
+        super().__init__(target, shiv_root, db)
         self.era = era
         self.lines: queue.Queue[bytes] = queue.Queue()
         self.ids = itertools.count(1)
@@ -164,9 +162,9 @@ def _init_params() -> dict[str, Any]:
 
 @pytest.fixture(params=["legacy", "modern"])
 def peer(
-    request: pytest.FixtureRequest, pyz: Path, shiv_root: Path, tmp_path: Path
+    request: pytest.FixtureRequest, target: Target, shiv_root: Path, tmp_path: Path
 ) -> Iterator[FuzzPeer]:
-    started = FuzzPeer(pyz, shiv_root, tmp_path / "skills.db", request.param)
+    started = FuzzPeer(target, shiv_root, tmp_path / "skills.db", request.param)
     yield started
     if started.process.poll() is None:
         started.process.kill()

@@ -18,9 +18,8 @@ import pytest
 
 from .harness import ROOT, SKILLS_EXTENSION, RawPeer, server_command, server_env
 
-pytestmark = pytest.mark.zipapp
 
-
+@pytest.mark.zipapp
 def test_stdout_carries_only_json_rpc(pyz: Path, shiv_root: Path, db: Path) -> None:
     """Every line on stdout is a JSON-RPC message, even while the server logs warnings,
     refuses bad input and writes to the store."""
@@ -67,6 +66,7 @@ def test_stdout_carries_only_json_rpc(pyz: Path, shiv_root: Path, db: Path) -> N
         assert ("result" in message) != ("error" in message) or "method" in message, line
 
 
+@pytest.mark.zipapp
 def test_stdin_eof_ends_quietly(raw: RawPeer, db: Path) -> None:
     raw.initialize({})
     assert raw.request("tools/list")["result"]["tools"]
@@ -75,13 +75,15 @@ def test_stdin_eof_ends_quietly(raw: RawPeer, db: Path) -> None:
     assert stderr == f"kite-skills: user skills in {db}\n"  # the one start-up line
 
 
+@pytest.mark.zipapp
 def test_stdin_eof_before_anything(raw: RawPeer, db: Path) -> None:
     code, stderr = raw.close()
     assert code == 0, stderr
     assert stderr == f"kite-skills: user skills in {db}\n"
 
 
-def test_closed_stdout_ends_quietly(raw: RawPeer) -> None:
+@pytest.mark.parametrize("where", ["in-process", pytest.param("zipapp", marks=pytest.mark.zipapp)])
+def test_closed_stdout_ends_quietly(raw: RawPeer, where: str) -> None:
     raw.initialize({})
     assert raw.process.stdout is not None
     raw.process.stdout.close()  # the client went away without closing our stdin
@@ -102,6 +104,7 @@ def test_closed_stdout_ends_quietly(raw: RawPeer) -> None:
     assert "Traceback" not in stderr, stderr
 
 
+@pytest.mark.zipapp
 def test_sigterm_exits_promptly(raw: RawPeer) -> None:
     raw.initialize({})
     assert raw.request("tools/list")["result"]["tools"]
@@ -171,6 +174,7 @@ def test_broken_catalog_fails_at_start_up(tmp_path: Path) -> None:
     assert "Traceback" not in stderr, stderr
 
 
+@pytest.mark.zipapp
 def test_a_person_on_a_tty_gets_one_line(pyz: Path, shiv_root: Path, db: Path) -> None:
     primary, secondary = pty.openpty()
     process = subprocess.Popen(

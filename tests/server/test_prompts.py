@@ -1,7 +1,8 @@
 """MCP prompts: every recipe and every live user skill as a slash command, in both eras.
 
-In-memory checks of the handlers, then the SDK client over the built zipapp (capability,
-list, get, a CLI publish seen by a running session) and the raw wire (cache fields, errors).
+In-memory checks of the handlers, then the SDK client over the stdio wire in process
+(capability, list, get, a CLI publish seen by a running session; once more from the built
+zipapp) and the raw wire (cache fields, errors).
 The Inspector CLI runs prompts/list and prompts/get in test_inspector.py.
 """
 
@@ -23,7 +24,7 @@ from kite_skills.server.prompts import NO_REQUEST
 from kite_skills.server.user_skills import UserSkills
 from kite_skills.store import Store, agent, human
 
-from .harness import RawPeer, sdk_client
+from .harness import RawPeer, Target, sdk_client
 from .test_user_skills_e2e import NOTICE_SECONDS, Notes, next_event, person
 
 pytestmark = pytest.mark.anyio
@@ -193,7 +194,7 @@ async def test_a_repeated_list_follows_every_change_of_the_live_skills(
         assert len((await c.list_prompts()).prompts) == len(recipe_prompts(loaded))
 
 
-# ---- the zipapp: SDK client, both eras ----------------------------------------------------
+# ---- over the stdio wire: SDK client, both eras (the first also from the built zipapp) -----
 
 
 @pytest.mark.zipapp
@@ -211,12 +212,11 @@ async def test_zipapp_offers_prompts(pyz: Path, shiv_root: Path, db: Path, mode:
         assert text(result.messages[1]) == REQUEST
 
 
-@pytest.mark.zipapp
 async def test_cli_publish_reaches_a_legacy_prompt_list(
-    pyz: Path, shiv_root: Path, db: Path
+    target: Target, shiv_root: Path, db: Path
 ) -> None:
     notes = Notes()
-    async with sdk_client(pyz, shiv_root, db, mode="legacy", message_handler=notes) as client:
+    async with sdk_client(target, shiv_root, db, mode="legacy", message_handler=notes) as client:
         saved = await client.call_tool(
             "skillSave", {"name": "compare-funds", "description": "Compare", "body": "# C\n"}
         )
@@ -234,11 +234,10 @@ async def test_cli_publish_reaches_a_legacy_prompt_list(
         assert "my-compare-funds" not in names
 
 
-@pytest.mark.zipapp
 async def test_cli_publish_reaches_a_modern_prompt_listener(
-    pyz: Path, shiv_root: Path, db: Path
+    target: Target, shiv_root: Path, db: Path
 ) -> None:
-    async with sdk_client(pyz, shiv_root, db, mode="auto") as client:
+    async with sdk_client(target, shiv_root, db, mode="auto") as client:
         assert client.session.protocol_version == "2026-07-28"
         saved = await client.call_tool(
             "skillSave", {"name": "compare-funds", "description": "Compare", "body": "# C\n"}
@@ -261,7 +260,6 @@ async def test_cli_publish_reaches_a_modern_prompt_listener(
 # ---- the raw wire: cache fields and errors, both eras -------------------------------------
 
 
-@pytest.mark.zipapp
 def test_raw_prompts_list_carries_cache_fields(raw: RawPeer) -> None:
     init = raw.initialize({})["result"]
     assert init["capabilities"]["prompts"] == {"listChanged": True}
@@ -274,7 +272,6 @@ def test_raw_prompts_list_carries_cache_fields(raw: RawPeer) -> None:
     assert bad_cursor["code"] == -32602
 
 
-@pytest.mark.zipapp
 def test_raw_modern_prompts_list_carries_cache_fields(raw: RawPeer) -> None:
     result: dict[str, Any] = raw.modern("prompts/list")["result"]
     assert (result["ttlMs"], result["cacheScope"], result["resultType"]) == (

@@ -1,6 +1,7 @@
-"""Issue 9 items 4 and 6 over the real zipapp: a row another tool wrote as bytes that are not
-UTF-8, and a store file deleted or replaced while the server runs. The server keeps serving,
-answers a tool error naming the problem, and never acknowledges a save it did not keep."""
+"""Issue 9 items 4 and 6 over the server's stdio wire (in process): a row another tool wrote as
+bytes that are not UTF-8, and a store file deleted or replaced while the server runs. The server
+keeps serving, answers a tool error naming the problem, and never acknowledges a save it did not
+keep."""
 
 from __future__ import annotations
 
@@ -10,13 +11,9 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from kite_skills.store import Store, human
 
 from .harness import RawPeer
-
-pytestmark = pytest.mark.zipapp
 
 
 def _call(raw: RawPeer, tool: str, **arguments: Any) -> tuple[bool, str]:

@@ -1,5 +1,6 @@
-"""The user's own skills end to end: the zipapp over stdio, the SDK client in both eras, and
-the person's side as a real other process (``kite-skills skills …``) on the same file.
+"""The user's own skills end to end: the server over its stdio wire (in process), the SDK
+client in both eras, and the person's side as a real other process (``kite-skills skills …``)
+on the same file.
 
 The rule under test: an agent must not be able to write itself an instruction and then
 follow it in the same session.
@@ -10,7 +11,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import subprocess
-import sys
 import time
 import warnings
 from collections.abc import Awaitable, Callable
@@ -24,9 +24,9 @@ from mcp.shared.exceptions import MCPError
 
 from kite_skills.store import Store, human
 
-from .harness import sdk_client
+from .harness import Target, person_command, sdk_client
 
-pytestmark = [pytest.mark.anyio, pytest.mark.zipapp]
+pytestmark = pytest.mark.anyio
 
 MODES = ["legacy", "auto"]
 NAME = "compare-funds"
@@ -47,9 +47,11 @@ def person(shiv_root: Path, db: Path, *args: str) -> str:
             skill = store.get(args[1])
         reviewed = skill.proposed if args[0] == "accept" else skill
         args = (*args, "--rev", reviewed.revision if reviewed is not None else "none")
+    command, needs = person_command()
     done = subprocess.run(
-        [sys.executable, str(_pyz()), "skills", *args, "--db", str(db)],
+        [*command, "skills", *args, "--db", str(db)],
         env={
+            **needs,
             "SHIV_ROOT": str(shiv_root),
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "USER": "pat",
@@ -60,12 +62,6 @@ def person(shiv_root: Path, db: Path, *args: str) -> str:
     )
     assert done.returncode == 0, (args, done.stdout, done.stderr)
     return done.stdout
-
-
-def _pyz() -> Path:
-    from .harness import zipapp
-
-    return zipapp()
 
 
 def text_of(result: types.CallToolResult) -> str:
@@ -145,9 +141,9 @@ async def until(check: Callable[[], Awaitable[bool]], seconds: float = NOTICE_SE
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_saved_draft_is_invisible_and_unpublishable_in_the_same_session(
-    pyz: Path, shiv_root: Path, db: Path, mode: str
+    target: Target, shiv_root: Path, db: Path, mode: str
 ) -> None:
-    async with sdk_client(pyz, shiv_root, db, mode=mode) as client:  # type: ignore[arg-type]
+    async with sdk_client(target, shiv_root, db, mode=mode) as client:  # type: ignore[arg-type]
         saved = await tool(
             client, "skillSave", {"name": NAME, "description": DESCRIPTION, "body": BODY}
         )
@@ -207,11 +203,11 @@ async def test_a_saved_draft_is_invisible_and_unpublishable_in_the_same_session(
 
 
 async def test_cli_publish_reaches_a_running_legacy_session(
-    pyz: Path, shiv_root: Path, db: Path
+    target: Target, shiv_root: Path, db: Path
 ) -> None:
     notes = Notes()
     uri = f"user-skill://{NAME}"
-    async with sdk_client(pyz, shiv_root, db, mode="legacy", message_handler=notes) as client:
+    async with sdk_client(target, shiv_root, db, mode="legacy", message_handler=notes) as client:
         saved = await tool(
             client, "skillSave", {"name": NAME, "description": DESCRIPTION, "body": BODY}
         )
@@ -255,9 +251,11 @@ async def test_cli_publish_reaches_a_running_legacy_session(
         assert (publish.action, publish.via, publish.who) == ("publish", "cli", "pat")
 
 
-async def test_cli_publish_reaches_a_modern_listener(pyz: Path, shiv_root: Path, db: Path) -> None:
+async def test_cli_publish_reaches_a_modern_listener(
+    target: Target, shiv_root: Path, db: Path
+) -> None:
     uri = f"user-skill://{NAME}"
-    async with sdk_client(pyz, shiv_root, db, mode="auto") as client:
+    async with sdk_client(target, shiv_root, db, mode="auto") as client:
         assert client.session.protocol_version == "2026-07-28"
         saved = await tool(
             client, "skillSave", {"name": NAME, "description": DESCRIPTION, "body": BODY}
@@ -312,11 +310,11 @@ async def _live_skill(client: Client, shiv_root: Path, db: Path, name: str = NAM
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_unpublish_and_publish_round_trip_over_mcp(
-    pyz: Path, shiv_root: Path, db: Path, mode: str
+    target: Target, shiv_root: Path, db: Path, mode: str
 ) -> None:
     uri = f"user-skill://{NAME}"
     async with sdk_client(
-        pyz,
+        target,
         shiv_root,
         db,
         mode=mode,
@@ -366,13 +364,13 @@ async def _has(client: Client, uri: str) -> bool:
 
 
 async def test_revision_keeps_live_text_until_accepted_and_updates_are_notified(
-    pyz: Path, shiv_root: Path, db: Path
+    target: Target, shiv_root: Path, db: Path
 ) -> None:
     notes = Notes()
     uri = f"user-skill://{NAME}"
     revised = BODY + "3. Check the exit load.\n"
     async with sdk_client(
-        pyz, shiv_root, db, mode="legacy", message_handler=notes, client_info=CLIENT
+        target, shiv_root, db, mode="legacy", message_handler=notes, client_info=CLIENT
     ) as client:
         await _live_skill(client, shiv_root, db)
         await notes.wait_for("notifications/resources/list_changed")
@@ -436,9 +434,9 @@ async def test_revision_keeps_live_text_until_accepted_and_updates_are_notified(
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_skill_moved_back_to_draft_is_refused_but_archived_is_restored(
-    pyz: Path, shiv_root: Path, db: Path, mode: str
+    target: Target, shiv_root: Path, db: Path, mode: str
 ) -> None:
-    async with sdk_client(pyz, shiv_root, db, mode=mode) as client:  # type: ignore[arg-type]
+    async with sdk_client(target, shiv_root, db, mode=mode) as client:  # type: ignore[arg-type]
         await _live_skill(client, shiv_root, db, "taken-back")
         await _live_skill(client, shiv_root, db, "put-away")
         await anyio.to_thread.run_sync(lambda: person(shiv_root, db, "draft", "taken-back"))
@@ -472,10 +470,10 @@ async def test_skill_moved_back_to_draft_is_refused_but_archived_is_restored(
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_excluded_tools_make_a_read_only_deployment(
-    pyz: Path, shiv_root: Path, db: Path, mode: str
+    target: Target, shiv_root: Path, db: Path, mode: str
 ) -> None:
     env = {"EXCLUDED_TOOLS": "skillSave,skillUnpublish,skillPublish"}
-    async with sdk_client(pyz, shiv_root, db, mode=mode, env=env) as client:  # type: ignore[arg-type]
+    async with sdk_client(target, shiv_root, db, mode=mode, env=env) as client:  # type: ignore[arg-type]
         tools = (await client.list_tools(cache_mode="bypass")).tools
         assert {t.name for t in tools} == {"help", "skills", "skillRead"}
         for t in tools:
@@ -490,8 +488,10 @@ async def test_excluded_tools_make_a_read_only_deployment(
         assert store.list_all() == [] and store.audit() == []
 
 
-async def test_all_five_tools_and_their_annotations(pyz: Path, shiv_root: Path, db: Path) -> None:
-    async with sdk_client(pyz, shiv_root, db, mode="legacy") as client:
+async def test_all_five_tools_and_their_annotations(
+    target: Target, shiv_root: Path, db: Path
+) -> None:
+    async with sdk_client(target, shiv_root, db, mode="legacy") as client:
         tools = {t.name: t for t in (await client.list_tools(cache_mode="bypass")).tools}
     assert {"skills", "skillRead", "skillSave", "skillUnpublish", "skillPublish"} <= set(tools)
     for reader in ("skills", "skillRead"):
@@ -510,9 +510,9 @@ async def test_all_five_tools_and_their_annotations(pyz: Path, shiv_root: Path, 
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_catalog_and_user_skills_never_collide(
-    pyz: Path, shiv_root: Path, db: Path, mode: str
+    target: Target, shiv_root: Path, db: Path, mode: str
 ) -> None:
-    async with sdk_client(pyz, shiv_root, db, mode=mode) as client:  # type: ignore[arg-type]
+    async with sdk_client(target, shiv_root, db, mode=mode) as client:  # type: ignore[arg-type]
         for q in ("orders", "order", "reconcile", "holdings"):
             assert await listed_names(client, q) == [], q
         assert await listed_names(client) == []
@@ -545,13 +545,13 @@ async def test_catalog_and_user_skills_never_collide(
 
 
 async def test_a_change_by_one_server_reaches_a_session_on_another(
-    pyz: Path, shiv_root: Path, db: Path
+    target: Target, shiv_root: Path, db: Path
 ) -> None:
     watching = Notes()
     uri = f"user-skill://{NAME}"
     async with (
-        sdk_client(pyz, shiv_root, db, mode="legacy", message_handler=watching) as first,
-        sdk_client(pyz, shiv_root, db, mode="auto", client_info=CLIENT) as second,
+        sdk_client(target, shiv_root, db, mode="legacy", message_handler=watching) as first,
+        sdk_client(target, shiv_root, db, mode="auto", client_info=CLIENT) as second,
     ):
         await _live_skill(second, shiv_root, db)
         await watching.wait_for("notifications/resources/list_changed")
@@ -574,7 +574,7 @@ async def test_a_change_by_one_server_reaches_a_session_on_another(
 
 
 async def test_skills_lists_live_skills_by_name_with_the_default_and_maximum_limit(
-    pyz: Path, shiv_root: Path, db: Path
+    target: Target, shiv_root: Path, db: Path
 ) -> None:
     names = [f"skill-{i:03d}" for i in range(120)]
     with Store.open(db) as store:
@@ -584,7 +584,7 @@ async def test_skills_lists_live_skills_by_name_with_the_default_and_maximum_lim
             via="cli",
             who="pat",
         )
-    async with sdk_client(pyz, shiv_root, db, mode="auto") as client:
+    async with sdk_client(target, shiv_root, db, mode="auto") as client:
         assert await listed_names(client) == names[:20]
         for blank in ("", "   ", "\t"):  # a blank q lists, as no q does
             assert await listed_names(client, blank) == names[:20]

@@ -128,7 +128,6 @@ def _tool_error(reply: dict[str, Any]) -> str:
     return text
 
 
-@pytest.mark.zipapp
 def test_bad_input_is_a_tool_error_and_writes_nothing(peer: Any, db: Path) -> None:
     for label, arguments, hint in BAD_SAVES:
         text = _tool_error(peer("skillSave", arguments))
@@ -150,7 +149,6 @@ def test_bad_input_is_a_tool_error_and_writes_nothing(peer: Any, db: Path) -> No
         assert store.integrity_check() == []
 
 
-@pytest.mark.zipapp
 def test_a_good_save_after_bad_ones_still_works(peer: Any, db: Path) -> None:
     _tool_error(peer("skillSave", {**GOOD, "body": TEN_MB}))
     reply = peer("skillSave", GOOD)
@@ -159,7 +157,6 @@ def test_a_good_save_after_bad_ones_still_works(peer: Any, db: Path) -> None:
     assert _counts(db) == (1, 1)
 
 
-@pytest.mark.zipapp
 def test_fts_syntax_in_q_is_searched_literally_never_an_error(raw: RawPeer, db: Path) -> None:
     with Store.open(db) as store:
         human.import_skills(

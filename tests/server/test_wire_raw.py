@@ -1,5 +1,5 @@
-"""What the SDK client cannot send, as raw JSON lines to the built zipapp: `experimental`
-declarations, other extension ids, non-object values, settings-bearing objects,
+"""What the SDK client cannot send, as raw JSON lines to the server's stdio wire (in process):
+`experimental` declarations, other extension ids, non-object values, settings-bearing objects,
 per-request capability flips on one 2026-07-28 pipe, malformed lines, unknown methods."""
 
 from __future__ import annotations
@@ -9,9 +9,7 @@ from typing import Any
 
 import pytest
 
-from .harness import MODERN, SKILLS_EXTENSION, RawPeer
-
-pytestmark = pytest.mark.zipapp
+from .harness import MODERN, SKILLS_EXTENSION, RawPeer, Target
 
 ADVERTISED = {"extensions": {SKILLS_EXTENSION: {}}}
 WITH_SETTINGS = {"extensions": {SKILLS_EXTENSION: {"maxSkills": 10, "mode": ["a"]}}}
@@ -90,10 +88,10 @@ def test_legacy_non_object_extension_value(raw: RawPeer) -> None:
     closed_quietly(raw)
 
 
-def test_legacy_sessions_are_independent(pyz: Path, shiv_root: Path, tmp_path: Path) -> None:
+def test_legacy_sessions_are_independent(target: Target, shiv_root: Path, tmp_path: Path) -> None:
     """One client never affects another: two processes, one advertised, side by side."""
-    plain = RawPeer(pyz, shiv_root, tmp_path / "a.db")
-    skilled = RawPeer(pyz, shiv_root, tmp_path / "b.db")
+    plain = RawPeer(target, shiv_root, tmp_path / "a.db")
+    skilled = RawPeer(target, shiv_root, tmp_path / "b.db")
     try:
         skilled.initialize(ADVERTISED)
         plain.initialize({})
@@ -177,8 +175,8 @@ def test_bad_lines_get_errors_and_the_server_keeps_serving(raw: RawPeer, era: st
     closed_quietly(raw)
 
 
-def test_excluded_tools_unknown_name_warns_once(pyz: Path, shiv_root: Path, db: Path) -> None:
-    peer = RawPeer(pyz, shiv_root, db, EXCLUDED_TOOLS=" help ,\tskillSave, noSuchTool ,")
+def test_excluded_tools_unknown_name_warns_once(target: Target, shiv_root: Path, db: Path) -> None:
+    peer = RawPeer(target, shiv_root, db, EXCLUDED_TOOLS=" help ,\tskillSave, noSuchTool ,")
     reply = peer.modern("tools/list", {}, {})
     assert set(tool_names(reply)) == {"skills", "skillRead", "skillUnpublish", "skillPublish"}
     for name in ("help", "skillSave"):

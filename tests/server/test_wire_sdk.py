@@ -1,5 +1,5 @@
-"""The built zipapp over stdio, driven by the SDK's own client in both eras, with and
-without advertising the Skills extension (issue 3, behaviours 1-7)."""
+"""The server over its stdio wire (in process), driven by the SDK's own client in both eras,
+with and without advertising the Skills extension (issue 3, behaviours 1-7)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from mcp.shared.exceptions import MCPError
 
 from kite_skills import catalog
 
-from .harness import MODERN, ROOT, SKILLS_EXTENSION, custom_request, sdk_client
+from .harness import MODERN, ROOT, SKILLS_EXTENSION, Target, custom_request, sdk_client
 
-pytestmark = [pytest.mark.anyio, pytest.mark.zipapp]
+pytestmark = pytest.mark.anyio
 
 CATALOG_DIR = ROOT / "skills_catalog"
 CACHE = {"resultType": "complete", "ttlMs": 300000, "cacheScope": "public"}
@@ -55,9 +55,9 @@ def text_of(result: types.CallToolResult) -> str:
 
 @pytest.mark.parametrize(("mode", "version", "skills"), COMBOS)
 async def test_negotiation(
-    pyz: Path, shiv_root: Path, db: Path, mode: str, version: str, skills: bool
+    target: Target, shiv_root: Path, db: Path, mode: str, version: str, skills: bool
 ) -> None:
-    async with sdk_client(pyz, shiv_root, db, mode=mode, skills=skills) as client:  # type: ignore[arg-type]
+    async with sdk_client(target, shiv_root, db, mode=mode, skills=skills) as client:  # type: ignore[arg-type]
         # 1. the era: legacy initialize, or server/discover at 2026-07-28
         assert client.protocol_version == version
         assert client.server_info is not None and client.server_info.name == "kite-skills"
@@ -86,9 +86,9 @@ async def test_negotiation(
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_help_tool(pyz: Path, shiv_root: Path, db: Path, mode: str) -> None:
+async def test_help_tool(target: Target, shiv_root: Path, db: Path, mode: str) -> None:
     loaded = catalog.load()
-    async with sdk_client(pyz, shiv_root, db, mode=mode) as client:  # type: ignore[arg-type]
+    async with sdk_client(target, shiv_root, db, mode=mode) as client:  # type: ignore[arg-type]
         (tool,) = [t for t in (await client.list_tools()).tools if t.name == "help"]
         assert tool.annotations is not None
         assert tool.annotations.read_only_hint is True
@@ -137,10 +137,10 @@ async def test_help_tool(pyz: Path, shiv_root: Path, db: Path, mode: str) -> Non
 
 @pytest.mark.parametrize(("mode", "version", "skills"), COMBOS)
 async def test_skills_extension(
-    pyz: Path, shiv_root: Path, db: Path, mode: str, version: str, skills: bool
+    target: Target, shiv_root: Path, db: Path, mode: str, version: str, skills: bool
 ) -> None:
     files = catalog_files()
-    async with sdk_client(pyz, shiv_root, db, mode=mode, skills=skills) as client:  # type: ignore[arg-type]
+    async with sdk_client(target, shiv_root, db, mode=mode, skills=skills) as client:  # type: ignore[arg-type]
         listing = await custom_request(client, "skills/list", {})
         again = await custom_request(client, "skills/list", {})
         assert listing == again  # deterministic
@@ -197,11 +197,11 @@ async def test_skills_extension(
 
 @pytest.mark.parametrize(("mode", "version", "skills"), COMBOS)
 async def test_resources(
-    pyz: Path, shiv_root: Path, db: Path, mode: str, version: str, skills: bool
+    target: Target, shiv_root: Path, db: Path, mode: str, version: str, skills: bool
 ) -> None:
     files = catalog_files()
     loaded = {r.uri: r for r in catalog.load().resources()}
-    async with sdk_client(pyz, shiv_root, db, mode=mode, skills=skills) as client:  # type: ignore[arg-type]
+    async with sdk_client(target, shiv_root, db, mode=mode, skills=skills) as client:  # type: ignore[arg-type]
         listed = {r.uri: r for r in (await client.list_resources()).resources}
         assert set(files) <= set(listed)
         assert "skill://index.md" not in listed
@@ -225,9 +225,9 @@ async def test_resources(
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_excluded_tools(pyz: Path, shiv_root: Path, db: Path, mode: str) -> None:
+async def test_excluded_tools(target: Target, shiv_root: Path, db: Path, mode: str) -> None:
     env = {"EXCLUDED_TOOLS": " help , skillSave,"}
-    async with sdk_client(pyz, shiv_root, db, mode=mode, env=env) as client:  # type: ignore[arg-type]
+    async with sdk_client(target, shiv_root, db, mode=mode, env=env) as client:  # type: ignore[arg-type]
         await check_excluded(client)
 
 
