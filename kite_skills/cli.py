@@ -85,7 +85,7 @@ def _run_dashboard(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     import argparse
 
-    from . import cli_setup, cli_skills
+    from . import cli_install, cli_setup, cli_skills
 
     parser = argparse.ArgumentParser(
         prog="kite-skills",
@@ -150,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     dash.set_defaults(run=_run_dashboard)
     cli_setup.register(commands)
+    cli_install.register(commands)
     sandbox = commands.add_parser(
         "sandbox",
         add_help=False,  # 'kite-skills sandbox --help' is the sandbox's own (main() hands over)

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kite_skills import invocation
 from kite_skills.cli_db import add_db_option, db_parent, db_path
 from kite_skills.display import count_hidden, for_terminal, local_time
 from kite_skills.errors import KiteError, StoreUnavailable, UnreadableSkill
@@ -52,9 +53,14 @@ def _open(args: argparse.Namespace, *, create: bool = False) -> Store:
     if not create and not path.exists():
         raise StoreUnavailable(
             f"no store at {path} (nothing was created): check --db or KITE_SKILLS_DB; an "
-            "agent's first skillSave or 'kite-skills skills new' creates it"
+            f"agent's first skillSave or '{_kite()} skills new' creates it"
         )
-    return Store.open(path)
+    return Store.open(path, command=_kite())
+
+
+def _kite() -> str:
+    """What starts kite-skills here, for the hints that name a command."""
+    return invocation.current().command
 
 
 def interactive() -> bool:
@@ -148,8 +154,8 @@ def _show(skill: Skill) -> str:
             "",
             f"--- proposed revision {p.revision} by {_t(p.author.label())} at "
             f"{local_time(p.proposed_at)}"
-            f" (see it with 'kite-skills skills diff {skill.name}'; accept or reject it with "
-            f"'kite-skills skills accept|reject {skill.name}')",
+            f" (see it with '{_kite()} skills diff {skill.name}'; accept or reject it with "
+            f"'{_kite()} skills accept|reject {skill.name}')",
             f"description:  {_t(p.description)}",
             *_hidden_note((p.description, False), (p.body, True)),
             *_constructs_note(p.body),
@@ -159,7 +165,7 @@ def _show(skill: Skill) -> str:
     if skill.status == "draft":
         lines += [
             "",
-            f"publish it with: kite-skills skills publish {skill.name} --rev {skill.revision}",
+            f"publish it with: {_kite()} skills publish {skill.name} --rev {skill.revision}",
         ]
     return "\n".join(lines)
 
@@ -169,7 +175,7 @@ def _diff(skill: Skill, *, coloured: bool = False) -> str:
     if p is None:
         raise Refused(
             f"'{skill.name}' has no proposed revision; nothing to compare "
-            f"(see its text with 'kite-skills skills show {skill.name}')"
+            f"(see its text with '{_kite()} skills show {skill.name}')"
         )
     old = [f"description: {_t(skill.description)}", "", *_body(skill.body).split("\n")]
     new = [f"description: {_t(p.description)}", "", *_body(p.body).split("\n")]
@@ -192,7 +198,7 @@ def _diff(skill: Skill, *, coloured: bool = False) -> str:
             *_hidden_note((p.description, False), (p.body, True)),
             *_constructs_note(p.body),
             "",
-            f"accept it with: kite-skills skills accept {skill.name} --rev {p.revision}",
+            f"accept it with: {_kite()} skills accept {skill.name} --rev {p.revision}",
         ]
     )
 
@@ -239,13 +245,16 @@ def _print_json(value: object) -> None:
 # ---- read commands ------------------------------------------------------------------------
 
 
-NO_SKILLS_YET = (
-    "No skills yet. Your agent saves one when you ask it to remember a procedure (its "
-    "skillSave tool), or write one yourself:\n"
-    "  kite-skills skills new NAME --description 'when it applies' --body-file FILE.md\n"
-    "Each new skill waits as a draft until you publish it: 'kite-skills skills review' "
-    "or 'kite-skills dashboard'."
-)
+def no_skills_yet() -> str:
+    """What ``skills list`` says on a fresh install: how a first skill comes to be."""
+    kite = _kite()
+    return (
+        "No skills yet. Your agent saves one when you ask it to remember a procedure (its "
+        "skillSave tool), or write one yourself:\n"
+        f"  {kite} skills new NAME --description 'when it applies' --body-file FILE.md\n"
+        f"Each new skill waits as a draft until you publish it: '{kite} skills review' "
+        f"or '{kite} dashboard'."
+    )
 
 
 def _fresh_install(args: argparse.Namespace) -> bool:
@@ -271,7 +280,7 @@ def _list(args: argparse.Namespace) -> int:
     if not skills and (args.status or args.pending):
         print("no skills match")
     elif not skills:
-        print(NO_SKILLS_YET)
+        print(no_skills_yet())
     for s in skills:
         mark = f" (revision {s.proposed.revision} proposed)" if s.proposed else ""
         print(f"{_t(s.name):<32} {s.status:<9} {_t(s.description)}{mark}")
@@ -353,7 +362,7 @@ def _reviewed(
         else:
             if not interactive():
                 raise Refused(
-                    f"{verb} needs the revision you reviewed: run 'kite-skills skills {shows} "
+                    f"{verb} needs the revision you reviewed: run '{_kite()} skills {shows} "
                     f"{args.name}' and pass its id with --rev (nothing changed)"
                 )
             skill = store.get(args.name)
@@ -459,7 +468,7 @@ def _edit(args: argparse.Namespace) -> int:
             if args.rev is None:
                 raise Refused(
                     f"edit needs the revision you started from: pass --rev ID (it is now "
-                    f"{current.revision}, as 'kite-skills skills show {args.name}' prints); "
+                    f"{current.revision}, as '{_kite()} skills show {args.name}' prints); "
                     "nothing changed"
                 )
             rev = human.resolve_revision(store, args.name, args.rev, proposed=False)
@@ -489,7 +498,7 @@ def _parse_skill_file(path: str) -> tuple[str, str, str]:
     if not isinstance(name, str) or not isinstance(description, str):
         raise Refused(
             f"{path}: needs frontmatter with 'name' and 'description' (text), as in SKILL.md "
-            "('kite-skills skills export NAME' writes one); nothing was imported"
+            f"('{_kite()} skills export NAME' writes one); nothing was imported"
         )
     return name, description, parsed.body.lstrip("\n")
 
@@ -574,7 +583,7 @@ def _review_summary(done: dict[str, list[str]], waiting: int) -> str:
     ]
     summary = f"Reviewed {seen} of {waiting}: " + (", ".join(parts) or "nothing")
     if seen < waiting:
-        summary += f"; {waiting - seen} not looked at (run 'kite-skills skills review' again)"
+        summary += f"; {waiting - seen} not looked at (run '{_kite()} skills review' again)"
     return summary + "."
 
 

@@ -14,6 +14,10 @@ others     ``$XDG_DATA_HOME``, else            ``$XDG_CONFIG_HOME``, else ``~/.c
 =========  ==================================  ==========================================
 
 A relative ``XDG_*`` value is ignored, as the XDG Base Directory specification says.
+
+:func:`bin_dir` is where ``kite-skills install-command`` puts its launcher: ``~/.local/bin``
+on every OS (the XDG folder for a user's commands; pipx and uv use it on Windows too).
+:func:`downloads_and_temp` names the folders a program should not be started from for good.
 """
 
 from __future__ import annotations
@@ -59,3 +63,27 @@ def _folder(
         return Path(value) if value else home(env, platform) / "AppData" / fallback
     # The XDG Base Directory specification: a relative value is invalid and ignored.
     return Path(value) if value and os.path.isabs(value) else home(env, platform) / fallback
+
+
+def bin_dir(env: Mapping[str, str], platform: str) -> Path:
+    """Where a user's own commands go: ``~/.local/bin`` (``%USERPROFILE%\\.local\\bin`` on
+    Windows), as pipx and uv put theirs."""
+    return home(env, platform) / ".local" / "bin"
+
+
+def downloads_and_temp(env: Mapping[str, str], platform: str) -> tuple[Path, ...]:
+    """Folders whose files come and go: the browser's Downloads folder and the temporary
+    folders (a file there may be cleaned away, and an MCP client that starts it then fails)."""
+    folders = [home(env, platform) / "Downloads"]
+    names = ("TEMP", "TMP", "TMPDIR") if platform == "win32" else ("TMPDIR",)
+    folders += [Path(env[n]) for n in names if env.get(n, "").strip()]
+    if platform != "win32":
+        folders += [
+            Path("/tmp"),
+            Path("/var/tmp"),
+            Path("/private/tmp"),
+            Path("/private/var/folders"),
+        ]
+    else:
+        folders.append(home(env, platform) / "AppData" / "Local" / "Temp")
+    return tuple(folders)

@@ -4,8 +4,9 @@ from the archive ahead of shiv's bootstrap), and on every other start from the u
 (``refuse_unfit``, ``prune_others``).
 
 It answers, on one stderr line and exit 1 (stdout is the MCP wire), what this machine
-needs when the file cannot run here: the Python versions the file accepts, or, on another
-OS or architecture, which ``dist/`` file to use instead; and which directory must be
+needs when the file cannot run here: the Python versions the file accepts and where to get
+one (:func:`where_to_get`), or, on another OS or architecture, which download to use
+instead (the names tools/zipapps.py gives the files); and which directory must be
 writable when shiv cannot unpack. On a first start it unpacks the archive itself, in shiv's
 layout and under shiv's lock, leaving out the compiled binaries built for the other CPythons
 (shiv's bootstrap then finds the work done). Then it keeps shiv's cache bounded: it holds a
@@ -60,6 +61,19 @@ def _describe(os_name: str, machine: str) -> str:
     return f"{OS_NAMES.get(os_name, os_name)} {machine}"
 
 
+def download_name(platform: str) -> str:
+    """The file a person downloads for ``platform`` (a key of PLATFORMS), as
+    tools/zipapps.py names it."""
+    return f"kite-skills-{platform}.pyz"
+
+
+def where_to_get(os_name: str, version: str) -> str:
+    """Where a person gets a CPython ``version`` ("3.13") on ``os_name``: python.org, and
+    Homebrew (not on Windows) and uv."""
+    brew = "" if os_name == "win32" else f", Homebrew ('brew install python@{version}')"
+    return f"python.org/downloads{brew} or uv ('uv python install {version}')"
+
+
 def interpreter_problem(
     target: dict[str, Any],
     implementation: str,
@@ -80,11 +94,12 @@ def interpreter_problem(
         where = _describe(want_os, PLATFORMS[built][1][0])
         if here is None:
             advice = (
-                f"no kite-skills file is built for {_describe(os_name, machine)}; "
-                "install the wheel with pipx instead (README: 'A command on PATH')"
+                f"no kite-skills file is built for {_describe(os_name, machine)}; install "
+                "its wheel (kite_skills-…-py3-none-any.whl) with 'pipx install' or "
+                "'uv tool install' instead"
             )
         else:
-            advice = f"use dist/kite-skills-{here}.pyz instead"
+            advice = f"download {download_name(here)} instead (from the same place as this file)"
         return (
             f"kite-skills: {archive} is built for {where} ({accepted}), "
             f"but this is {_describe(os_name, machine)} — {advice}"
@@ -92,12 +107,14 @@ def interpreter_problem(
     have = f"{version[0]}.{version[1]}"
     if implementation == "cpython" and have in pythons:
         return None
-    command = "py -3.13" if os_name == "win32" else "python3.13"
+    suggested = "3.13" if "3.13" in pythons else pythons[-1]
+    command = f"py -{suggested}" if os_name == "win32" else f"python{suggested}"
     return (
         f"kite-skills: {archive} runs on {accepted}, but it was started with "
         f"{_implementation_name() if implementation != 'cpython' else 'Python'} {have} "
         f"({sys.executable}) — start it with one of those, e.g. '{command} {archive}', and put "
-        "that interpreter's full path as the command in your MCP client's config"
+        "that interpreter's full path as the command in your MCP client's config; none "
+        f"installed? get CPython {suggested} from {where_to_get(os_name, suggested)}"
     )
 
 

@@ -80,3 +80,15 @@ def shared() -> Iterator[Path]:
         if path.is_dir():
             path.chmod(0o755)
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def apps(tmp_path: Path) -> Iterator[Path]:
+    """A folder outside the temporary folders, where a person keeps a downloaded file
+    (``setup`` and ``install-command`` warn about a file in Downloads or a temp folder)."""
+    folder = Path(__file__).resolve().parents[1] / ".build" / "test-apps"
+    folder = folder / f"{os.getpid()}-{tmp_path.name}"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)

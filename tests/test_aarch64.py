@@ -60,4 +60,6 @@ def test_the_x86_64_file_names_the_aarch64_one(arm64_python: list[str], tmp_path
     result = run(arm64_python, zipapp(), ["--version"], server_env(tmp_path / "s", tmp_path))
     assert result.returncode == 1
     (line,) = result.stderr.splitlines()
-    assert line.endswith("use dist/kite-skills-linux-aarch64.pyz instead"), line
+    assert line.endswith(
+        "download kite-skills-linux-aarch64.pyz instead (from the same place as this file)"
+    ), line

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kite_skills import cli, cli_skills
+from kite_skills import cli, cli_skills, invocation
 from kite_skills.store import Store, agent, human
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -153,8 +153,9 @@ def test_a_fresh_install_lists_no_skills_yet_with_what_to_do(tmp_path: Path) -> 
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("No skills yet.")
-    assert "kite-skills skills new NAME" in done.stdout
-    assert "kite-skills skills review" in done.stdout
+    kite = f"{sys.executable} -m kite_skills"  # how command() starts it: the hints say so
+    assert f"  {kite} skills new NAME" in done.stdout
+    assert f"'{kite} skills review' or '{kite} dashboard'" in done.stdout
     assert not home.exists()  # nothing was created
     json_done = subprocess.run(
         command("skills", "list", "--json"), capture_output=True, env=fresh, text=True
@@ -193,7 +194,7 @@ def test_review_offers_delete_and_ends_with_a_summary(
     out = capsys.readouterr().out
     assert out.rstrip().endswith(
         "Reviewed 3 of 4: accepted 1 (funds), deleted 1 (junk), skipped 1 (keep); "
-        "1 not looked at (run 'kite-skills skills review' again)."
+        f"1 not looked at (run '{invocation.current().command} skills review' again)."
     )
     with Store.open(db) as store:
         assert [s.name for s in store.list_all()] == ["funds", "keep", "later"]

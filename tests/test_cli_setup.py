@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sqlite3
 import stat
 import subprocess
@@ -18,6 +19,8 @@ from kite_skills.cli_setup import CLIENTS, config_path
 from kite_skills.store import LATEST_VERSION, Store, agent
 
 OTHER = {"command": "/usr/bin/other", "args": ["--x"]}
+# Clients whose setup prints a JSON snippet (Claude Code's is a 'claude mcp add' line).
+JSON_CLIENTS = sorted(set(CLIENTS) - {"claude-code"})
 
 
 def entry(config: dict[str, object], key: str) -> dict[str, object]:
@@ -28,7 +31,7 @@ def entry(config: dict[str, object], key: str) -> dict[str, object]:
     return value
 
 
-@pytest.mark.parametrize("client", sorted(CLIENTS))
+@pytest.mark.parametrize("client", JSON_CLIENTS)
 def test_prints_a_snippet_with_absolute_paths(
     client: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -62,13 +65,14 @@ def test_write_merges_backs_up_and_keeps_other_servers(
     assert after["theme"] == "dark"
     assert after[key]["other"] == OTHER
     assert entry(after, key)["env"] == {"KITE_SKILLS_DB": str(db)}
-    backups = list(tmp_path.glob("config.json.kite-skills-backup-*"))
+    backups = list(tmp_path.glob("config.json.kite-skills-backup*"))
     assert len(backups) == 1 and json.loads(backups[0].read_text()) == before
     assert str(config) in capsys.readouterr().out
-    # Running it again replaces our entry, still keeping the other one.
+    # Running it again with another store replaces our entry, still keeping the other one.
     assert main(["setup", client, "--write", "--config", str(config)]) == 0
     again = json.loads(config.read_text())
     assert set(again[key]) == {"other", "kite-skills"}
+    assert f"updated 'kite-skills' in {config} from " in capsys.readouterr().out
 
 
 def test_write_creates_a_missing_file(tmp_path: Path) -> None:
@@ -101,7 +105,7 @@ def test_write_keeps_a_private_configs_mode(tmp_path: Path) -> None:
     config.chmod(0o600)
     assert main(["setup", "claude-desktop", "--write", "--config", str(config)]) == 0
     assert stat.S_IMODE(config.stat().st_mode) == 0o600
-    (backup,) = tmp_path.glob("claude_desktop_config.json.kite-skills-backup-*")
+    (backup,) = tmp_path.glob("claude_desktop_config.json.kite-skills-backup*")
     assert stat.S_IMODE(backup.stat().st_mode) == 0o600
     assert set(json.loads(config.read_text())["mcpServers"]) == {"other", "kite-skills"}
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([config.name, backup.name])
@@ -128,7 +132,7 @@ def test_write_goes_through_a_symlinked_config(tmp_path: Path) -> None:
     assert set(json.loads(real.read_text())["mcpServers"]) == {"other", "kite-skills"}
     assert stat.S_IMODE(real.stat().st_mode) == 0o640
     assert list(link.parent.iterdir()) == [link]  # nothing left beside the link
-    assert len(list(real.parent.glob("claude.json.kite-skills-backup-*"))) == 1
+    assert len(list(real.parent.glob("claude.json.kite-skills-backup*"))) == 1
     assert not list(real.parent.glob(".*partial*"))
 
 
@@ -301,3 +305,313 @@ def test_doctor_exits_0_when_all_is_well(tmp_path: Path) -> None:
     result = doctor(db)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "skills:        draft 1, live 0, archived 0" in result.stdout
+
+
+# ---- setup papercuts: re-runs, backups, JSONC, unwritable folders, fragile places ----------
+
+
+def test_rewriting_the_same_entry_changes_nothing_and_keeps_one_backup(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"other": OTHER}}))
+    first, second = tmp_path / "first.db", tmp_path / "second.db"
+    write = ["setup", "cursor", "--write", "--config", str(config), "--db"]
+    assert main([*write, str(first)]) == 0
+    capsys.readouterr()
+    written = config.stat()
+    assert main([*write, str(first)]) == 0
+    assert capsys.readouterr().out.endswith(f" (store {first}); unchanged\n")
+    assert config.stat().st_mtime_ns == written.st_mtime_ns  # not rewritten
+    assert main([*write, str(second)]) == 0
+    said = capsys.readouterr().out
+    assert f"updated 'kite-skills' in {config} from " in said
+    assert f"(store {first}) to " in said and f"(store {second}) (backup: " in said
+    assert main([*write, str(first)]) == 0
+    (backup,) = tmp_path.glob("mcp.json.kite-skills-backup*")  # one, not one per run
+    assert backup.name == "mcp.json.kite-skills-backup"
+    previous = json.loads(backup.read_text())["mcpServers"]["kite-skills"]
+    assert previous["env"] == {"KITE_SKILLS_DB": str(second)}  # the file before the last change
+
+
+def test_a_vscode_config_with_comments_gets_the_entry_to_paste(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """VS Code's mcp.json is JSON with comments: rewriting it would drop them, so the entry is
+    printed for the person to paste, without a parser's message."""
+    config = tmp_path / "mcp.json"
+    text = '{\n  // my servers\n  "servers": {\n    "other": {"command": "x"},\n  },\n}\n'
+    config.write_text(text)
+    db = tmp_path / "s.db"
+    assert main(["setup", "vscode", "--write", "--config", str(config), "--db", str(db)]) == 1
+    err = capsys.readouterr().err
+    first, *pasted = err.splitlines()
+    assert first == (
+        f"kite-skills: error: {config} is not plain JSON (line 2): it may hold comments or "
+        "trailing commas, which kite-skills does not rewrite — paste this entry by hand into "
+        'its "servers" object (or fix the file and run again); nothing was changed:'
+    )
+    assert json.loads("\n".join(pasted)) == {
+        "kite-skills": {
+            "type": "stdio",
+            "command": sys.executable,
+            "args": ["-m", "kite_skills"],
+            "env": {"KITE_SKILLS_DB": str(db)},
+        }
+    }
+    assert "Expecting" not in err and "Traceback" not in err
+    assert config.read_text() == text and list(tmp_path.iterdir()) == [config]
+
+
+def test_an_unwritable_config_folder_is_one_line(
+    shared: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from .store.helpers import NOBODY, unprivileged
+
+    folder = shared / "Code" / "User"
+    folder.mkdir(parents=True)
+    config = folder / "mcp.json"
+    config.write_text('{"servers": {}}')
+    if os.geteuid() == 0:
+        os.chown(config, NOBODY, NOBODY)
+    config.chmod(0o644)
+    folder.chmod(0o555)
+    with unprivileged():
+        code = main(["setup", "vscode", "--write", "--config", str(config)])
+    assert code == 1
+    assert one_line_error(capsys) == (
+        f"kite-skills: error: cannot write {config}: Permission denied — check that its "
+        "folder is writable; the config was not changed"
+    )
+    assert config.read_text() == '{"servers": {}}'
+
+
+def test_a_file_in_downloads_is_warned_about(tmp_path: Path) -> None:
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    home = tmp_path / "home"
+    pyz = make_pyz(home / "Downloads")
+    done = run_pyz(pyz, ["setup", "cursor"], environment(home))
+    assert done.returncode == 0, done.stderr
+    (warning,) = done.stderr.splitlines()
+    assert warning.startswith(
+        f"kite-skills: warning: {pyz} is in {home / 'Downloads'}, where files get cleaned away "
+        "or replaced — move it to a folder of its own first"
+    )
+    assert json.loads(done.stdout.split("\n", 1)[1])["mcpServers"]["kite-skills"]["args"] == [
+        str(pyz)
+    ]
+
+
+def test_a_port_out_of_range_is_one_line(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "kite_skills", "dashboard", "--port", "99999", "--no-browser"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "KITE_SKILLS_DB": str(tmp_path / "s.db")},
+    )
+    assert result.returncode == 1
+    assert result.stderr == (
+        "kite-skills: error: --port 99999 is not a port number: give one from 1 to 65535 (the "
+        "default is 7381), or --port 0 for a free one\n"
+    )
+    assert not (tmp_path / "s.db").exists()
+
+
+# ---- setup claude-code: the 'claude mcp add' line ----------------------------------------
+
+# Claude Code is not installed on the test machines: this stands in for its 'claude' command,
+# doing with ~/.claude.json what 'claude mcp add/remove --scope user' do (and refusing to add
+# a name that is there, as claude does), and logging each call.
+FAKE_CLAUDE = """#!{python}
+import json, os, sys
+home = os.environ["HOME"]
+with open(os.path.join(home, "claude-calls.jsonl"), "a") as log:
+    log.write(json.dumps(sys.argv[1:]) + "\\n")
+path = os.path.join(home, ".claude.json")
+config = json.load(open(path)) if os.path.exists(path) else {{}}
+servers = config.setdefault("mcpServers", {{}})
+args = sys.argv[1:]
+if args[:2] == ["mcp", "add"]:
+    cut = args.index("--")
+    options, name = args[2:cut - 1], args[cut - 1]
+    if name in servers:
+        sys.exit("MCP server %s already exists in user config" % name)
+    env = dict(options[i + 1].split("=", 1) for i, o in enumerate(options) if o == "--env")
+    entry = {{"type": "stdio", "command": args[cut + 1], "args": args[cut + 2:]}}
+    servers[name] = dict(entry, env=env)
+elif args[:2] == ["mcp", "remove"]:
+    del servers[args[-1]]
+json.dump(config, open(path, "w"))
+"""
+
+
+def claude_line(db: Path, command: list[str]) -> str:
+    words = ["claude", "mcp", "add", "--scope", "user", "--transport", "stdio"]
+    return shlex.join([*words, "--env", f"KITE_SKILLS_DB={db}", "kite-skills", "--", *command])
+
+
+def test_claude_code_prints_the_claude_mcp_add_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pyz = tmp_path / "kite-skills.pyz"
+    with zipfile.ZipFile(pyz, "w") as archive:
+        archive.writestr("__main__.py", "")
+    monkeypatch.setattr(sys, "argv", [str(pyz)])
+    db = tmp_path / "s.db"
+    assert main(["setup", "claude-code", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[1:] == [claude_line(db, [sys.executable, str(pyz)])]
+    assert main(["setup", "claude-code", "--sandbox"]) == 0
+    add = ["claude", "mcp", "add", "--scope", "user", "--transport", "stdio"]
+    assert capsys.readouterr().out.splitlines()[1] == shlex.join(
+        [*add, "kite-sandbox", "--", sys.executable, str(pyz), "sandbox"]
+    )
+
+
+def test_claude_code_write_runs_claude_once(tmp_path: Path, apps: Path) -> None:
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    home = tmp_path / "home"
+    home.mkdir()
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").write_text(FAKE_CLAUDE.format(python=sys.executable))
+    (bin_dir / "claude").chmod(0o755)
+    pyz = make_pyz(apps)
+    env = environment(home, bin_dir)
+    calls = home / "claude-calls.jsonl"
+    db = home / "skills.db"
+    added = run_pyz(pyz, ["setup", "claude-code", "--write"], env)
+    assert added.returncode == 0, added.stderr
+    assert "'kite-skills' in Claude Code (user scope) added: it starts " in added.stdout
+    line = shlex.split(claude_line(db, [sys.executable, str(pyz)]))
+    assert [json.loads(c) for c in calls.read_text().splitlines()] == [line[1:]]
+    entry = json.loads((home / ".claude.json").read_text())["mcpServers"]["kite-skills"]
+    assert entry["args"] == [str(pyz)] and entry["env"] == {"KITE_SKILLS_DB": str(db)}
+    again = run_pyz(pyz, ["setup", "claude-code", "--write"], env)
+    assert again.returncode == 0 and again.stdout.endswith("; unchanged\n"), again.stdout
+    assert len(calls.read_text().splitlines()) == 1  # claude was not asked again
+    other = home / "other.db"
+    moved = run_pyz(pyz, ["setup", "claude-code", "--write", "--db", str(other)], env)
+    assert moved.returncode == 0, moved.stderr
+    assert f"updated from {shlex.join([sys.executable, str(pyz)])} (store {db}) to " in moved.stdout
+    calls_made = [json.loads(c)[:2] for c in calls.read_text().splitlines()]
+    assert calls_made == [["mcp", "add"], ["mcp", "remove"], ["mcp", "add"]]
+
+
+def test_claude_code_write_without_claude_is_one_line(tmp_path: Path, apps: Path) -> None:
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    home = tmp_path / "home"
+    pyz = make_pyz(apps)
+    result = run_pyz(pyz, ["setup", "claude-code", "--write"], environment(home))
+    assert result.returncode == 1
+    (line,) = result.stderr.splitlines()
+    assert line == (
+        "kite-skills: error: 'claude' (Claude Code's command) is not on PATH — install Claude "
+        "Code, or run this where 'claude' works: "
+        + claude_line(home / "skills.db", [sys.executable, str(pyz)])
+    )
+    assert not (home / ".claude.json").exists()
+
+
+# ---- doctor: which clients start this file, and the verdict -------------------------------
+
+KITE_MCP = {"command": "npx", "args": ["mcp-remote", "https://mcp.kite.trade/mcp"]}
+
+
+def doctor_lines(result: subprocess.CompletedProcess[str]) -> list[str]:
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = result.stdout.splitlines()
+    return lines[lines.index("clients:") :]
+
+
+def test_doctor_all_good_when_a_client_starts_this_file_beside_kite(
+    tmp_path: Path, apps: Path
+) -> None:
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    home = tmp_path / "home"
+    pyz = make_pyz(apps)
+    env = environment(home)
+    assert run_pyz(pyz, ["setup", "claude-desktop", "--write"], env).returncode == 0
+    config = home / ".config" / "Claude" / "claude_desktop_config.json"
+    written = json.loads(config.read_text())
+    written["mcpServers"]["kite"] = KITE_MCP
+    config.write_text(json.dumps(written))
+    result = run_pyz(pyz, ["doctor"], env)
+    assert result.returncode == 0, result.stdout
+    assert doctor_lines(result) == [
+        "clients:",
+        f"  Claude Desktop: 'kite-skills' starts this file ({config})",
+        "  Claude Desktop: Kite MCP server beside it: 'kite'",
+        f"  Claude Code: no config at {home / '.claude.json'}",
+        f"  VS Code: no config at {home / '.config' / 'Code' / 'User' / 'mcp.json'}",
+        f"  Cursor: no config at {home / '.cursor' / 'mcp.json'}",
+        "verdict:       all good",
+    ]
+
+
+def test_doctor_lists_what_to_fix(tmp_path: Path, apps: Path) -> None:
+    """A config naming an interpreter and a file that are gone (exit 1), a VS Code config
+    (with comments) whose kite-skills has no Kite MCP server beside it."""
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    home = tmp_path / "home"
+    pyz = make_pyz(apps)
+    env = environment(home)
+    gone_python, gone_file = str(tmp_path / "old" / "python3.12"), str(tmp_path / "k.pyz")
+    cursor = home / ".cursor" / "mcp.json"
+    cursor.parent.mkdir(parents=True)
+    cursor.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "kite-skills": {"command": gone_python, "args": [gone_file]},
+                    "kite": KITE_MCP,
+                }
+            }
+        )
+    )
+    vscode = home / ".config" / "Code" / "User" / "mcp.json"
+    vscode.parent.mkdir(parents=True)
+    entry = {"type": "stdio", "command": sys.executable, "args": [str(pyz)]}
+    vscode.write_text(
+        '{\n  // mine\n  "servers": {"kite-skills": ' + json.dumps(entry) + ",},\n}\n"
+    )
+    result = run_pyz(pyz, ["doctor"], env)
+    assert result.returncode == 1, result.stdout
+    kite = shlex.join([sys.executable, str(pyz)])
+    desktop = home / ".config" / "Claude" / "claude_desktop_config.json"
+    assert doctor_lines(result) == [
+        "clients:",
+        f"  Claude Desktop: no config at {desktop}",
+        f"  Claude Code: no config at {home / '.claude.json'}",
+        f"  VS Code: 'kite-skills' starts this file ({vscode})",
+        f"  Cursor: 'kite-skills' starts another kite-skills: {gone_python} {gone_file} ({cursor})",
+        "  Cursor: Kite MCP server beside it: 'kite'",
+        "verdict:       3 things to fix:",
+        f"  1. VS Code has no Kite MCP server beside kite-skills (in {vscode}): the recipes call "
+        "its tools — add Zerodha's Kite MCP server (https://mcp.kite.trade/mcp) to VS Code, or "
+        f"try the simulated one: {kite} setup vscode --sandbox --write",
+        f"  2. Cursor's 'kite-skills' starts {gone_python}, which is not there any more — run: "
+        f"{kite} setup cursor --write",
+        f"  3. Cursor's 'kite-skills' starts {gone_file}, which is not there any more — run: "
+        f"{kite} setup cursor --write",
+    ]
+
+
+def test_doctor_says_how_to_connect_a_first_client(tmp_path: Path, apps: Path) -> None:
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    pyz = make_pyz(apps)
+    result = run_pyz(pyz, ["doctor"], environment(tmp_path / "home"))
+    assert result.returncode == 0  # nothing is broken: there is something to set up
+    assert doctor_lines(result)[-2:] == [
+        "verdict:       1 thing to fix:",
+        "  1. no MCP client starts this file yet — run: "
+        f"{shlex.join([sys.executable, str(pyz)])} setup claude-desktop --write (or claude-code, "
+        "vscode, cursor in place of claude-desktop)",
+    ]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kite_skills import cli_skills
+from kite_skills import cli_skills, invocation
 from kite_skills.errors import IllegalTransition, KiteError, UnknownSkill
 from kite_skills.store import Store, agent
 
@@ -70,7 +70,7 @@ def test_empty_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     path = tmp_path / "s.db"
     Store.open(path).close()
     assert run("skills", "--db", str(path), "list") == 0
-    assert capsys.readouterr().out == cli_skills.NO_SKILLS_YET + "\n"
+    assert capsys.readouterr().out == cli_skills.no_skills_yet() + "\n"
 
 
 def test_read_commands_never_create_a_store(tmp_path: Path) -> None:
@@ -156,7 +156,8 @@ def test_delete(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_errors_are_kite_errors_for_main_to_print(db: Path) -> None:
     with pytest.raises(UnknownSkill) as info:
         run("skills", "--db", str(db), "publish", "ghost", "--rev", "0123456789ab")
-    assert str(info.value) == "no skill named 'ghost'; list them with 'kite-skills skills list'"
+    kite = invocation.current().command  # the command that starts kite-skills here
+    assert str(info.value) == f"no skill named 'ghost'; list them with '{kite} skills list'"
     with pytest.raises(IllegalTransition) as refused:
         run("skills", "--db", str(db), "archive", "compare-funds")
     assert str(refused.value).startswith("cannot archive 'compare-funds': it is a draft")

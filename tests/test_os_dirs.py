@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from kite_skills import os_dirs
 from kite_skills.os_dirs import config_dir, data_dir, home
 
 HOMES = {"HOME": "/h", "USERPROFILE": "C:/Users/h"}
@@ -35,3 +36,19 @@ def test_each_os_folders(platform: str, env: dict[str, str], data: str, config: 
 def test_home_without_home_is_the_password_databases() -> None:
     assert home({"HOME": "  "}, "linux") == home({}, "linux")
     assert home({}, "linux").is_absolute()
+
+
+def test_bin_dir_is_dot_local_bin_everywhere() -> None:
+    """Where install-command puts its launcher (pipx and uv use it too)."""
+    assert os_dirs.bin_dir({"HOME": "/h"}, "linux") == Path("/h/.local/bin")
+    assert os_dirs.bin_dir({"HOME": "/h"}, "darwin") == Path("/h/.local/bin")
+    assert os_dirs.bin_dir({"USERPROFILE": r"C:\Users\p"}, "win32") == Path(
+        r"C:\Users\p", ".local", "bin"
+    )
+
+
+def test_downloads_and_temp_folders() -> None:
+    linux = os_dirs.downloads_and_temp({"HOME": "/h", "TMPDIR": "/scratch"}, "linux")
+    assert {Path("/h/Downloads"), Path("/scratch"), Path("/tmp"), Path("/var/tmp")} <= set(linux)
+    windows = os_dirs.downloads_and_temp({"USERPROFILE": "/u", "TEMP": "/u/T"}, "win32")
+    assert {Path("/u/Downloads"), Path("/u/T"), Path("/u/AppData/Local/Temp")} <= set(windows)

@@ -52,6 +52,11 @@ def test_another_version_is_told_which_ones_run(version: tuple[int, int]) -> Non
     )
     assert "'python3.13 k.pyz'" in message and "MCP client's config" in message
     assert "build.sh" not in message  # no advice that leads in a circle
+    # A person with no such Python is told where to get one.
+    assert message.endswith(
+        "none installed? get CPython 3.13 from python.org/downloads, Homebrew "
+        "('brew install python@3.13') or uv ('uv python install 3.13')"
+    )
 
 
 def test_another_implementation_is_told_cpython() -> None:
@@ -62,7 +67,10 @@ def test_another_implementation_is_told_cpython() -> None:
 def test_windows_is_told_the_py_launcher() -> None:
     target = {"platform": "windows-amd64", "pythons": ["3.11", "3.14"]}
     message = interpreter_problem(target, "cpython", (3, 10), "win32", "AMD64", "k.pyz")
-    assert message is not None and "'py -3.13 k.pyz'" in message
+    assert message is not None and "'py -3.14 k.pyz'" in message  # the newest it accepts
+    assert message.endswith(
+        "get CPython 3.14 from python.org/downloads or uv ('uv python install 3.14')"
+    )
 
 
 @pytest.mark.parametrize(
@@ -78,13 +86,18 @@ def test_another_platform_is_told_its_file(os_name: str, machine: str, use: str)
     message = interpreter_problem(LINUX, "cpython", (3, 12), os_name, machine, "k.pyz")
     assert message is not None and "\n" not in message
     assert message.startswith("kite-skills: k.pyz is built for Linux x86_64 (CPython 3.11–3.14)")
-    assert message.endswith(f"use dist/kite-skills-{use}.pyz instead")
+    # The download's name (as tools/zipapps.py names the files), not a build folder.
+    assert message.endswith(
+        f"download kite-skills-{use}.pyz instead (from the same place as this file)"
+    )
+    assert "dist/" not in message
 
 
 def test_a_platform_without_a_file_is_told_the_wheel() -> None:
     message = interpreter_problem(LINUX, "cpython", (3, 12), "win32", "ARM64")
     assert message is not None
     assert "no kite-skills file is built for Windows ARM64" in message and "pipx" in message
+    assert "README" not in message
 
 
 def test_shiv_root_follows_shiv() -> None:

@@ -124,6 +124,8 @@ def test_an_older_python_gets_one_line(python: Interpreter, tmp_path: Path) -> N
     (line,) = result.stderr.splitlines()
     assert re.search(r"runs on CPython 3\.11.3\.14, but it was started with Python", line), line
     assert f"Python {python.version} " in line and "python3.13" in line
+    assert "get CPython 3.13 from python.org/downloads, Homebrew" in line, line
+    assert "uv python install 3.13" in line, line
     assert not root.exists(), "nothing is unpacked for an interpreter that cannot run it"
 
 
@@ -136,7 +138,9 @@ def test_another_platforms_file_names_the_one_to_use(name: str, tmp_path: Path) 
     assert result.stdout == ""
     (line,) = result.stderr.splitlines()
     assert line.startswith(f"kite-skills: kite-skills-{name}.pyz is built for "), line
-    assert line.endswith(f"use dist/kite-skills-{host}.pyz instead"), line
+    assert line.endswith(
+        f"download kite-skills-{host}.pyz instead (from the same place as this file)"
+    ), line
     assert not root.exists()
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "kite_skills"))
-from preamble import PLATFORMS, platform_for  # noqa: E402
+from preamble import PLATFORMS, platform_for, where_to_get  # noqa: E402
 
 PYTHONS = ["3.11", "3.12", "3.13", "3.14"]
 # pip platform tags per file; pip also accepts older macOS versions and universal2.
@@ -77,13 +77,24 @@ PER_WHEEL = re.compile(r"[^/]+\.dist-info/sboms/.+")
 # older ones are answered here, in syntax every Python reads.
 FIRST = """import sys
 
+WHERE = "{where}"
+WHERE_WINDOWS = "{where_windows}"
+
 
 def main():
     if sys.version_info < (3, 7):
         sys.stderr.write(
             "kite-skills: this file runs on CPython {accepted}, but it was started with "
-            "Python %d.%d (%s) - start it with one of those, e.g. 'python3.13 %s'\\n"
-            % (sys.version_info[0], sys.version_info[1], sys.executable, sys.argv[0])
+            "Python %d.%d (%s) - start it with one of those, e.g. '%s %s'; none installed? "
+            "get CPython 3.13 from %s\\n"
+            % (
+                sys.version_info[0],
+                sys.version_info[1],
+                sys.executable,
+                "py -3.13" if sys.platform == "win32" else "python3.13",
+                sys.argv[0],
+                WHERE_WINDOWS if sys.platform == "win32" else WHERE,
+            )
         )
         sys.exit(1)
     import _kite_skills_start
@@ -327,7 +338,11 @@ def pack(site_packages: Path, out: Path, target: str) -> None:
         compressed=True,
     )
     recompress(out)
-    first = FIRST.replace("{accepted}", f"{PYTHONS[0]}-{PYTHONS[-1]}")
+    first = (
+        FIRST.replace("{accepted}", f"{PYTHONS[0]}-{PYTHONS[-1]}")
+        .replace("{where_windows}", where_to_get("win32", "3.13"))
+        .replace("{where}", where_to_get("darwin", "3.13"))
+    )
     with zipfile.ZipFile(out, "a") as archive:
         for name, text in [
             ("_kite_skills_first.py", first),

@@ -64,7 +64,7 @@ LINK_SECONDS: Final = 120.0  # how long a sign-in link works (once)
 COOKIE_PATH: Final = "/skills"  # every page that needs the cookie is below it
 
 HOW_TO_OPEN = (
-    "Open the dashboard with the newest link that 'kite-skills dashboard' printed in its "
+    "Open the dashboard with the newest link that '{command} dashboard' printed in its "
     "terminal (http://127.0.0.1:PORT/skills?token=…). Each link works once, for two minutes; "
     "when the last one printed is used or expired, showing this page printed a new one there."
 )
@@ -86,8 +86,10 @@ class Door:
         link_seconds: float = LINK_SECONDS,
         clock: Callable[[], float] = time.monotonic,
         announce: Callable[[str], None] | None = None,
+        command: str = "kite-skills",
     ) -> None:
         self.port = port
+        self.how_to_open = HOW_TO_OPEN.format(command=command)  # command: kite_skills.invocation
         self._key = secrets.token_bytes(32)
         self.hosts = frozenset({f"127.0.0.1:{port}", f"localhost:{port}"})
         self.origins = frozenset(f"http://{host}" for host in self.hosts)
@@ -263,7 +265,7 @@ def guard(app: ASGIApp, door: Door) -> ASGIApp:
             return
         if session is None:
             door.offer_link()
-            await _page(send_secured, 403, "Not signed in", HOW_TO_OPEN)
+            await _page(send_secured, 403, "Not signed in", door.how_to_open)
             return
         if scope.get("method") not in SAFE_METHODS:
             origin, fetch_site = _header(scope, b"origin"), _header(scope, b"sec-fetch-site")
@@ -326,7 +328,7 @@ async def _arrive(
         signed_in or (method == "GET" and door.redeem(query["token"]))
     ):
         door.offer_link()
-        await _page(send, 403, "Wrong, used or expired link", HOW_TO_OPEN)
+        await _page(send, 403, "Wrong, used or expired link", door.how_to_open)
         return
     headers = [
         (b"location", safe_location(scope.get("path", "/skills"), rest).encode("latin-1")),

@@ -31,6 +31,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from kite_skills import invocation
 from kite_skills.errors import KiteError
 from kite_skills.store import Store
 
@@ -74,11 +75,16 @@ class Server(uvicorn.Server):
 
 
 class PortInUse(KiteError):
-    """The port the dashboard wanted is taken."""
+    """The dashboard cannot listen on the port it was given (taken, or no port number)."""
 
 
 def bind(port: int) -> socket.socket:
     """A listening socket on 127.0.0.1:``port`` (0: a free port the kernel picks)."""
+    if not 0 <= port <= 65535:
+        raise PortInUse(
+            f"--port {port} is not a port number: give one from 1 to 65535 (the default is "
+            "7381), or --port 0 for a free one"
+        )
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     # Accepted connections inherit it: a response written in two parts (headers, body) would
     # otherwise wait for the browser's delayed ACK, about 40 ms per page on Linux.
@@ -246,10 +252,11 @@ def _announce(url: str) -> None:
 
 def run(db: Path, port: int, open_browser: bool) -> int:
     sock = bind(port)
-    store = Store.open(db)
+    command = invocation.current().command
+    store = Store.open(db, command=command)
     page: Path | None = None
     try:
-        door = Door(sock.getsockname()[1], announce=_announce)
+        door = Door(sock.getsockname()[1], announce=_announce, command=command)
         app = build_app(store, door)
         minutes = round(LINK_SECONDS / 60)
         _say(f"kite-skills dashboard: serving the store {store.path}")

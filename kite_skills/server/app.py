@@ -26,7 +26,7 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from .. import __version__, catalog
+from .. import __version__, catalog, invocation
 from ..catalog import Catalog
 from ..display import clipped, one_line
 from ..errors import KiteError, StoreError, UnreadableSkill
@@ -291,7 +291,7 @@ def serve_wire(
         print(f"kite-skills: cannot start: {exc}", file=sys.stderr)  # noqa: T201
         return 1
     try:
-        store: Store | None = Store.open(db_path)
+        store: Store | None = Store.open(db_path, command=invocation.current().command)
     except KiteError as exc:
         store = None
         user_skills = UserSkills.without_store(str(exc))
@@ -312,7 +312,7 @@ def serve_wire(
     if os.isatty(stdin_fd) if stdin_fd is not None else sys.stdin.isatty():
         print(  # noqa: T201
             f"kite-skills: serving MCP on stdio for an MCP client (user skills in {db_path}); "
-            "run 'kite-skills --help' for the commands a person uses",
+            f"run '{invocation.current().run('--help')}' for the commands a person uses",
             file=sys.stderr,
         )
     else:

@@ -287,8 +287,8 @@ DESCRIPTIONS = {
     "skillSave": (
         "Save a DRAFT of a skill (new name: a new draft; existing name: a proposed revision "
         "beside the live text, which keeps serving). Drafts are not visible to skills or "
-        "skillRead until a person publishes them with 'kite-skills dashboard' (/skills) or "
-        "'kite-skills skills publish NAME' — you cannot publish your own draft."
+        "skillRead until a person publishes them on their kite-skills dashboard — you cannot "
+        "publish your own draft: ask the person to review and publish it."
     ),
     "skillUnpublish": (
         "Take one of the user's live skills out of service (live → archived). Reversible: "

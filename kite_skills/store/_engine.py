@@ -109,9 +109,14 @@ def apply_in(
     rule = find_rule(action, actor, state, published, agent_text)
     if rule is None:
         if state == ABSENT:
-            raise UnknownSkill(name)
+            raise UnknownSkill(
+                name,
+                f"no skill named '{name}'; find one with the skills tool"
+                if actor is Actor.AGENT
+                else f"no skill named '{name}'; list them with '{store.command} skills list'",
+            )
         raise IllegalTransition(name, f"cannot {action.value} '{name}': it is {state}")
-    message = rule.message.format(name=name, state=state)
+    message = rule.message.format(name=name, state=state, kite=store.command)
     if rule.outcome is Outcome.REFUSE:
         raise IllegalTransition(name, message)
     if rule.outcome is Outcome.NOOP:

@@ -217,8 +217,13 @@ class Store:
     """A handle on one store file. Safe to share between threads (one lock guards the
     connection). Use :meth:`open`; close it with :meth:`close` or a ``with`` block."""
 
-    def __init__(self, conn: sqlite3.Connection, path: str, clock: Clock) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, path: str, clock: Clock, command: str = "kite-skills"
+    ) -> None:
         self._conn = conn
+        self.command = command
+        """What a person types to start kite-skills here (``kite_skills.invocation``), as the
+        store's messages name it: ``{kite} dashboard``."""
         self._path = path
         self._clock = clock
         self._lock = threading.RLock()
@@ -233,8 +238,15 @@ class Store:
     # ---- opening -------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, clock: Clock | None = None) -> Store:
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        clock: Clock | None = None,
+        command: str = "kite-skills",
+    ) -> Store:
         """Open (creating if needed) the store at ``path`` and bring its schema up to date.
+        ``command`` starts kite-skills on this machine: the store's messages name it.
 
         Creates a missing parent directory with mode 0o700 and a new file with mode 0o600.
         Raises ``SchemaTooNew`` for a file written by a newer kite-skills and
@@ -254,7 +266,7 @@ class Store:
         except sqlite3.Error as exc:
             raise _failures.unavailable(exc, where, opening=True) from exc
         conn.text_factory = _text
-        store = cls(conn, where, clock or _utc_now)
+        store = cls(conn, where, clock or _utc_now, command)
         try:
             store._setup()
             if where != MEMORY:
@@ -541,15 +553,16 @@ class Store:
             raise SkillNotLive(
                 name,
                 DRAFT,
-                f"'{name}' is a draft, not live: a person must publish it first "
-                f"('kite-skills dashboard', /skills, or 'kite-skills skills publish {name}')",
+                f"'{name}' is a draft, not live: a person must publish it first — ask the "
+                "person to open their kite-skills dashboard (they can start it with: "
+                f"{self.command} dashboard) and publish '{name}' there",
             )
         if skill.status == ARCHIVED:
             raise SkillNotLive(
                 name,
                 ARCHIVED,
                 f"'{name}' is archived (taken out of service), not live: it can be put back "
-                f"with skillPublish or 'kite-skills skills restore {name}'",
+                "with skillPublish",
             )
         assert skill.status == LIVE
         return skill
@@ -558,7 +571,9 @@ class Store:
         """The skill ``name`` in any state, with any proposed revision (for people)."""
         skill = self._find(name)
         if skill is None:
-            raise UnknownSkill(name)
+            raise UnknownSkill(
+                name, f"no skill named '{name}'; list them with '{self.command} skills list'"
+            )
         return skill
 
     def _find(self, name: str) -> Skill | None:

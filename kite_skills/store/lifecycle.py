@@ -4,7 +4,9 @@ States are ``draft``, ``live`` and ``archived`` (plus ``ABSENT`` for a name not 
 Each :class:`Rule` says what one actor's action does from one state: it is allowed (and to which
 state it moves), a no-op (nothing changes, no audit row), or refused (``IllegalTransition``).
 The message template is the text shown to the caller in every case; placeholders are
-``{name}`` and ``{state}``.
+``{name}``, ``{state}`` and ``{kite}`` (the command that starts kite-skills on this machine,
+:attr:`Store.command <kite_skills.store.db.Store.command>`). An agent's messages never tell it
+to run a command: they say what to ask the person.
 
 Two actors exist. ``AGENT`` rules are what an MCP client may do through
 :mod:`kite_skills.store.agent`; ``HUMAN`` rules are what a person does through
@@ -104,14 +106,11 @@ class Rule:
         return self.audit or self.action.value
 
 
-_PUBLISH_HINT = (
-    "a person publishes it on the dashboard ('kite-skills dashboard', /skills) "
-    "or with 'kite-skills skills publish {name}'"
+_ASK = (
+    "ask the person to open their kite-skills dashboard (they can start it with: {kite} dashboard)"
 )
-_ACCEPT_HINT = (
-    "a person accepts it on the dashboard ('kite-skills dashboard', /skills) "
-    "or with 'kite-skills skills accept {name}'"
-)
+_PUBLISH_HINT = "a person publishes it: " + _ASK + " and publish '{name}' there"
+_ACCEPT_HINT = "a person accepts it: " + _ASK + " and accept the revision of '{name}' there"
 NO_PROPOSAL: Final = (
     "'{name}' has no proposed revision; an agent proposes one by saving over a live or "
     "archived skill"
@@ -197,8 +196,7 @@ RULES: Final[tuple[Rule, ...]] = (
         A,
         LIVE,
         ALLOW,
-        "took '{name}' out of service (live -> archived); it can be put back with "
-        "skillPublish or 'kite-skills skills restore {name}'",
+        "took '{name}' out of service (live -> archived); skillPublish puts it back",
         to_state=ARCHIVED,
     ),
     Rule(Action.UNPUBLISH, A, ARCHIVED, NOOP, "'{name}' is already archived; nothing changed"),
@@ -262,7 +260,7 @@ RULES: Final[tuple[Rule, ...]] = (
         ARCHIVED,
         REFUSE,
         "cannot publish '{name}': it is archived; put it back with "
-        "'kite-skills skills restore {name}' (Restore on the dashboard)",
+        "'{kite} skills restore {name}' (Restore on the dashboard)",
     ),
     Rule(
         Action.RESTORE,
@@ -280,7 +278,7 @@ RULES: Final[tuple[Rule, ...]] = (
         DRAFT,
         REFUSE,
         "cannot restore '{name}': it is a draft; publish it with "
-        "'kite-skills skills publish {name}' (Publish on the dashboard)",
+        "'{kite} skills publish {name}' (Publish on the dashboard)",
     ),
     Rule(Action.ARCHIVE, H, LIVE, ALLOW, "archived '{name}' (live -> archived)", to_state=ARCHIVED),
     Rule(Action.ARCHIVE, H, ARCHIVED, NOOP, "'{name}' is already archived; nothing changed"),
@@ -290,7 +288,7 @@ RULES: Final[tuple[Rule, ...]] = (
         DRAFT,
         REFUSE,
         "cannot archive '{name}': it is a draft, so it is not in service; delete it with "
-        "'kite-skills skills delete {name}' if you no longer want it",
+        "'{kite} skills delete {name}' if you no longer want it",
     ),
     Rule(
         Action.MOVE_TO_DRAFT,
@@ -364,7 +362,7 @@ RULES: Final[tuple[Rule, ...]] = (
                 state,
                 REFUSE,
                 "cannot create '{name}': a skill by that name already exists ({state}); "
-                "edit it instead ('kite-skills skills edit {name}', or Edit on the dashboard)",
+                "edit it instead ('{kite} skills edit {name}', or Edit on the dashboard)",
             ),
         )
     ),
@@ -384,7 +382,7 @@ RULES: Final[tuple[Rule, ...]] = (
         ABSENT,
         ALLOW,
         "saved '{name}' as a new draft; publish it when it is ready "
-        "('kite-skills skills publish {name}', or Publish on the dashboard)",
+        "('{kite} skills publish {name}', or Publish on the dashboard)",
         to_state=DRAFT,
         effect=Effect.CREATE,
     ),

@@ -36,7 +36,7 @@ async def test_replaced_pending_and_the_replaced_text(store: Store) -> None:
         assert first.structured_content is not None
         assert first.structured_content["replaced_pending"] is False
         assert "replaced" not in first.structured_content
-        assert "'kite-skills dashboard'" in _text(first)
+        assert "ask the person to open their kite-skills dashboard" in _text(first)
         proposed_at = store.get("funds").proposed.proposed_at  # type: ignore[union-attr]
         second = await client.call_tool("skillSave", {**save, "body": "# v3\n"})
         assert second.structured_content is not None

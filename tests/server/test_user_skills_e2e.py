@@ -9,8 +9,10 @@ follow it in the same session.
 from __future__ import annotations
 
 import os
+import shlex
 import sqlite3
 import subprocess
+import sys
 import time
 import warnings
 from collections.abc import Awaitable, Callable
@@ -22,6 +24,7 @@ import pytest
 from mcp import Client, types
 from mcp.shared.exceptions import MCPError
 
+from kite_skills import invocation
 from kite_skills.store import Store, human
 
 from .harness import Target, person_command, sdk_client
@@ -150,7 +153,14 @@ async def test_a_saved_draft_is_invisible_and_unpublishable_in_the_same_session(
         assert not saved.is_error, text_of(saved)
         said = text_of(saved)
         assert "person" in said
-        assert "kite-skills dashboard" in said or f"kite-skills skills publish {NAME}" in said
+        # What to ask the person, with the command that starts this very file.
+        assert "ask the person to open their kite-skills dashboard" in said
+        kite = (  # how the server was started: the zipapp, or this process (in process)
+            shlex.join([sys.executable, str(target)])
+            if isinstance(target, Path)
+            else invocation.current().command
+        )
+        assert f"they can start it with: {kite} dashboard" in said
         assert saved.structured_content == {
             "name": NAME,
             "outcome": "created",

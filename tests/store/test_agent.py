@@ -12,9 +12,10 @@ from kite_skills.store import Store, agent, human
 from .helpers import BODY, archived, audit_rows, counts, draft, live
 
 WHO = "claude-desktop 1.2.3"
+# What an agent is told: what to ask the person, never a command to run itself.
 PUBLISH_HINT = (
-    "a person publishes it on the dashboard ('kite-skills dashboard', /skills) "
-    "or with 'kite-skills skills publish compare-funds'"
+    "a person publishes it: ask the person to open their kite-skills dashboard (they can "
+    "start it with: kite-skills dashboard) and publish 'compare-funds' there"
 )
 
 
@@ -68,7 +69,10 @@ def test_save_over_a_live_or_archived_skill_proposes_a_revision(store: Store, st
     result = agent.save(store, "compare-funds", "Better line", "# Better\n", who=WHO)
     assert (result.outcome, result.status) == ("proposed", state)
     assert "keeps serving" in result.message or "nothing changes" in result.message
-    assert "'kite-skills skills accept compare-funds'" in result.message
+    assert result.message.endswith(
+        "ask the person to open their kite-skills dashboard (they can start it with: "
+        "kite-skills dashboard) and accept the revision of 'compare-funds' there"
+    )
     after = store.get("compare-funds")
     # the current text keeps serving, the revision waits beside it
     assert (after.description, after.body, after.status) == (
@@ -116,8 +120,7 @@ def test_unpublish_live_archives_it(store: Store) -> None:
         "live",
         "archived",
         True,
-        "took 'compare-funds' out of service (live -> archived); it can be put back with "
-        "skillPublish or 'kite-skills skills restore compare-funds'",
+        "took 'compare-funds' out of service (live -> archived); skillPublish puts it back",
     )
     assert store.get("compare-funds").status == "archived"
     assert audit_rows(store)[-1] == (
@@ -228,9 +231,7 @@ def test_archived_but_never_published_is_refused(store: Store, db_path: Path) ->
 def test_unknown_skill(store: Store, action) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(UnknownSkill) as info:
         action(store, "no-such-skill", who=WHO)
-    assert str(info.value) == (
-        "no skill named 'no-such-skill'; list them with 'kite-skills skills list'"
-    )
+    assert str(info.value) == ("no skill named 'no-such-skill'; find one with the skills tool")
 
 
 def test_agent_actions_always_record_via_mcp_and_a_readable_who(store: Store) -> None:
@@ -256,8 +257,9 @@ def test_save_over_a_skill_moved_back_to_draft_proposes_and_keeps_the_persons_te
     assert result.message == (
         "saved a proposed revision of 'compare-funds' beside its text, which is unchanged: a "
         "person published it before and moved it back to draft for review, so only a person "
-        "changes its text; a person accepts it on the dashboard ('kite-skills dashboard', "
-        "/skills) or with 'kite-skills skills accept compare-funds'"
+        "changes its text; a person accepts it: ask the person to open their kite-skills "
+        "dashboard (they can start it with: kite-skills dashboard) and accept the revision "
+        "of 'compare-funds' there"
     )
     after = store.get("compare-funds")
     assert (after.description, after.body, after.status, after.published_at) == (

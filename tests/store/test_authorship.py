@@ -34,8 +34,9 @@ def test_an_agents_save_over_a_persons_draft_is_a_proposal(store: Store, how: st
     assert result.outcome == "proposed", result
     assert result.message == (
         "saved a proposed revision of 'mine' beside its text, which is unchanged: a person "
-        "wrote this draft, so only a person changes its text; a person accepts it on the "
-        "dashboard ('kite-skills dashboard', /skills) or with 'kite-skills skills accept mine'"
+        "wrote this draft, so only a person changes its text; a person accepts it: ask the "
+        "person to open their kite-skills dashboard (they can start it with: kite-skills "
+        "dashboard) and accept the revision of 'mine' there"
     )
     skill = store.get("mine")
     assert (skill.status, skill.description, skill.body) == ("draft", "My way", MINE)

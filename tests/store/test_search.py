@@ -167,15 +167,16 @@ def test_drafts_and_archived_never_show(store: Store) -> None:
         store.read_live("draft-fund")
     assert (info.value.status, str(info.value)) == (
         "draft",
-        "'draft-fund' is a draft, not live: a person must publish it first "
-        "('kite-skills dashboard', /skills, or 'kite-skills skills publish draft-fund')",
+        "'draft-fund' is a draft, not live: a person must publish it first — ask the person "
+        "to open their kite-skills dashboard (they can start it with: kite-skills dashboard) "
+        "and publish 'draft-fund' there",
     )
     with pytest.raises(SkillNotLive) as info:
         store.read_live("archived-fund")
     assert (info.value.status, str(info.value)) == (
         "archived",
         "'archived-fund' is archived (taken out of service), not live: it can be put back "
-        "with skillPublish or 'kite-skills skills restore archived-fund'",
+        "with skillPublish",
     )
     with pytest.raises(SkillNotLive, match="a person must publish it first"):
         store.read_live("back-to-draft")
