@@ -85,7 +85,7 @@ def _run_dashboard(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     import argparse
 
-    from . import cli_install, cli_setup, cli_skills
+    from . import cli_history, cli_install, cli_setup, cli_skills
 
     parser = argparse.ArgumentParser(
         prog="kite-skills",
@@ -128,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     listing.set_defaults(run=_run_list)
     cli_skills.register(commands)
+    cli_history.register_settings(commands)
     dash = commands.add_parser(
         "dashboard",
         help="review and publish your skills in a browser (serves 127.0.0.1 only)",

@@ -75,6 +75,14 @@ def _ask(question: str) -> str:
         return ""
 
 
+def _ask_text(question: str) -> str:
+    """A line of free text (as typed, stripped); "" at end of input."""
+    try:
+        return input(question).strip()
+    except EOFError:
+        return ""
+
+
 def colour(stream: Any = None) -> bool:
     """Whether to colour what goes to ``stream`` (stdout by default): only on a terminal,
     and never when ``NO_COLOR`` is set to anything (https://no-color.org)."""
@@ -398,7 +406,6 @@ _ACTIONS: tuple[tuple[str, Callable[..., ActionResult], str], ...] = (
     ("draft", human.move_to_draft, f"take a skill back for review ({moves(Action.MOVE_TO_DRAFT)})"),
     ("archive", human.archive, f"take a live skill out of service ({moves(Action.ARCHIVE)})"),
     ("restore", human.restore, f"put an archived skill back ({moves(Action.RESTORE)})"),
-    ("reject", human.reject_revision, "reject a skill's proposed revision"),
 )
 
 
@@ -559,7 +566,8 @@ def _review_one(store: Store, skill: Skill) -> str:
         print(human.accept_revision(store, skill.name, rev=rev, via=VIA_CLI, who=who).message)
         return "accepted"
     if answer == "r" and skill.proposed is not None:
-        print(human.reject_revision(store, skill.name, via=VIA_CLI, who=who).message)
+        reason = _ask_text("why (optional; the agent's next save is told)? ")
+        print(human.reject_revision(store, skill.name, via=VIA_CLI, who=who, reason=reason).message)
         return "rejected"
     if answer == "p" and skill.proposed is None:
         rev = skill.revision
@@ -658,6 +666,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     for name, action, help_text in _ACTIONS:
         p = command(name, help_text, f"{name} compare-funds", _human(action))
         p.add_argument("name", metavar="NAME")
+    from kite_skills import cli_history  # reject, history, revert, reads
+
+    cli_history.register(command)
     p = command("delete", "delete a skill (its audit history stays)", "delete x --yes", _delete)
     p.add_argument("name", metavar="NAME")
     p.add_argument("--yes", action="store_true", help="do not ask (for scripts)")

@@ -1,6 +1,6 @@
 """Suite-wide settings: hypothesis profiles, and a folder an unprivileged user can reach.
 
-Hypothesis profiles (README, "Random tests"):
+Hypothesis profiles (docs/development.md, "Random tests"):
 - ``ci`` — selected when ``CI=true``: derandomized, so every CI run tries the same examples
   (the seed is derived from each test's name; no example database is read or written);
 - ``long`` — ``KITE_SKILLS_HYPOTHESIS=long``: random, 20x the examples, for a long run;

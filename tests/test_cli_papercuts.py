@@ -205,6 +205,6 @@ def test_review_offers_delete_and_ends_with_a_summary(
 def test_review_order_is_what_the_person_saw(
     db: Path, tty: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    tty.extend(["r"])
+    tty.extend(["r", ""])  # reject, with no reason
     assert cli.main(["skills", "review", "--db", str(db)]) == 0
     assert capsys.readouterr().out.rstrip().endswith("Reviewed 1 of 1: rejected 1 (funds).")

@@ -1,6 +1,6 @@
 """The Kite MCP tool calls a recipe writes, read from its text.
 
-The call form (README, "Tool calls in recipes"):
+The call form (docs/authoring.md, "Tool calls in recipes"):
 
 - a grouped tool and its mode: ``` `orders` mode `place` ``` (or ``` `orders` (mode `list`) ```);
 - a legacy tool: its bare backticked name, ``` `place_order` ```;

@@ -18,6 +18,7 @@ import json
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from importlib import resources
 from typing import Any, Final
 
@@ -46,17 +47,18 @@ from kite_skills.store import VIA_DASHBOARD, VIAS, ActionResult, AuditEntry, Ski
 from kite_skills.store.lifecycle import person_action_meanings, person_actions
 from kite_skills.store.records import revision_id
 
-from . import render
+from . import history, render
 from .security import Door, guard
 
 WAITING_ACTIONS: Final = frozenset({"create", "save_draft", "propose"})
 
 
-RESERVED: Final = frozenset({"new", "log"})
+RESERVED: Final = frozenset({"new", "log", "reads"})
 
 
 def skill_url(name: str) -> str:
-    """A skill's page; ``/skills/new`` and ``/skills/log`` are pages of their own."""
+    """A skill's page; ``/skills/new``, ``/skills/log`` and ``/skills/reads`` are pages of
+    their own."""
     return f"/skills/{name}/view" if name in RESERVED else f"/skills/{name}"
 
 
@@ -292,6 +294,8 @@ class Dashboard:
             proposed_hidden=render.hidden_in((p.description, False), (p.body, True)) if p else 0,
             diff=diff,
             history=_audit_html(self.store.audit(limit=200, name=skill.name)),
+            reads=self.store.reads("skill", skill.name),
+            reads_on=self.store.read_receipts_on(),
             error=error,
             stale=stale,
         )
@@ -317,6 +321,8 @@ class Dashboard:
         kwargs: dict[str, Any] = {"via": VIA_DASHBOARD, "who": _who()}
         if needs is not None:
             kwargs["rev"] = form.get("rev", "")
+        if action == "reject":  # the person's reason, told to the agent's next save
+            kwargs["reason"] = form.get("reason", "")
         if action == "delete" and form.get("confirm") != "yes":
             return RedirectResponse(f"/skills/{name}/delete", status_code=303)
         try:
@@ -464,10 +470,22 @@ def build_app(store: Store, door: Door) -> Any:
         Route("/skills", _off_loop(d.index)),
         Route("/skills/new", _off_loop(d.new), methods=["GET", "POST"]),
         Route("/skills/log", _off_loop(d.log)),
+        Route("/skills/reads", _off_loop(partial(history.reads, d))),
+        Route(
+            "/skills/reads/setting",
+            _off_loop(partial(history.reads_setting, d)),
+            methods=["POST"],
+        ),
         Route("/skills/{name}", _off_loop(d.detail)),
         Route("/skills/{name}/view", _off_loop(d.detail)),
         Route("/skills/{name}/edit", _off_loop(d.edit), methods=["GET", "POST"]),
         Route("/skills/{name}/delete", _off_loop(d.confirm_delete)),
+        Route("/skills/{name}/history", _off_loop(partial(history.history, d))),
+        Route(
+            "/skills/{name}/history/{id}/restore",
+            _off_loop(partial(history.restore, d)),
+            methods=["POST"],
+        ),
         Route("/skills/{name}/{action}", _off_loop(d.act), methods=["POST"]),
     ]
     app = Starlette(

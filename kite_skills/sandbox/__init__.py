@@ -1,6 +1,6 @@
 """`kite-skills sandbox`: a local Kite MCP server over a simulated account.
 
-Two parts (see docs/sandbox-scenarios.md and the README's "Rehearse in the sandbox"):
+Two parts (see docs/sandbox.md and docs/sandbox-scenarios.md):
 
 - ``sim/``: a pure simulation of Kite Connect (the REST API the Kite MCP server calls): the
   account, the market, the order engine. No MCP, no transport.

@@ -32,7 +32,7 @@ from ..display import clipped, one_line
 from ..errors import KiteError, StoreError, UnreadableSkill
 from ..store import Store
 from . import skills_extension, stdio
-from .changes import PEER, LegacyPeer
+from .changes import PEER, URI_SCHEME, LegacyPeer
 from .prompts import Prompts, legacy_cache_fields
 from .skills_extension import client_has_skills
 from .tools import ToolResult, ToolSpec, help_tool, tool_error
@@ -42,7 +42,10 @@ log = logging.getLogger("kite_skills.server")
 
 INSTRUCTIONS = (
     "This server holds trusted, step-by-step procedures for working with a Zerodha Kite "
-    "account. Find them through the Skills extension (skills/list, then skills/get and "
+    "account. Before following a catalog recipe, look for the person's own skills with the "
+    "skills tool (search with the task's words): a live skill of theirs says how they want "
+    "that task done, so read it with skillRead and prefer it to the recipe. Find the "
+    "catalog's recipes through the Skills extension (skills/list, then skills/get and "
     "resources/read) or, if your client does not use Skills, through the help tool "
     "starting at key '/'. A procedure is documentation only: it never replaces the "
     "user's explicit approval of each order, modification, cancellation or alert."
@@ -58,7 +61,13 @@ def parse_excluded(value: str | None, known: Iterable[str]) -> tuple[frozenset[s
 
 
 def all_tools(catalog: Catalog, user_skills: UserSkills) -> dict[str, ToolSpec]:
-    return {spec.tool.name: spec for spec in [help_tool(catalog), *user_skills.tools()]}
+    receipts = user_skills.receipts
+
+    def on_recipe(ctx: Context, key: str) -> None:
+        receipts.note(ctx, "recipe", key, "help")
+
+    tools = [help_tool(catalog, on_recipe), *user_skills.tools()]
+    return {spec.tool.name: spec for spec in tools}
 
 
 def build_server(
@@ -103,7 +112,10 @@ def build_server(
             raise MCPError(
                 INTERNAL_ERROR, f"the skill store could not read {clipped(uri)}: {exc}"
             ) from exc
-        if text is None:
+        if text is not None:
+            kind, item = ("recipe", uri) if raw is not None else ("skill", uri_name(uri))
+            user_skills.receipts.note(ctx, kind, item, "resources/read")
+        else:
             raise MCPError(
                 INVALID_PARAMS,
                 f"no resource at {clipped(uri)} — resources/list shows what is served "
@@ -119,6 +131,7 @@ def build_server(
 
     changes = user_skills.changes
     changes.on_live_set_change(PromptsListChanged())  # live user skills are prompts too
+    changes.on_description_change(PromptsListChanged())  # a prompt shows its description
 
     async def subscribe(ctx: Context, params: types.SubscribeRequestParams) -> types.EmptyResult:
         peer = _peer(ctx)
@@ -160,7 +173,7 @@ def build_server(
                 raise MCPError(INVALID_PARAMS, NOT_INITIALIZED, {"method": clipped(ctx.method, 64)})
         return await call_next(ctx)
 
-    prompts = Prompts(catalog, user_skills.store)
+    prompts = Prompts(catalog, user_skills.store, user_skills.receipts)
     server: Server[Any] = Server(
         "kite-skills",
         version=__version__,
@@ -198,6 +211,11 @@ NOT_INITIALIZED = (
     "first, or use the 2026-07-28 protocol by putting io.modelcontextprotocol/protocolVersion, "
     "clientCapabilities and clientInfo in each request's _meta"
 )
+
+
+def uri_name(uri: str) -> str:
+    """The skill a ``user-skill://NAME`` URI names."""
+    return uri.removeprefix(URI_SCHEME)
 
 
 def _peer(ctx: Context) -> LegacyPeer | None:
@@ -326,6 +344,7 @@ def serve_wire(
             functools.partial(stdio.serve, stdin_fd=stdin_fd, stdout_fd=stdout_fd), server, options
         )
     finally:
+        user_skills.receipts.close()
         if store is not None:
             store.close()
     return 130 if interrupted else 0

@@ -14,7 +14,9 @@ each legacy session (one per served connection, whatever the number of
 ``resources/subscribe`` calls; ``resources/updated`` only for the URIs it subscribed).
 
 Anything else whose list follows the set of live skills is announced by registering its
-event once: ``feed.on_live_set_change(PromptsListChanged())``.
+event once: ``feed.on_live_set_change(PromptsListChanged())``; a list that also shows each
+live skill's description (prompts do) registers with ``feed.on_description_change(…)`` too,
+and is announced when a live skill's description changes (an accepted revision, an edit).
 """
 
 from __future__ import annotations
@@ -111,6 +113,8 @@ class ChangeFeed:
         self._on_live_set_change: list[ServerEvent] = [ResourcesListChanged()]
         self._peers: list[LegacyPeer] = []
         self._live: dict[str, str] | None = None
+        self._on_description_change: list[ServerEvent] = []
+        self._descriptions: dict[str, str] | None = None  # read only once someone listens
         self._version: int | None = None
         self._failing = False
         # The poller and the writing tools both check; one at a time, or a reading taken
@@ -121,6 +125,11 @@ class ChangeFeed:
         """Announce ``event`` too whenever the set of live skills changes."""
         if event not in self._on_live_set_change:
             self._on_live_set_change.append(event)
+
+    def on_description_change(self, event: ServerEvent) -> None:
+        """Announce ``event`` too whenever a live skill's description changes."""
+        if event not in self._on_description_change:
+            self._on_description_change.append(event)
 
     async def publish(self, event: ServerEvent) -> None:
         """The one way out: 2026-07-28 listen streams and every legacy session."""
@@ -191,15 +200,34 @@ class ChangeFeed:
         if self._version is None:
             self._version = await store_thread.run(self.store.data_version)
         live: dict[str, str] = await store_thread.run(self.store.live_versions)
-        previous, self._live = self._live, live
+        previous = self._live
+        described = await self._described(previous is None or live != previous)
+        self._live = live
         if previous is None:
             return
         if set(live) != set(previous):
             for event in self._on_live_set_change:
                 await self.publish(event)
+        elif described:
+            for event in self._on_description_change:
+                await self.publish(event)
         for name in sorted(set(live) | set(previous)):
             if live.get(name) != previous.get(name):
                 await self.publish(ResourceUpdated(uri=uri_of(name)))
+
+    async def _described(self, changed: bool) -> bool:
+        """Whether a live skill kept its name but changed its description since the last
+        reading. Descriptions are read (names and descriptions, no body) only when a
+        listener is registered and the live skills' versions moved."""
+        if not self._on_description_change or not changed:
+            return False
+        assert self.store is not None
+        summaries = await store_thread.run(self.store.live_summaries)
+        now = {s.name: s.description for s in summaries}
+        before, self._descriptions = self._descriptions, now
+        if before is None:
+            return False
+        return any(before[name] != now[name] for name in now.keys() & before.keys())
 
 
 def _one_line(exc: BaseException) -> str:

@@ -21,6 +21,7 @@ from ..catalog._schema import USER_PROMPT_PREFIX as USER_PREFIX
 from ..errors import StoreError
 from ..store import Skill, SkillSummary, Store
 from . import store_thread
+from .receipts import ReadReceipts
 from .tools import wire
 from .user_skills import uri_of
 
@@ -46,9 +47,12 @@ _LIVE: ContextVar[list[SkillSummary] | None] = ContextVar("kite_skills_live", de
 class Prompts:
     """``prompts/list`` and ``prompts/get`` over the catalog and the store's live skills."""
 
-    def __init__(self, catalog: Catalog, store: Store | None) -> None:
+    def __init__(
+        self, catalog: Catalog, store: Store | None, receipts: ReadReceipts | None = None
+    ) -> None:
         self._recipes = {p.name: p for p in recipe_prompts(catalog)}
         self._store = store
+        self._receipts = receipts or ReadReceipts(None)
         # The listing in wire form (what the SDK makes of the models): the recipes' entries
         # are built once, since the catalog never changes; each user skill's on each call.
         self._listed = [wire(_recipe(p)) for p in self._recipes.values()]
@@ -100,6 +104,7 @@ class Prompts:
         request = (params.arguments or {}).get("request") or NO_REQUEST
         recipe = self._recipes.get(params.name)
         if recipe is not None:
+            self._receipts.note(ctx, "recipe", recipe.uri, "prompts/get")
             return _messages(recipe.description, recipe.uri, recipe.text, request)
         skill = await self._live(params.name)
         if skill is None:
@@ -108,6 +113,7 @@ class Prompts:
                 f"no prompt named '{params.name}' — prompts/list shows every prompt",
                 {"name": params.name},
             )
+        self._receipts.note(ctx, "skill", skill.name, "prompts/get")
         return _messages(skill.description, uri_of(skill.name), skill.document(), request)
 
     async def _live_skills(self) -> list[SkillSummary]:

@@ -178,7 +178,11 @@ USE_SKILLS = (
 )
 
 
-def help_tool(catalog: Catalog) -> ToolSpec:
+def help_tool(
+    catalog: Catalog, on_recipe: Callable[[Context, str], None] | None = None
+) -> ToolSpec:
+    """The ``help`` tool; ``on_recipe(ctx, key)`` is told of each recipe page served (read
+    receipts)."""
     # Each page's result in wire form, built at its first call: the catalog never changes,
     # and rendering and validating a page on every call cost more than the SDK's dispatch.
     # The SDK copies a returned dict before shaping it, so these are never changed.
@@ -197,6 +201,8 @@ def help_tool(catalog: Catalog) -> ToolSpec:
         result = results.get(page.key)
         if result is None:
             result = results[page.key] = wire(text_result(page.to_markdown(), page.to_dict()))
+        if on_recipe is not None and page.kind == "recipe":
+            on_recipe(ctx, page.key)
         return result
 
     tool = types.Tool(

@@ -14,7 +14,7 @@ from typing import Any
 
 from mcp import types
 
-from ..display import one_line
+from ..display import one_line, quoted
 from ..errors import (
     IllegalTransition,
     InvalidQuery,
@@ -28,6 +28,7 @@ from ..store import Skill, Store, agent
 from . import store_thread
 from .changes import URI_SCHEME, ChangeFeed, uri_of
 from .negotiation import client_label
+from .receipts import ReadReceipts
 from .tools import Context, ToolSpec, argument_problems, text_result, tool_error
 
 log = logging.getLogger("kite_skills.server")
@@ -90,6 +91,7 @@ class UserSkills:
         self.store = store
         self.unavailable = unavailable or "the skill store is not open"
         self.changes = ChangeFeed(store)
+        self.receipts = ReadReceipts(store)
         self._reported: set[str] = set()  # unreadable skills already logged
 
     @classmethod
@@ -168,6 +170,7 @@ class UserSkills:
     async def _read(self, ctx: Context, name: str) -> types.CallToolResult:
         assert self.store is not None
         skill: Skill = await self._call(self.store.read_live, name)
+        self.receipts.note(ctx, "skill", skill.name, "skillRead")
         structured = {"name": skill.name, "description": skill.description, "body": skill.body}
         return text_result(skill.document(), structured)
 
@@ -196,6 +199,15 @@ class UserSkills:
                 f"\n\nThe replaced revision (description: {replaced.description}):\n\n"
                 + replaced.body
             )
+        if result.rejected is not None:
+            said = rejection_note(result.name, result.rejected.at, result.rejected.reason)
+            structured["previous_rejected"] = {
+                "rejected_at": result.rejected.at,
+                "reason": quoted(result.rejected.reason, MAX_REASON_SHOWN)[1:-1]
+                if result.rejected.reason
+                else None,
+            }
+            message = said + "\n\n" + message
         return text_result(message, structured)
 
     async def _unpublish(self, ctx: Context, name: str) -> types.CallToolResult:
@@ -262,6 +274,24 @@ class UserSkills:
         except REFUSALS:
             return None
         return skill.document()
+
+
+MAX_REASON_SHOWN = 500
+"""How much of a person's reason for a rejection an agent is shown (clipped beyond)."""
+
+
+def rejection_note(name: str, at: str, reason: str) -> str:
+    """What an agent's save is told when a person rejected its previous proposal of
+    ``name``. The reason is a person's words, shown as quoted data (escaped, clipped)."""
+    said = (
+        f"with this reason: {quoted(reason, MAX_REASON_SHOWN)}"
+        if reason
+        else "without giving a reason"
+    )
+    return (
+        f"Note: a person rejected your previous proposed revision of '{name}' at {at}, {said}. "
+        "Make sure this save answers that; it waits for their review as well."
+    )
 
 
 def _reads() -> types.ToolAnnotations:

@@ -8,7 +8,18 @@ describes a store file for ``kite-skills doctor`` without opening it as a store.
 
 from .db import LATEST_VERSION, Store, default_db_path
 from .lifecycle import ARCHIVED, DRAFT, LIVE, STATES, VIA_CLI, VIA_DASHBOARD, VIA_MCP, VIAS
-from .records import ActionResult, AuditEntry, Author, Revision, SaveResult, Skill, SkillSummary
+from .records import (
+    ActionResult,
+    AuditEntry,
+    Author,
+    PastText,
+    ReadReceipt,
+    Rejection,
+    Revision,
+    SaveResult,
+    Skill,
+    SkillSummary,
+)
 
 __all__ = [
     "ARCHIVED",
@@ -23,6 +34,9 @@ __all__ = [
     "ActionResult",
     "AuditEntry",
     "Author",
+    "PastText",
+    "ReadReceipt",
+    "Rejection",
     "Revision",
     "SaveResult",
     "Skill",

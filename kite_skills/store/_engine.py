@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from kite_skills.display import decoded
 from kite_skills.errors import IllegalTransition, InvalidSkill, UnknownSkill, UnreadableSkill
 
-from . import _sql
+from . import _history, _sql
 from ._validate import check_name, check_via, clean_who
 from .db import MAX_LOOKUP_CHARS, Store, valid_text
 from .lifecycle import (
@@ -73,10 +73,13 @@ def apply(
     via: str,
     who: str,
     text: Text | None = None,
+    reason: str = "",
 ) -> ActionResult:
     """Apply one action in its own transaction (see :func:`apply_in`)."""
     with store.transaction() as conn:
-        return apply_in(conn, store, actor, action, name, via=via, who=who, text=text)
+        return apply_in(
+            conn, store, actor, action, name, via=via, who=who, text=text, reason=reason
+        )
 
 
 def apply_in(
@@ -89,10 +92,12 @@ def apply_in(
     via: str,
     who: str,
     text: Text | None = None,
+    reason: str = "",
 ) -> ActionResult:
     """Apply one action inside the caller's open write transaction on ``conn``. A person may
     delete a row another tool wrote under a name kite-skills refuses (it is bound, never
-    spliced into SQL)."""
+    spliced into SQL). Every text written or proposed is kept in the skill's history
+    (``skill_texts``); ``reason`` is a person's reason for a rejection."""
     try:
         check_name(name)
     except InvalidSkill:
@@ -125,6 +130,9 @@ def apply_in(
         raise IllegalTransition(name, NO_PROPOSAL.format(name=name))
     now = store.now()
     detail = _change(conn, rule, name, now, via, who, text, row)
+    _history.record(conn, rule, name, now, via, who, text, reason)
+    if reason:
+        detail += f"; reason: {reason}"
     from_status = None if state == ABSENT else state
     to_status = None if rule.to_state == DELETED else rule.to_state
     revision = _written_revision(rule, text, row)

@@ -91,3 +91,21 @@ def fts_phrases(q: str) -> list[str]:
         quoted[-1] += "*"
     meaningful = [p for w, p in zip(words, quoted, strict=True) if w.lower() not in STOPWORDS]
     return list(dict.fromkeys(meaningful or quoted))
+
+
+# The history of texts (migration 0006), newest first; and one of them by id.
+HISTORY_COLUMNS: Final = (
+    "id, skill, kind, action, status, description, body, at, via, who, live_at, decided_at,"
+    " decided_via, decided_by, reason"
+)
+HISTORY_FOR: Final = (
+    f"SELECT {HISTORY_COLUMNS} FROM skill_texts WHERE skill = ? ORDER BY id DESC LIMIT ?"
+)
+HISTORY_ONE: Final = f"SELECT {HISTORY_COLUMNS} FROM skill_texts WHERE skill = ? AND id = ?"
+# Read receipts (migration 0006): newest first.
+READS_ALL: Final = "SELECT kind, item, client, via, at FROM read_receipts ORDER BY at DESC LIMIT ?"
+READS_FOR: Final = (
+    "SELECT kind, item, client, via, at FROM read_receipts WHERE kind = ? AND item = ?"
+    " ORDER BY at DESC"
+)
+SETTING: Final = "SELECT value FROM settings WHERE key = ?"

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import Final
 
-from . import _engine
+from . import _engine, _history
 from ._validate import check_body, check_description, check_name
 from .db import Store
 from .lifecycle import VIA_MCP, Action, Actor
-from .records import ActionResult, Revision, SaveOutcome, SaveResult
+from .records import ActionResult, Rejection, Revision, SaveOutcome, SaveResult
 
 __all__ = ["ActionResult", "SaveResult", "republish", "save", "unpublish"]
 
@@ -42,12 +42,16 @@ def save(store: Store, name: str, description: str, body: str, *, who: str) -> S
     A proposed revision that no person has reviewed yet is replaced, and the result says so
     (``replaced`` holds its text), so the agent never overwrites one silently.
 
+    When a person rejected this agent's previous proposal of the skill (and no agent saved it
+    since), ``rejected`` says when, by whom and why, so the agent learns from it.
+
     Raises ``InvalidSkill`` (nothing written) when the name, description or body breaks a rule.
     """
     check_name(name)
     text = _engine.Text(check_description(name, description), check_body(name, body))
     with store.transaction() as conn:
         pending = conn.execute(_PENDING, (name,)).fetchone()
+        last = _history.last_rejection(conn, name)
         result = _engine.apply_in(
             conn, store, Actor.AGENT, Action.SAVE, name, via=VIA_MCP, who=who, text=text
         )
@@ -62,7 +66,8 @@ def save(store: Store, name: str, description: str, body: str, *, who: str) -> S
             f". It replaced the revision proposed by {replaced.proposed_by} at "
             f"{replaced.proposed_at}, which no person had reviewed yet"
         )
-    return SaveResult(name, outcome, status, message, replaced)
+    rejected = Rejection(*last) if last is not None else None
+    return SaveResult(name, outcome, status, message, replaced, rejected)
 
 
 def unpublish(store: Store, name: str, *, who: str) -> ActionResult:

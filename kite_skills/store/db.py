@@ -47,7 +47,7 @@ from ._validate import (
     check_query,
 )
 from .lifecycle import ARCHIVED, DRAFT, LIVE, VIAS
-from .records import AuditEntry, Author, Revision, Skill, SkillSummary
+from .records import AuditEntry, Author, PastText, ReadReceipt, Revision, Skill, SkillSummary
 
 log = logging.getLogger(__name__)
 
@@ -724,6 +724,46 @@ class Store:
             held.add(skill.proposed.revision)
         return held
 
+    def history(self, name: str, limit: int = 200) -> list[PastText]:
+        """Every text ``name`` has had, newest first (up to ``limit``, 1–10000): the texts it
+        held and the revisions agents proposed, whatever became of them. Kept since schema
+        version 6; a store migrated then starts with each skill's text of that moment. The
+        history outlives a deleted skill, as the audit log does."""
+        check_name(name)
+        check_limit(limit, MAX_AUDIT_LIMIT)
+        with self._read() as conn:
+            rows = conn.execute(_sql.HISTORY_FOR, (name, limit)).fetchall()
+        return [_past_text(row) for row in rows]
+
+    def history_text(self, name: str, text_id: int) -> PastText:
+        """One text of ``name``'s history by its id (``UnknownSkill`` when it has none)."""
+        check_name(name)
+        with self._read() as conn:
+            row = conn.execute(_sql.HISTORY_ONE, (name, text_id)).fetchone()
+        if row is None:
+            raise UnknownSkill(
+                name,
+                f"'{name}' has no text #{text_id} in its history; see its history with "
+                f"'{self.command} skills history {name}' (or History on its dashboard page)",
+            )
+        return _past_text(row)
+
+    def reads(self, kind: str | None = None, item: str | None = None) -> list[ReadReceipt]:
+        """Read receipts, newest first: every one kept (``kind`` None), or one skill's or
+        recipe's (``kind`` ``skill``/``recipe`` and ``item``)."""
+        with self._read() as conn:
+            if kind is None:
+                rows = conn.execute(_sql.READS_ALL, (MAX_AUDIT_LIMIT,)).fetchall()
+            else:
+                rows = conn.execute(_sql.READS_FOR, (kind, item)).fetchall()
+        return [ReadReceipt(*(decoded(v) for v in row)) for row in rows]
+
+    def read_receipts_on(self) -> bool:
+        """Whether the server records read receipts (the person's setting; on by default)."""
+        with self._read() as conn:
+            row = conn.execute(_sql.SETTING, ("read_receipts",)).fetchone()
+        return row is None or row[0] != "off"
+
     def integrity_check(self) -> list[str]:
         """``PRAGMA integrity_check`` plus the FTS index check; ``[]`` when all is well."""
         with self._read() as conn:
@@ -749,6 +789,31 @@ def _audit_entry(row: tuple[Any, ...]) -> AuditEntry:
         who,
         detail,
         decoded(row[9]) if row[9] is not None else None,
+    )
+
+
+def _past_text(row: tuple[Any, ...]) -> PastText:
+    """A history row; text that is not valid UTF-8 (another tool wrote it) shown as ``\\xNN``."""
+
+    def text(value: object) -> str:
+        good = valid_text(value)
+        return good if good is not None else decoded(value)
+
+    decided = Author(decoded(row[12]), decoded(row[13])) if row[11] is not None else None
+    return PastText(
+        id=int(row[0]),
+        skill=decoded(row[1]),
+        kind=decoded(row[2]),
+        action=decoded(row[3]),
+        status=decoded(row[4]),
+        description=text(row[5]),
+        body=text(row[6]),
+        at=decoded(row[7]),
+        written_by=Author(decoded(row[8]), decoded(row[9])),
+        live_at=None if row[10] is None else decoded(row[10]),
+        decided_at=None if row[11] is None else decoded(row[11]),
+        decided_by=decided,
+        reason=None if row[14] is None else decoded(row[14]),
     )
 
 

@@ -30,6 +30,8 @@ __all__ = [
     "reject_revision",
     "resolve_revision",
     "restore",
+    "revert",
+    "set_read_receipts",
 ]
 
 _HEX = re.compile("[0-9a-f]+")
@@ -165,9 +167,59 @@ def resolve_revision(store: Store, name: str, given: str, *, proposed: bool) -> 
     return matches[0]
 
 
-def reject_revision(store: Store, name: str, *, via: str, who: str) -> ActionResult:
-    """The proposed revision is dropped; the text is unchanged."""
-    return _human(store, Action.REJECT, name, via, who)
+MAX_REASON_CHARS = 1000
+"""The longest reason a person may give for a rejection (the agent is told it)."""
+
+
+def reject_revision(
+    store: Store, name: str, *, via: str, who: str, reason: str = ""
+) -> ActionResult:
+    """The proposed revision is dropped; the text is unchanged. ``reason`` (optional, one
+    paragraph up to 1000 characters) is kept in the skill's history and the audit log, and
+    the agent's next save of the skill is told it."""
+    text = " ".join((reason or "").split())
+    if len(text) > MAX_REASON_CHARS:
+        raise InvalidSkill(
+            f"the reason for rejecting '{name}' is {len(text)} characters; the limit is "
+            f"{MAX_REASON_CHARS}: say in a few sentences what the agent should change; "
+            "nothing changed"
+        )
+    return _engine.apply(store, Actor.HUMAN, Action.REJECT, name, via=via, who=who, reason=text)
+
+
+def revert(store: Store, name: str, *, text_id: int, via: str, who: str) -> ActionResult:
+    """An earlier text from the skill's history (``Store.history``; a text it held or a
+    proposal, whatever became of it) becomes its text again, as a new revision written by
+    this person; the status is unchanged, and the text it replaces stays in the history."""
+    past = store.history_text(name, text_id)
+    text = _engine.Text(check_description(name, past.description), check_body(name, past.body))
+    current = store.get(name)
+    if past.revision == current.revision:
+        return ActionResult(
+            name,
+            Action.REVERT.value,
+            current.status,
+            current.status,
+            False,
+            f"text #{text_id} of '{name}' is its text already (revision {past.revision}); "
+            "nothing changed",
+        )
+    return _engine.apply(store, Actor.HUMAN, Action.REVERT, name, via=via, who=who, text=text)
+
+
+def set_read_receipts(store: Store, on: bool) -> str:
+    """Turn read receipts on or off. Off also forgets the receipts kept so far."""
+    with store.transaction() as conn:
+        conn.execute(
+            "INSERT INTO settings (key, value) VALUES ('read_receipts', ?)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            ("on" if on else "off",),
+        )
+        if not on:
+            conn.execute("DELETE FROM read_receipts")
+    if on:
+        return "read receipts are on: the server records which client last read each skill"
+    return "read receipts are off: nothing is recorded, and the receipts kept so far are deleted"
 
 
 def move_to_draft(store: Store, name: str, *, via: str, who: str) -> ActionResult:

@@ -62,6 +62,7 @@ class Action(StrEnum):
     DELETE = "delete"  # human: remove the skill
     IMPORT = "import"  # human: add a skill straight into service (bulk import)
     CREATE = "create"  # human: write a new skill as a draft (dashboard New, skills new/import)
+    REVERT = "revert"  # human: an earlier text from the skill's history becomes its text
 
 
 class Outcome(StrEnum):
@@ -337,6 +338,16 @@ RULES: Final[tuple[Rule, ...]] = (
                 state,
                 ALLOW,
                 "edited '{name}' ({state})",
+                to_state=state,
+                effect=Effect.SET_TEXT,
+            ),
+            Rule(
+                Action.REVERT,
+                H,
+                state,
+                ALLOW,
+                "restored an earlier text of '{name}' as its text ({state}); the text it "
+                "replaces stays in its history",
                 to_state=state,
                 effect=Effect.SET_TEXT,
             ),

@@ -168,3 +168,62 @@ class SaveResult:
     message: str
     replaced: Revision | None = None
     """The unreviewed proposed revision this save replaced (None when there was none)."""
+    rejected: Rejection | None = None
+    """A person rejected the agent's previous proposal of this skill (told once)."""
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A person rejected an agent's last proposed revision: what its next save is told."""
+
+    reason: str
+    """The person's reason ("" when they gave none)."""
+    at: str
+    by: str
+
+
+@dataclass(frozen=True)
+class PastText:
+    """One text a skill has had (its history, ``Store.history``): a text the skill held
+    (``kind="text"``; ``status`` the skill's status when it was written, ``live_at`` once it
+    served as live) or a proposed revision (``kind="proposal"``; ``status`` ``pending``,
+    ``accepted``, ``rejected`` or ``replaced``, decided by ``decided_by`` with ``reason``)."""
+
+    id: int
+    skill: str
+    kind: str
+    action: str
+    status: str
+    description: str
+    body: str
+    at: str
+    written_by: Author
+    live_at: str | None = None
+    decided_at: str | None = None
+    decided_by: Author | None = None
+    reason: str | None = None
+
+    @property
+    def revision(self) -> str:
+        return revision_id(self.description, self.body)
+
+    def label(self) -> str:
+        """``text #3 (draft, was live)``, ``proposal #4 (rejected)``: how lists name it."""
+        if self.kind == "proposal":
+            return f"proposal #{self.id} ({self.status})"
+        live = ", served as live" if self.live_at and self.status != "live" else ""
+        return f"text #{self.id} ({self.status}{live})"
+
+
+@dataclass(frozen=True)
+class ReadReceipt:
+    """An agent read a live skill or a catalog recipe: the newest read per client.
+    ``kind`` ``skill`` (``item`` its name) or ``recipe`` (a help key or a ``skill://`` URI);
+    ``via`` how (``help``, ``resources/read``, ``skillRead``, ``prompts/get``); ``client``
+    the name the MCP client gave in ``initialize`` (it chose it itself)."""
+
+    kind: str
+    item: str
+    client: str
+    via: str
+    at: str

@@ -3,8 +3,8 @@ the dashboard as a real process (``python -m kite_skills dashboard`` from this t
 server in process, on one store file, and each flow ending in what an MCP client sees over
 stdio.
 
-Screenshots go to ``$KITE_SKILLS_SCREENSHOTS`` when set (``docs/`` to refresh the README's),
-else to the test's temporary directory.
+Screenshots go to ``$KITE_SKILLS_SCREENSHOTS`` when set (``docs/`` to refresh those the
+docs show), else to the test's temporary directory.
 """
 
 from __future__ import annotations

@@ -204,8 +204,8 @@ class Agent:
 
     def marks(self, r: Recipe) -> dict[tuple[str, str | None], Unavailable]:
         """The recipe's "not on GEN" marks that cover this agent's generation: a mark written
-        once covers every call of that tool and mode on the page (README, "Tool calls in
-        recipes")."""
+        once covers every call of that tool and mode on the page (docs/authoring.md, "Tool calls
+        in recipes")."""
         found: dict[tuple[str, str | None], Unavailable] = {}
         for c in calls_module.extract(r.text):
             if c.unavailable is not None and self.generation in c.unavailable.generations:

@@ -69,9 +69,17 @@ async def test_help_output_matches_its_schema(client: Client, loaded: Catalog) -
 async def test_instructions(client: Client) -> None:
     assert client.instructions == INSTRUCTIONS
     sentences = [s for s in INSTRUCTIONS.split(". ") if s]
-    assert len(sentences) == 3
+    assert len(sentences) == 4
     for word in ("skills/list", "help", "approval"):
         assert word in INSTRUCTIONS
+
+
+async def test_instructions_send_an_agent_to_the_persons_own_skills_before_a_recipe(
+    client: Client,
+) -> None:
+    text = client.instructions or ""
+    assert "look for the person's own skills with the skills tool" in text
+    assert text.index("skills tool") < text.index("skills/list")  # before the catalog
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

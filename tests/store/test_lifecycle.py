@@ -198,13 +198,19 @@ def test_the_table_is_checked_when_the_module_is_imported() -> None:
 
 
 def test_what_a_person_may_do_in_each_state_comes_from_the_table() -> None:
-    assert lifecycle.person_actions(DRAFT, proposed=False) == {"publish", "edit", "delete"}
-    live = {"archive", "move_to_draft", "edit", "delete"}
+    assert lifecycle.person_actions(DRAFT, proposed=False) == {
+        "publish",
+        "edit",
+        "revert",
+        "delete",
+    }
+    live = {"archive", "move_to_draft", "edit", "revert", "delete"}
     assert lifecycle.person_actions(LIVE, proposed=False) == live
     assert lifecycle.person_actions(ARCHIVED, proposed=True) == {
         "restore",
         "move_to_draft",
         "edit",
+        "revert",
         "delete",
         "accept",
         "reject",

@@ -1,0 +1,132 @@
+"""The review loop's memory on the dashboard (issue 22 §5): a skill's history (every text it
+has had, any two compared, an earlier one restored) and the read receipts.
+
+Pages are GET and change nothing; restoring a text and switching read receipts are POSTs
+carrying the session's CSRF token (the Origin check is :func:`.security.guard`'s, as for
+every form). Restoring goes through :func:`kite_skills.store.human.revert`, audited with
+``via="dashboard"``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+
+from kite_skills.errors import IllegalTransition, InvalidSkill, UnknownSkill
+from kite_skills.store import VIA_DASHBOARD, PastText, Skill, human
+
+from . import render
+
+if TYPE_CHECKING:
+    from .app import Dashboard
+
+CURRENT = "current"
+
+
+def _text_id(value: str | None) -> int | None:
+    if value is None or value == "":
+        return None
+    if not value.isdigit() or len(value) > 12:
+        raise HTTPException(404, f"no text {value[:20]!r} in this history; pick one from the list")
+    return int(value)
+
+
+def _pick(dashboard: Dashboard, skill: Skill, value: str | None) -> PastText | Skill | None:
+    """A text named in the query: a history id, or ``current`` (the skill's text now)."""
+    if value == CURRENT:
+        return skill
+    text_id = _text_id(value)
+    if text_id is None:
+        return None
+    try:
+        return dashboard.store.history_text(skill.name, text_id)
+    except UnknownSkill as exc:
+        raise HTTPException(404, str(exc)) from exc
+
+
+def _id_of(text: PastText | Skill | None) -> int | str | None:
+    """A picked text as the page names it: its history id, ``current``, or None."""
+    if text is None:
+        return None
+    return text.id if isinstance(text, PastText) else CURRENT
+
+
+def _title(text: PastText | Skill) -> str:
+    if isinstance(text, PastText):
+        return f"{text.label()}, revision {text.revision}"
+    return f"the current text ({text.status}), revision {text.revision}"
+
+
+def history(dashboard: Dashboard, request: Request) -> Response:
+    """``/skills/{name}/history``: the list; ``?a=ID&b=ID|current`` compares two texts;
+    ``?show=ID`` shows one as stored."""
+    skill = dashboard.skill_or_404(request.path_params["name"])
+    texts = dashboard.store.history(skill.name)
+    query = request.query_params
+    a, b = _pick(dashboard, skill, query.get("a")), _pick(dashboard, skill, query.get("b"))
+    shown = _pick(dashboard, skill, query.get("show"))
+    values: dict[str, Any] = {
+        "skill": skill,
+        "texts": texts,
+        "shown": shown,
+        "a_id": _id_of(a),
+        "b_id": _id_of(b),
+        "shown_id": _id_of(shown),
+    }
+    if a is not None and b is not None:
+        values["diff"] = render.diff_lines(a.description, a.body, b.description, b.body)
+        values["a_title"], values["b_title"] = _title(a), _title(b)
+    if shown is not None:
+        values["shown_title"] = _title(shown)
+        values["shown_source_html"] = render.source_html(shown.body, "H")
+    return dashboard.page(request, "history.html", **values)
+
+
+def restore(dashboard: Dashboard, request: Request) -> Response:
+    """POST ``/skills/{name}/history/{id}/restore``: that text becomes the skill's text."""
+    name = request.path_params["name"]
+    dashboard.skill_or_404(name)
+    form = dashboard.form(request)
+    text_id = _text_id(request.path_params["id"])
+    assert text_id is not None
+    if form.get("confirm") != "yes":
+        raise HTTPException(400, "restoring needs the form's confirmation; nothing changed")
+    try:
+        result = human.revert(dashboard.store, name, text_id=text_id, via=VIA_DASHBOARD, who=_who())
+    except UnknownSkill as exc:
+        raise HTTPException(404, str(exc)) from exc
+    except (InvalidSkill, IllegalTransition) as exc:
+        raise HTTPException(409, str(exc)) from exc
+    from .app import skill_url
+
+    return dashboard.done(request, result.message, skill_url(name))
+
+
+def reads(dashboard: Dashboard, request: Request) -> Response:
+    """``/skills/reads``: every read receipt kept (skills and catalog recipes), and the switch."""
+    return dashboard.page(
+        request,
+        "reads.html",
+        reads=dashboard.store.reads(),
+        on=dashboard.store.read_receipts_on(),
+    )
+
+
+def reads_setting(dashboard: Dashboard, request: Request) -> Response:
+    """POST ``/skills/reads/setting``: turn read receipts on or off."""
+    form = dashboard.form(request)
+    value = form.get("value")
+    if value not in ("on", "off"):
+        raise HTTPException(400, "the setting is 'on' or 'off'; nothing changed")
+    return dashboard.done(
+        request, human.set_read_receipts(dashboard.store, value == "on"), "/skills/reads"
+    )
+
+
+def _who() -> str:
+    from .app import _who as who
+
+    return who()

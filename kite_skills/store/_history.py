@@ -1,0 +1,126 @@
+"""Every text a skill has had, kept in ``skill_texts`` (migration 0006) by the lifecycle engine
+in the same transaction as the change and its audit row.
+
+A ``text`` row is written whenever a skill's own text is written (a new draft, an agent's
+draft update, a person's edit or import, an accepted revision, an earlier text restored); it
+carries the status the skill had then, and ``live_at`` once that text served as live. A
+``proposal`` row is written for each proposed revision and later marked ``accepted``,
+``rejected`` (with the person's reason) or ``replaced`` (by the agent's next proposal).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import TYPE_CHECKING, Final
+
+from .lifecycle import LIVE, VIA_MCP, Effect, Rule
+
+PENDING: Final = "pending"
+ACCEPTED: Final = "accepted"
+REJECTED: Final = "rejected"
+REPLACED: Final = "replaced"
+
+if TYPE_CHECKING:
+    from ._engine import Text
+
+_INSERT_TEXT: Final = (
+    "INSERT INTO skill_texts (skill, kind, action, status, description, body, at, via, who,"
+    " live_at) VALUES (?, 'text', ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+# The accepted text, copied as it is now stored (it was the proposal a moment ago).
+_INSERT_ACCEPTED: Final = (
+    "INSERT INTO skill_texts (skill, kind, action, status, description, body, at, via, who,"
+    " live_at) SELECT name, 'text', 'accept', status, description, body, ?, ?, ?,"
+    " CASE WHEN status = 'live' THEN ? END FROM skills WHERE name = ?"
+)
+_INSERT_PROPOSAL: Final = (
+    "INSERT INTO skill_texts (skill, kind, action, status, description, body, at, via, who)"
+    " VALUES (?, 'proposal', 'propose', 'pending', ?, ?, ?, ?, ?)"
+)
+_DECIDE: Final = (
+    "UPDATE skill_texts SET status = ?, decided_at = ?, decided_via = ?, decided_by = ?,"
+    " reason = ? WHERE skill = ? AND kind = 'proposal' AND status = 'pending'"
+)
+MAX_UNREVIEWED: Final = 50
+"""Per skill, the agent texts no person ever acted on that are kept: its draft updates that
+never served as live and its proposals replaced before review, newest first. Everything a
+person saw decided on (live texts, accepted and rejected proposals, people's texts) is kept
+whatever the count, so an agent saving in a loop cannot grow the store without bound."""
+_PRUNE: Final = (
+    "DELETE FROM skill_texts WHERE id IN (SELECT id FROM skill_texts WHERE skill = ?"
+    " AND live_at IS NULL AND ((kind = 'text' AND via = 'mcp' AND action IN"
+    " ('create', 'save_draft')) OR (kind = 'proposal' AND status = 'replaced'))"
+    " ORDER BY id DESC LIMIT -1 OFFSET ?)"
+)
+_WENT_LIVE: Final = (
+    "UPDATE skill_texts SET live_at = ? WHERE live_at IS NULL AND id = ("
+    "SELECT max(id) FROM skill_texts WHERE skill = ? AND kind = 'text')"
+)
+
+
+def record(
+    conn: sqlite3.Connection,
+    rule: Rule,
+    name: str,
+    now: str,
+    via: str,
+    who: str,
+    text: Text | None,
+    reason: str,
+) -> None:
+    """Keep what ``rule`` (already applied) wrote or decided in the skill's history."""
+    effect = rule.effect
+    live_at = now if rule.to_state == LIVE else None
+    if effect in (Effect.CREATE, Effect.SET_TEXT) and text is not None:
+        conn.execute(
+            _INSERT_TEXT,
+            (
+                name,
+                rule.audit_action,
+                rule.to_state,
+                text.description,
+                text.body,
+                now,
+                via,
+                who,
+                live_at,
+            ),
+        )
+    elif effect is Effect.PROPOSE and text is not None:
+        conn.execute(_DECIDE, (REPLACED, now, via, who, None, name))
+        conn.execute(_INSERT_PROPOSAL, (name, text.description, text.body, now, VIA_MCP, who))
+    elif effect is Effect.ACCEPT:
+        proposer = conn.execute(
+            "SELECT who FROM skill_texts WHERE skill = ? AND kind = 'proposal'"
+            " AND status = 'pending' ORDER BY id DESC LIMIT 1",
+            (name,),
+        ).fetchone()
+        conn.execute(_DECIDE, (ACCEPTED, now, via, who, None, name))
+        conn.execute(_INSERT_ACCEPTED, (now, VIA_MCP, proposer[0] if proposer else "", now, name))
+    elif effect is Effect.REJECT:
+        conn.execute(_DECIDE, (REJECTED, now, via, who, reason or None, name))
+    elif effect is Effect.STATUS and live_at is not None:
+        conn.execute(_WENT_LIVE, (now, name))
+    if via == VIA_MCP and effect in (Effect.CREATE, Effect.SET_TEXT, Effect.PROPOSE):
+        conn.execute(_PRUNE, (name, MAX_UNREVIEWED))
+
+
+_LAST_REJECTION: Final = (
+    "SELECT t.kind, t.status, t.reason, t.decided_at, t.decided_by FROM skill_texts AS t"
+    " WHERE t.skill = ? AND (t.kind = 'proposal' OR t.via = 'mcp')"
+    " ORDER BY t.id DESC LIMIT 1"
+)
+
+
+def last_rejection(conn: sqlite3.Connection, name: str) -> tuple[str, str, str] | None:
+    """``(reason, decided_at, decided_by)`` when the newest thing an agent wrote for ``name``
+    is a proposal a person rejected (since the skill was created): what the agent's next save
+    is told. None otherwise — after one more agent save the rejection is no longer the newest,
+    so it is told once."""
+    row = conn.execute(_LAST_REJECTION, (name,)).fetchone()
+    if row is None or row[0] != "proposal" or row[1] != REJECTED:
+        return None
+    created = conn.execute("SELECT created_at FROM skills WHERE name = ?", (name,)).fetchone()
+    if created is None or str(row[3]) < str(created[0]):
+        return None
+    return (str(row[2] or ""), str(row[3]), str(row[4] or ""))

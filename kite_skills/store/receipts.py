@@ -1,0 +1,91 @@
+"""Read receipts: which MCP client last read each live skill and catalog recipe, and when.
+
+The MCP server records them through :class:`ReceiptWriter`, on its own SQLite connection and
+off the request path (see :mod:`kite_skills.server.receipts`); people read them with
+:meth:`Store.reads <kite_skills.store.Store.reads>`. One row per (item, client), at most
+:data:`MAX_CLIENTS_PER_ITEM` per item, so the table stays small whatever clients call
+themselves. Nothing is recorded while the person's ``read_receipts`` setting is ``off``
+(:func:`kite_skills.store.human.set_read_receipts`).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Sequence
+from typing import Final
+
+from .records import ReadReceipt
+
+MAX_CLIENTS_PER_ITEM: Final = 10
+MAX_CLIENT_CHARS: Final = 200
+MAX_ITEM_CHARS: Final = 300
+BUSY_TIMEOUT_S: Final = 0.2
+"""How long a write waits for a busy store before it gives up (the receipts are dropped and
+the failure logged): a receipt is never worth holding a reader up."""
+
+_UPSERT: Final = (
+    "INSERT INTO read_receipts (kind, item, client, via, at) VALUES (?, ?, ?, ?, ?)"
+    " ON CONFLICT (kind, item, client) DO UPDATE SET via = excluded.via, at = excluded.at"
+)
+_PRUNE: Final = (
+    "DELETE FROM read_receipts WHERE kind = ? AND item = ? AND client NOT IN ("
+    "SELECT client FROM read_receipts WHERE kind = ? AND item = ? ORDER BY at DESC LIMIT ?)"
+)
+_SETTING: Final = "SELECT value FROM settings WHERE key = 'read_receipts'"
+KINDS: Final = ("skill", "recipe")
+
+
+class ReceiptWriter:
+    """Writes read receipts to an existing store file (opened and migrated by
+    :meth:`Store.open <kite_skills.store.Store.open>` first). Use from one thread."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self._path = os.fspath(path)
+        self._conn: sqlite3.Connection | None = None
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            conn = sqlite3.connect(self._path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            # A receipt is not worth an fsync: in WAL mode NORMAL syncs at checkpoints only
+            # (a power cut may lose the newest receipts, never the store's consistency).
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA cache_size = -64")  # KiB: a few small rows; keep RSS flat
+            self._conn = conn
+        return self._conn
+
+    def record(self, reads: Sequence[ReadReceipt]) -> int:
+        """Keep ``reads`` in one transaction (the newest per item and client wins); returns
+        how many were kept: 0 when the setting is off. Raises ``sqlite3.Error`` when the
+        store is busy or broken (nothing is kept; the caller logs it and carries on)."""
+        if not reads:
+            return 0
+        conn = self._connection()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            row = conn.execute(_SETTING).fetchone()
+            if row is not None and row[0] == "off":
+                conn.execute("ROLLBACK")
+                return 0
+            items = set()
+            for read in reads:
+                if read.kind not in KINDS:
+                    raise ValueError(f"read receipt kind must be one of {KINDS}, not {read.kind!r}")
+                item = read.item[:MAX_ITEM_CHARS]
+                client = read.client[:MAX_CLIENT_CHARS] or "unknown client"
+                conn.execute(_UPSERT, (read.kind, item, client, read.via, read.at))
+                items.add((read.kind, item))
+            for kind, item in items:
+                conn.execute(_PRUNE, (kind, item, kind, item, MAX_CLIENTS_PER_ITEM))
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return len(reads)
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None

@@ -1,0 +1,121 @@
+"""``kite-skills skills reject --reason|history|revert|reads`` and ``kite-skills settings``
+against a real store file; state checked through the library."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kite_skills import cli_skills
+from kite_skills.cli import main
+from kite_skills.errors import UnknownSkill
+from kite_skills.store import ReadReceipt, Store, agent, human
+from kite_skills.store.receipts import ReceiptWriter
+
+NAME = "compare-funds"
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    """A live skill with a waiting proposal from an agent."""
+    path = tmp_path / "skills.db"
+    with Store.open(path) as store:
+        human.import_skills(store, [(NAME, "When comparing", "# one\n")], via="cli", who="pat")
+        agent.save(store, NAME, "When comparing funds", "# two\n", who="bot 1")
+    return path
+
+
+def test_reject_with_a_reason_is_told_to_the_agents_next_save(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["skills", "reject", NAME, "--reason", "keep step one", "--db", str(db)]) == 0
+    assert "rejected the proposed revision" in capsys.readouterr().out
+    with Store.open(db) as store:
+        told = agent.save(store, NAME, "When comparing funds", "# three\n", who="bot 1")
+    assert told.rejected is not None and told.rejected.reason == "keep step one"
+
+
+def test_history_lists_every_text_newest_first(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["skills", "reject", NAME, "--reason", "no", "--db", str(db)])
+    capsys.readouterr()
+    assert main(["skills", "history", NAME, "--db", str(db)]) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("#")]
+    assert len(lines) == 2
+    assert "proposal rejected" in lines[0] and lines[0].endswith("; reason: no")
+    assert "text     live" in lines[1] and "person: pat via cli" in lines[1]
+
+
+def test_history_diff_of_an_earlier_text_with_the_current(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Store.open(db) as store:
+        proposal = store.history(NAME)[0]
+    assert main(["skills", "history", NAME, "--diff", str(proposal.id), "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert f"--- {NAME} proposal #{proposal.id} (pending)" in out
+    assert "-# two" in out and "+# one" in out
+
+
+def test_revert_restores_an_earlier_text_as_a_new_revision(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Store.open(db) as store:
+        proposal = store.history(NAME)[0]
+    assert main(["skills", "revert", NAME, str(proposal.id), "--yes", "--db", str(db)]) == 0
+    assert "restored an earlier text" in capsys.readouterr().out
+    with Store.open(db) as store:
+        skill = store.get(NAME)
+        entry = store.audit(limit=1)[0]
+    assert (skill.body, skill.status) == ("# two\n", "live")
+    assert (entry.action, entry.via) == ("revert", "cli")
+
+
+def test_revert_without_yes_off_a_terminal_changes_nothing(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Store.open(db) as store:
+        proposal = store.history(NAME)[0]
+    assert main(["skills", "revert", NAME, str(proposal.id), "--db", str(db)]) == 1
+    assert "pass --yes to confirm" in capsys.readouterr().err
+    with Store.open(db) as store:
+        assert store.get(NAME).body == "# one\n"
+
+
+def test_an_unknown_history_id_is_refused(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["skills", "history", NAME, "--show", "999", "--db", str(db)]) == 1
+    assert f"'{NAME}' has no text #999 in its history" in capsys.readouterr().err
+    with pytest.raises(UnknownSkill):
+        with Store.open(db) as store:
+            store.history_text(NAME, 999)
+
+
+def test_settings_read_receipts_off_and_reads(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    writer = ReceiptWriter(db)
+    writer.record([ReadReceipt("skill", NAME, "claude-ai 1.0", "skillRead", "2026-01-01T00:00Z")])
+    assert main(["skills", "reads", "--db", str(db)]) == 0
+    assert "claude-ai 1.0" in capsys.readouterr().out
+    assert main(["settings", "read-receipts", "off", "--db", str(db)]) == 0
+    assert "read receipts are off" in capsys.readouterr().out
+    assert writer.record([ReadReceipt("skill", NAME, "x", "skillRead", "2026-01-02T00:00Z")]) == 0
+    writer.close()
+    assert main(["skills", "reads", "--db", str(db)]) == 0
+    assert "read receipts are off" in capsys.readouterr().out
+    assert main(["settings", "read-receipts", "on", "--db", str(db)]) == 0
+    with Store.open(db) as store:
+        assert store.read_receipts_on()
+
+
+def test_review_asks_why_on_reject_and_the_agent_is_told(
+    db: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answers = ["r", "keep step one"]
+    monkeypatch.setattr(cli_skills, "interactive", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda prompt="": answers.pop(0))
+    assert main(["skills", "review", "--db", str(db)]) == 0
+    assert "rejected 1" in capsys.readouterr().out
+    with Store.open(db) as store:
+        told = agent.save(store, NAME, "When comparing funds", "# three\n", who="bot 1")
+    assert told.rejected is not None and told.rejected.reason == "keep step one"
