@@ -86,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse
 
     from . import cli_history, cli_install, cli_setup, cli_skills
+    from .cli_help import describe_subcommands
 
     parser = argparse.ArgumentParser(
         prog="kite-skills",
@@ -158,6 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve the Kite MCP tools over a simulated account, to rehearse without money",
     )
     sandbox.set_defaults(run=_run_sandbox_after_options)
+    describe_subcommands(parser)
     return parser
 
 

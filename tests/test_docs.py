@@ -198,3 +198,18 @@ def test_the_command_check_needs_the_whole_invocation() -> None:
     assert _shown(("help",), "python3 dist/kite-skills.pyz help /orders")
     assert not _shown(("skills", "list"), "run `kite-skills skills listing`")
     assert not _shown(("catalog", "validate"), "the catalog is validated")
+
+
+def test_every_command_says_what_it_does_in_its_own_help() -> None:
+    """``kite-skills skills review --help`` opens with what the command does, as the list in
+    ``kite-skills skills --help`` does, not with its usage line alone."""
+
+    def walk(parser: argparse.ArgumentParser, path: tuple[str, ...]) -> Iterator[str]:
+        for name, sub in _subcommands(parser).items():
+            here = (*path, name)
+            own = sandbox_cli.build_parser() if here == ("sandbox",) else sub
+            if not (own.description or "").strip():
+                yield " ".join(here)
+            yield from walk(own, here)
+
+    assert list(walk(cli.build_parser(), ())) == []

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Final, NoReturn
 
 from .. import _bytecode
+from ..cli_help import describe_subcommands
 from ..display import counted
 from ..errors import KiteError
 from . import journal as journal_module
@@ -133,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("file", nargs="?", help="the journal (default: the default journal)")
     show.set_defaults(run=_run_journal)
     parser.set_defaults(run=_run_serve)
+    describe_subcommands(parser)
     return parser
 
 
