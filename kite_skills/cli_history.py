@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kite_skills.cli_db import add_db_option, db_parent
-from kite_skills.display import for_terminal
+from kite_skills.display import for_terminal, local_time
 from kite_skills.store import VIA_CLI, PastText, ReadReceipt, Skill, human
 
 from . import cli_skills
@@ -37,11 +37,12 @@ def _reject(args: argparse.Namespace) -> int:
 
 def _label(text: PastText) -> str:
     by = text.written_by.label()
-    line = f"#{text.id:<5} {text.at}  {text.kind:<8} {text.status:<9} {text.revision[:12]}  {by}"
+    at = local_time(text.at)
+    line = f"#{text.id:<5} {at}  {text.kind:<8} {text.status:<9} {text.revision[:12]}  {by}"
     if text.live_at and text.kind == "text":
-        line += f"  (live from {text.live_at})"
+        line += f"  (live from {local_time(text.live_at)})"
     if text.decided_by is not None:
-        line += f"  — {text.status} by {text.decided_by.label()} at {text.decided_at}"
+        line += f"  — {text.status} by {text.decided_by.label()} at {local_time(text.decided_at)}"
     if text.reason:
         line += f"; reason: {text.reason}"
     return _t(line)
@@ -138,7 +139,7 @@ def _revert(args: argparse.Namespace) -> int:
 
 
 def _receipt_line(read: ReadReceipt) -> str:
-    return _t(f"{read.at}  {read.kind:<6} {read.item:<32} {read.via:<15} {read.client}")
+    return _t(f"{local_time(read.at)}  {read.kind:<6} {read.item:<32} {read.via:<15} {read.client}")
 
 
 def _reads(args: argparse.Namespace) -> int:

@@ -3,12 +3,15 @@ against a real store file; state checked through the library."""
 
 from __future__ import annotations
 
+import re
+import time
 from pathlib import Path
 
 import pytest
 
 from kite_skills import cli_skills
 from kite_skills.cli import main
+from kite_skills.display import local_time
 from kite_skills.errors import UnknownSkill
 from kite_skills.store import ReadReceipt, Store, agent, human
 from kite_skills.store.receipts import ReceiptWriter
@@ -119,3 +122,26 @@ def test_review_asks_why_on_reject_and_the_agent_is_told(
     with Store.open(db) as store:
         told = agent.save(store, NAME, "When comparing funds", "# three\n", who="bot 1")
     assert told.rejected is not None and told.rejected.reason == "keep step one"
+
+
+def test_reads_and_history_show_local_times_to_the_second(
+    db: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TZ", "Asia/Kolkata")
+    time.tzset()
+    local_time.cache_clear()
+    try:
+        writer = ReceiptWriter(db)
+        stamp = "2026-01-01T09:30:05.123456Z"
+        writer.record([ReadReceipt("skill", NAME, "claude-ai 1.0", "skillRead", stamp)])
+        writer.close()
+        assert main(["skills", "reads", "--db", str(db)]) == 0
+        out = capsys.readouterr().out
+        assert "2026-01-01 15:00:05 IST" in out and ".123456" not in out
+        assert main(["skills", "history", NAME, "--db", str(db)]) == 0
+        lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("#")]
+        assert lines and all(re.search(r" \d{4}-\d\d-\d\d \d\d:\d\d:\d\d IST ", ln) for ln in lines)
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+        local_time.cache_clear()
