@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -86,8 +87,21 @@ def shared() -> Iterator[Path]:
 def apps(tmp_path: Path) -> Iterator[Path]:
     """A folder outside the temporary folders, where a person keeps a downloaded file
     (``setup`` and ``install-command`` warn about a file in Downloads or a temp folder)."""
-    folder = Path(__file__).resolve().parents[1] / ".build" / "test-apps"
-    folder = folder / f"{os.getpid()}-{tmp_path.name}"
+    from kite_skills.os_dirs import downloads_and_temp
+
+    temporary = downloads_and_temp(os.environ, sys.platform)
+    # The checkout may itself sit in a temporary folder (CI clones into one): then the real
+    # home's cache, which a person's machine never keeps in /tmp.
+    candidates = (
+        Path(__file__).resolve().parents[1] / ".build" / "test-apps",
+        Path.home().resolve() / ".cache" / "kite-skills-test-apps",
+    )
+    base = next(
+        (c for c in candidates if not any(c.is_relative_to(f.resolve()) for f in temporary)), None
+    )
+    if base is None:
+        pytest.fail(f"no folder outside {[str(f) for f in temporary]} for the test's file")
+    folder = base / f"{os.getpid()}-{tmp_path.name}"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     yield folder
