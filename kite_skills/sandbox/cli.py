@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
-from .. import _bytecode
+from .. import _bytecode, invocation
 from ..cli_help import describe_subcommands
 from ..display import counted
 from ..errors import KiteError
@@ -250,8 +250,8 @@ def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> 
     )
     if sock is None and sys.stdin.isatty():  # a person at a terminal, not an MCP client
         line += (
-            "; serving MCP on stdio for an MCP client (Ctrl-C stops it; 'kite-skills setup "
-            "CLIENT --sandbox' connects one)"
+            "; serving MCP on stdio for an MCP client (Ctrl-C stops it; "
+            f"'{invocation.current().run('setup')} CLIENT --sandbox' connects one)"
         )
     _say(line)
     try:

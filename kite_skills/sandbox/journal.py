@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+from .. import invocation
 from ..display import for_terminal, one_line, wire_safe
 from ..errors import KiteError
 
@@ -147,15 +148,16 @@ def entries(path: Path) -> Iterator[tuple[int, dict[str, Any] | None]]:
     try:
         handle = path.open("rb")
     except FileNotFoundError as exc:
+        here = invocation.current()
         raise JournalError(
             f"{path}: no sandbox journal here yet — the sandbox starts it on its first launch "
-            "('kite-skills sandbox', or its entry in your MCP client); for another file: "
-            "kite-skills sandbox journal FILE"
+            f"('{here.run('sandbox')}', or its entry in your MCP client); for another file: "
+            f"{here.run('sandbox', 'journal')} FILE"
         ) from exc
     except OSError as exc:
         raise JournalError(
             f"{path}: cannot read the sandbox journal: {exc.strerror or exc} — give the file "
-            "'kite-skills sandbox --journal FILE' wrote"
+            f"'{invocation.current().run('sandbox', '--journal')} FILE' wrote"
         ) from exc
     with handle:
         for number, raw in enumerate(handle, 1):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from kite_skills import invocation
 from kite_skills.cli import main
 from kite_skills.cli_setup import CLIENTS
 from kite_skills.sandbox.journal import Journal, default_path, entries
@@ -124,6 +125,8 @@ def test_journal_of_a_missing_file_says_so(
         "none.jsonl: no sandbox journal here yet — the sandbox starts it on its first launch" in err
     )
     assert len(err.splitlines()) == 1
+    # the commands it names are the ones that start kite-skills here (in process: this test's)
+    assert f"{invocation.current().run('sandbox', 'journal')} FILE" in err
 
 
 def test_sandbox_after_a_global_option_is_refused_not_served(

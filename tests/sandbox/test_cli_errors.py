@@ -142,9 +142,10 @@ def test_at_a_terminal_the_start_line_says_it_waits_for_an_mcp_client(tmp_path: 
         process.wait()
         os.close(leader)
     assert line.startswith("kite-skills sandbox: a SIMULATION")
+    # the command it names is the one that started it (here: python -m kite_skills)
     assert line.rstrip().endswith(
-        "serving MCP on stdio for an MCP client (Ctrl-C stops it; 'kite-skills setup CLIENT "
-        "--sandbox' connects one)"
+        "serving MCP on stdio for an MCP client (Ctrl-C stops it; "
+        f"'{sys.executable} -m kite_skills setup CLIENT --sandbox' connects one)"
     )
 
 
