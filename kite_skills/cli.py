@@ -62,30 +62,29 @@ def _run_server(args: argparse.Namespace | None) -> int:
     # scans (they would survive every one) and it runs as usual for what requests create.
     gc.disable()
     try:
+        from .cli_db import db_path
         from .server.app import serve_stdio  # the MCP stack loads only in server mode
-        from .store import default_db_path
     finally:
         gc.freeze()
         gc.enable()
-    db = getattr(args, "db", None)
     try:
-        return serve_stdio(Path(db) if db else default_db_path(os.environ))
+        return serve_stdio(db_path(args))
     finally:
         _bytecode.write_later("server")  # once served, every module a session loads is loaded
 
 
 def _run_dashboard(args: argparse.Namespace) -> int:
+    from .cli_db import db_path
     from .dashboard.serve import run  # Starlette, Jinja2 and uvicorn load only here
-    from .store import default_db_path
 
-    db = getattr(args, "db", None)
-    return run(Path(db) if db else default_db_path(os.environ), args.port, not args.no_browser)
+    return run(db_path(args), args.port, not args.no_browser)
 
 
 def build_parser() -> argparse.ArgumentParser:
     import argparse
 
     from . import cli_history, cli_install, cli_setup, cli_skills
+    from .cli_db import add_db_option
     from .cli_help import describe_subcommands
 
     parser = argparse.ArgumentParser(
@@ -95,12 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Example: kite-skills help /orders/reconcile",
     )
     parser.add_argument("--version", action="version", version=f"kite-skills {__version__}")
-    parser.add_argument(
-        "--db",
-        metavar="PATH",
-        default=argparse.SUPPRESS,
-        help="the user-skill store the server uses (default: $KITE_SKILLS_DB, else "
-        "skills.db in this OS's per-user data folder; 'kite-skills doctor' shows it)",
+    add_db_option(
+        parser,
+        "the user-skill store the server uses (default: $KITE_SKILLS_DB, else skills.db in "
+        "this OS's per-user data folder; 'kite-skills doctor' shows it)",
     )
     parser.set_defaults(run=_run_server)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
@@ -144,12 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--port", type=int, default=7381, help="port on 127.0.0.1 (default 7381; 0: a free one)"
     )
     dash.add_argument("--no-browser", action="store_true", help="only print the link")
-    dash.add_argument(
-        "--db",
-        metavar="PATH",
-        default=argparse.SUPPRESS,
-        help="the store file (default: as for the server; 'kite-skills doctor' shows it)",
-    )
+    add_db_option(dash)
     dash.set_defaults(run=_run_dashboard)
     cli_setup.register(commands)
     cli_install.register(commands)

@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from . import cli_doctor, invocation, os_dirs
+from .cli_db import add_db_option, db_path
 from .errors import KiteError
-from .store import LATEST_VERSION, default_db_path
+from .store import LATEST_VERSION
 from .store.report import describe
 
 SERVER_NAME = "kite-skills"
@@ -254,8 +255,7 @@ def merge_config(path: Path, key: str, entry: dict[str, Any], name: str = SERVER
 
 
 def _store_path(args: argparse.Namespace) -> Path:
-    db = getattr(args, "db", None)
-    path = Path(db) if db else default_db_path(os.environ)
+    path = db_path(args)
     try:
         return path.resolve()
     except (OSError, RuntimeError):  # a symbolic link loop: doctor names it
@@ -471,7 +471,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         action="store_true",
         help="the entry 'kite-sandbox' for 'kite-skills sandbox' (a simulated account)",
     )
-    setup.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help="the store file")
+    add_db_option(setup)
     setup.set_defaults(run=_run_setup)
     doctor = subparsers.add_parser(
         "doctor",
@@ -480,5 +480,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "client's config starts an interpreter or file that is gone)",
         epilog="Example: kite-skills doctor",
     )
-    doctor.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help="the store file")
+    add_db_option(doctor)
     doctor.set_defaults(run=_run_doctor)

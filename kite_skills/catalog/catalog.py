@@ -31,6 +31,9 @@ _SUGGEST_CUTOFF = 0.75  # difflib ratio: '/order' → '/orders' is 0.92, '/holdi
 _SURE = 0.9  # at least this close, the key is a typo of that page
 _SUGGEST_MAX_LEN = 200  # a longer key is no typo of a page key: nothing to compare
 _WORD = re.compile(r"[a-z0-9][a-z0-9_-]{2,39}")  # a word worth searching the pages for
+# Answers to unknown keys kept (an agent retrying the same wrong key is answered from memory);
+# past this many, new ones are worked out each time rather than growing without bound.
+_UNKNOWN_ANSWERS_KEPT = 256
 
 
 def check(root: Traversable | Path | None = None, label: str | None = None) -> list[Problem]:
@@ -95,6 +98,7 @@ class Catalog:
         self._files = result.files
         self._paths = sorted(self._files)
         self._pages: dict[str, HelpPage] = {}
+        self._unknown: dict[str, tuple[HelpPage, tuple[HelpChild, ...], tuple[HelpChild, ...]]] = {}
         skill_dirs = result.skill_directories
         self._nodes: dict[str, _Node] = {}
         self._children: dict[str, list[str]] = {}
@@ -118,13 +122,25 @@ class Catalog:
         lookup = key[:-1] if len(key) > 1 and key.endswith("/") else key
         node = self._nodes.get(lookup)
         if node is None:
+            raise UnknownHelpKey(key, *self._unknown_answer(lookup))
+        return self._page(node)
+
+    def _unknown_answer(
+        self, lookup: str
+    ) -> tuple[HelpPage, tuple[HelpChild, ...], tuple[HelpChild, ...]]:
+        """The nearest page, the similar keys and the pages mentioning the word: worked out
+        once per key (comparing every key and searching every page is ~10 ms; the catalog
+        never changes after loading)."""
+        answer = self._unknown.get(lookup)
+        if answer is None:
             nearest = self._page(self._nodes[self._nearest(lookup)])
             scored = self._similar(lookup)
             sure = bool(scored) and scored[0][0] >= _SURE  # a typo: the pages are noise
             mentions = () if sure else self.mentioning(lookup)
-            similar = tuple(self._as_child(k) for _, k in scored)
-            raise UnknownHelpKey(key, nearest, similar, mentions)
-        return self._page(node)
+            answer = (nearest, tuple(self._as_child(k) for _, k in scored), mentions)
+            if len(self._unknown) < _UNKNOWN_ANSWERS_KEPT:
+                self._unknown[lookup] = answer
+        return answer
 
     def similar(self, key: str) -> tuple[HelpChild, ...]:
         """Up to three pages whose key looks like ``key`` (``orders``, ``/order`` and
@@ -138,16 +154,21 @@ class Catalog:
         if len(wanted) > _SUGGEST_MAX_LEN:
             return []
         leaf = wanted.rsplit("/", 1)[-1]
+        whole, last = difflib.SequenceMatcher(), difflib.SequenceMatcher()
+        whole.set_seq1(wanted)
+        last.set_seq1(leaf)
         scored: list[tuple[float, str]] = []
         for candidate in self._nodes:
             if candidate == "/" or candidate == key:
                 continue
             own_leaf = candidate.rsplit("/", 1)[-1]
-            score = max(
-                difflib.SequenceMatcher(None, wanted, candidate).ratio(),
-                difflib.SequenceMatcher(None, leaf, own_leaf).ratio(),
-                _SUGGEST_CUTOFF if leaf and leaf in own_leaf.split("-") else 0.0,
-            )
+            score = _SUGGEST_CUTOFF if leaf and leaf in own_leaf.split("-") else 0.0
+            for matcher, text in ((whole, candidate), (last, own_leaf)):
+                matcher.set_seq2(text)
+                # the cheap upper bounds first, as difflib.get_close_matches does
+                bounded = matcher.real_quick_ratio() >= _SUGGEST_CUTOFF
+                if bounded and matcher.quick_ratio() >= _SUGGEST_CUTOFF:
+                    score = max(score, matcher.ratio())
             if score >= _SUGGEST_CUTOFF:
                 scored.append((score, candidate))
         scored.sort(key=lambda pair: (-pair[0], pair[1]))

@@ -200,26 +200,28 @@ class ChangeFeed:
         if self._version is None:
             self._version = await store_thread.run(self.store.data_version)
         live: dict[str, str] = await store_thread.run(self.store.live_versions)
-        previous = self._live
-        described = await self._described(previous is None or live != previous)
-        self._live = live
-        if previous is None:
+        previous, self._live = self._live, live
+        if previous == live:
             return
-        if set(live) != set(previous):
-            for event in self._on_live_set_change:
-                await self.publish(event)
-        elif described:
+        if previous is not None:
+            if set(live) != set(previous):
+                for event in self._on_live_set_change:
+                    await self.publish(event)
+            for name in sorted(set(live) | set(previous)):
+                if live.get(name) != previous.get(name):
+                    await self.publish(ResourceUpdated(uri=uri_of(name)))
+        # Descriptions last: reading them all takes about a second at 100,000 live skills,
+        # and the announcements above must not wait for it (bench section 4).
+        described = await self._described()
+        if described and previous is not None and set(live) == set(previous):
             for event in self._on_description_change:
                 await self.publish(event)
-        for name in sorted(set(live) | set(previous)):
-            if live.get(name) != previous.get(name):
-                await self.publish(ResourceUpdated(uri=uri_of(name)))
 
-    async def _described(self, changed: bool) -> bool:
+    async def _described(self) -> bool:
         """Whether a live skill kept its name but changed its description since the last
         reading. Descriptions are read (names and descriptions, no body) only when a
-        listener is registered and the live skills' versions moved."""
-        if not self._on_description_change or not changed:
+        listener is registered; the caller asks only when the live skills' versions moved."""
+        if not self._on_description_change:
             return False
         assert self.store is not None
         summaries = await store_thread.run(self.store.live_summaries)

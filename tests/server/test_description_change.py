@@ -45,7 +45,8 @@ async def test_a_description_change_announces_prompts_and_a_body_change_does_not
 
     _edit(store, description="About x, better")
     await feed.check()
-    assert events[1:] == [PromptsListChanged(), ResourceUpdated(uri="user-skill://x-skill")]
+    # the skill's own update first: the descriptions are read after it (a second at 100,000)
+    assert events[1:] == [ResourceUpdated(uri="user-skill://x-skill"), PromptsListChanged()]
 
 
 async def test_without_a_listener_descriptions_are_never_read(store: Store) -> None:
