@@ -3,7 +3,6 @@ for people (browse the catalog, validate an author's directory, manage their ski
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 from pathlib import Path
@@ -55,18 +54,11 @@ def _run_list(args: argparse.Namespace) -> int:
 
 def _run_server(args: argparse.Namespace | None) -> int:
     from . import _bytecode
+    from .stack_loading import loading_the_stack
 
-    # Loading the MCP stack creates some 100,000 objects that live as long as the server.
-    # The cyclic garbage collector scanning them again and again while they load took about
-    # a tenth of a start, so it is off while they load; then they are frozen out of its
-    # scans (they would survive every one) and it runs as usual for what requests create.
-    gc.disable()
-    try:
+    with loading_the_stack():
         from .cli_db import db_path
         from .server.app import serve_stdio  # the MCP stack loads only in server mode
-    finally:
-        gc.freeze()
-        gc.enable()
     try:
         return serve_stdio(db_path(args))
     finally:

@@ -8,7 +8,6 @@ imports this package.
 from __future__ import annotations
 
 import argparse
-import gc
 import logging
 import os
 import socket
@@ -21,6 +20,7 @@ from .. import _bytecode, invocation
 from ..cli_help import describe_subcommands
 from ..display import counted
 from ..errors import KiteError
+from ..stack_loading import loading_the_stack
 from . import journal as journal_module
 from .schemas import GENERATIONS
 
@@ -180,16 +180,11 @@ def _run_serve(args: argparse.Namespace) -> int:
 
 
 def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> int:
-    # The MCP stack and the simulation load here; as in the main server, the collector is
-    # off while they load and what they made is frozen out of its scans.
-    gc.disable()
-    try:
+    # The MCP stack and the simulation load here, as the main server's do.
+    with loading_the_stack():
         from . import sim
         from .handlers import Generation, generation
         from .server import Sandbox, parse_excluded
-    finally:
-        gc.freeze()
-        gc.enable()
     if args.scenario not in sim.scenario_names() and not Path(args.scenario).is_file():
         raise UsageError(
             f"--scenario {args.scenario!r}: no built-in scenario and no file by that name — "
