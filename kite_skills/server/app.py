@@ -25,10 +25,11 @@ from ..catalog import Catalog
 from ..display import one_line
 from ..errors import KiteError
 from ..store import Store
-from . import skills_extension, stdio, wire
+from . import stdio, wire
 from .handlers import Handlers, all_tools
 from .prompts import Prompts, legacy_cache_fields
 from .protocol import SessionRules, internal_errors
+from .skills_extension import SkillsExtension, legacy_initialize_extensions
 from .user_skills import UserSkills
 
 __all__ = ["INSTRUCTIONS", "build_server", "parse_excluded", "serve_stdio", "serve_wire"]
@@ -80,13 +81,13 @@ def build_server(
     wire.serve(server, "tools/call", types.CallToolRequestParams, handlers.call_tool)
     # prompts.py answers prompts/list with a plain dict (its own kept wire form) for now.
     server.add_request_handler("prompts/list", types.PaginatedRequestParams, prompts.list_prompts)
-    skills_extension.serve(server, catalog)
+    SkillsExtension(catalog).serve(server)
     server.middleware += [
         internal_errors,
         SessionRules(server),
         prompts.remembered,  # holds legacy_cache_fields' answer
         legacy_cache_fields,
-        skills_extension.legacy_initialize_extensions,  # innermost
+        legacy_initialize_extensions,  # innermost
     ]
     return server
 
