@@ -92,12 +92,7 @@ class Handlers:
             return _contents(uri, resource.mime_type, raw.decode("utf-8"))
         text = await self._user_skill_text(uri)
         if text is None:
-            raise MCPError(
-                INVALID_PARAMS,
-                f"no resource at {clipped(uri)} — resources/list shows what is served "
-                "(skill:// for the catalog, user-skill://NAME for the user's live skills)",
-                {"uri": clipped(uri)},
-            )
+            raise _no_resource(uri)
         self._user_skills.receipts.note(ctx, "skill", uri_name(uri), "resources/read")
         return _contents(uri, USER_SKILL_MIME_TYPE, text)
 
@@ -146,6 +141,15 @@ class Handlers:
 def uri_name(uri: str) -> str:
     """The skill a ``user-skill://NAME`` URI names."""
     return uri.removeprefix(URI_SCHEME)
+
+
+def _no_resource(uri: str) -> MCPError:
+    return MCPError(
+        INVALID_PARAMS,
+        f"no resource at {clipped(uri)} — resources/list shows what is served "
+        "(skill:// for the catalog, user-skill://NAME for the user's live skills)",
+        {"uri": clipped(uri)},
+    )
 
 
 def _contents(uri: str, mime_type: str, text: str) -> types.ReadResourceResult:
