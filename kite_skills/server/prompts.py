@@ -40,8 +40,8 @@ NO_REQUEST = "Follow this procedure for my request. Ask me what I want before yo
 log = logging.getLogger("kite_skills.server")
 
 NOTHING_LIVE = Listing(-1, ())
-"""What is listed of the live skills while the store cannot be read: none (the recipes stay
-served). Its generation is no generation the store's :class:`LiveSkills` gives."""
+"""What is listed of the live skills with no store, or while it cannot be read: none (the
+recipes stay served). Its generation is no generation the store's :class:`LiveSkills` gives."""
 
 
 class Prompts:
@@ -62,6 +62,7 @@ class Prompts:
         self._request = wire(REQUEST)
         # The last listing as the client got it, and what it was made from (see remembered).
         self._last: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+        self._failures = 0  # listings that left the user's skills out: never kept
 
     async def list_prompts(self, ctx: Context, params: Any) -> dict[str, Any]:
         if getattr(params, "cursor", None) not in (None, ""):
@@ -88,12 +89,13 @@ class Prompts:
         is never staler than its key."""
         if ctx.method != "prompts/list":
             return await call_next(ctx)
+        failures = self._failures
         live = await self._live_skills(quiet=True)  # the handler says what fails, once
         made_from = (ctx.protocol_version, ctx.params, live.generation)
         if self._last is not None and self._last[0] == made_from:
             return dict(self._last[1])
         result = await call_next(ctx)
-        if isinstance(result, dict) and live is not NOTHING_LIVE:
+        if isinstance(result, dict) and self._failures == failures:
             self._last = (made_from, result)
             return dict(result)
         return result
@@ -128,6 +130,7 @@ class Prompts:
                 return unchanged
             listing: Listing = await store_thread.run(live.listing)
         except StoreError as exc:
+            self._failures += 1
             if not quiet:
                 log.warning("prompts/list leaves out your own skills: %s", exc)
             return NOTHING_LIVE

@@ -194,6 +194,39 @@ async def test_a_repeated_list_follows_every_change_of_the_live_skills(
         assert len((await c.list_prompts()).prompts) == len(recipe_prompts(loaded))
 
 
+async def test_a_listing_reads_the_live_skills_once_per_change(
+    loaded: Catalog, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store's LiveSkills judges freshness for the kept answer and the handler alike: no
+    read while nothing was committed, one per commit (never a second for the handler), and a
+    commit beside the live skills (a draft) keeps the answer."""
+    human.import_skills(store, [("alpha", "First", "# A\n")], via="cli", who="pat")
+    reads: list[int] = []
+    real = store.live_summaries
+
+    def counted() -> Any:
+        reads.append(1)
+        return real()
+
+    monkeypatch.setattr(store, "live_summaries", counted)
+    server = build_server(loaded, UserSkills(AgentView(store)))
+    async with Client(server, mode="legacy") as c:
+        first = await c.list_prompts()
+        assert [p.name for p in first.prompts if p.name.startswith("my-")] == ["my-alpha"]
+        assert len(reads) == 1
+        assert await c.list_prompts() == first
+        assert len(reads) == 1
+        with Store.open(store.path) as other:  # another connection, as the dashboard's
+            agent.save(other, "a-draft", "Not live", "# D\n", who="bot")
+            assert await c.list_prompts() == first
+            assert len(reads) == 2
+            rev = other.get("alpha").revision
+            human.edit(other, "alpha", rev=rev, description="Changed", via="dashboard", who="p")
+        changed = await c.list_prompts()
+        assert [p.description for p in changed.prompts if p.name == "my-alpha"] == ["Changed"]
+        assert len(reads) == 3
+
+
 # ---- over the stdio wire: SDK client, both eras (the first also from the built zipapp) -----
 
 
