@@ -6,11 +6,13 @@ asks it), and *what changed since the last look* (the change feed turns the answ
 notifications). :class:`LiveSkills` answers all three for one :class:`~.db.Store`, so they
 can never disagree.
 
-Every reading it makes is compared with the reading before it, and :attr:`Listing.generation`
-moves on whenever one finds a live skill that came or went, a different ``updated_at``
-(its version), or a different description. Nothing else moves it: a read receipt, a draft
-saved beside the live skills or a revision waiting for a person commit to the file, and are
-read past, but the generation stays, so an answer kept against it stays good.
+Each reading is compared with the one before it of its kind — a look's names and versions
+(``updated_at``), a listing's names and descriptions — and :attr:`Listing.generation` moves on
+whenever one finds a live skill that came or went, another version or another description (a
+body alone changes the version, which a look sees: the server looks at every commit of
+another process and after each of its own writes). Nothing else moves it: a read receipt, a
+draft saved beside the live skills or a revision waiting for a person commit to the file and
+are read past, but the generation stays, so an answer kept against it stays good.
 
 Cost, at 100,000 live skills (``bench/run.py`` sections 2 and 4): :meth:`LiveSkills.look`
 reads names and versions from a covering index and no text, so one unreadable row cannot
@@ -165,8 +167,9 @@ class LiveSkills:
         )
 
     def _moved_on(self) -> None:
-        """A new generation: the listing kept so far is still what the file holds (its mark
-        says so), but it is not the one an answer kept against the old generation saw."""
+        """A new generation, which the listing kept so far takes too: it is read again as
+        ever once the file's mark moved on, and an answer kept against the old generation is
+        not given again. Each generation is thus paired with one listing only."""
         self._generation += 1
         listed = self._listed
         if listed is not None:
