@@ -24,7 +24,7 @@ from .. import __version__, catalog, invocation
 from ..catalog import Catalog
 from ..display import one_line
 from ..errors import KiteError
-from ..store import Store
+from ..store import AgentView
 from . import stdio, wire
 from .handlers import Handlers, all_tools
 from .prompts import Prompts, legacy_cache_fields
@@ -60,7 +60,7 @@ def build_server(
     """The server over ``catalog`` and ``user_skills``, without the tools in ``excluded``."""
     tools = {n: s for n, s in all_tools(catalog, user_skills).items() if n not in excluded}
     handlers = Handlers(catalog, user_skills, tools)
-    prompts = Prompts(catalog, user_skills.store, user_skills.receipts)
+    prompts = Prompts(catalog, user_skills.view, user_skills.receipts)
     changes = user_skills.changes
     changes.on_live_set_change(PromptsListChanged())  # live user skills are prompts too
     changes.on_description_change(PromptsListChanged())  # a prompt shows its description
@@ -128,16 +128,16 @@ def serve_wire(
         print(f"kite-skills: cannot start: {exc}", file=sys.stderr)  # noqa: T201
         return 1
     try:
-        store: Store | None = Store.open(db_path, command=invocation.current().command)
+        view: AgentView | None = AgentView.open(db_path, command=invocation.current().command)
     except KiteError as exc:
-        store = None
+        view = None
         user_skills = UserSkills.without_store(str(exc))
         log.warning(
             "the skill store is unavailable, serving the catalog only: %s",
             one_line(str(exc)),
         )
     else:
-        user_skills = UserSkills(store)
+        user_skills = UserSkills(view)
     names = sorted(all_tools(loaded, user_skills))
     excluded, unknown = parse_excluded(environ.get("EXCLUDED_TOOLS"), names)
     if unknown:
@@ -164,6 +164,6 @@ def serve_wire(
         )
     finally:
         user_skills.receipts.close()
-        if store is not None:
-            store.close()
+        if view is not None:
+            view.close()
     return 130 if interrupted else 0
