@@ -14,7 +14,7 @@ from kite_skills.catalog import Catalog
 from kite_skills.server.app import build_server
 from kite_skills.server.user_skills import UserSkills
 from kite_skills.server.wire import wire
-from kite_skills.store import Store
+from kite_skills.store import AgentView, Store
 
 from .harness import custom_request
 
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.anyio
 async def client(
     request: pytest.FixtureRequest, loaded: Catalog, store: Store
 ) -> AsyncIterator[Client]:
-    async with Client(build_server(loaded, UserSkills(store)), mode=request.param) as c:
+    async with Client(build_server(loaded, UserSkills(AgentView(store))), mode=request.param) as c:
         yield c
 
 
