@@ -23,6 +23,11 @@ Rules:
   is registered with :func:`serve`: the typed ``on_*`` arguments of the SDK's ``Server``
   accept only the model, while its handler contract (``HandlerResult``) takes a dict as well.
 
+One listing is assembled rather than made whole: ``prompts/list`` (:mod:`.prompts`) is the kept
+recipes' entries (each made by :func:`wire`) followed by one entry per live user skill, written
+as a dict there (a model per skill on each call is what the listing's kept form avoids), and it
+is registered with ``add_request_handler`` directly.
+
 Not :data:`WireJSON`: the Skills extension's methods (``skills/list``, ``skills/get``,
 ``resources/directory/read``, :mod:`.skills_extension`) answer with plain dicts because the
 SDK has no model for them; their shapes come from the catalog's ``to_dict()``.
