@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kite_skills import invocation
-from kite_skills.cli_db import add_db_option, db_parent, db_path
+from kite_skills.cli_db import add_db_option, db_named, db_parent, db_path
 from kite_skills.display import count_hidden, for_terminal, local_time
 from kite_skills.errors import KiteError, StoreUnavailable, UnreadableSkill
 from kite_skills.person import login_name
@@ -36,7 +36,7 @@ from kite_skills.store import (
     Store,
     human,
 )
-from kite_skills.store.lifecycle import Action, moves
+from kite_skills.store.lifecycle import STATES, Action, moves, person_actions
 
 
 class Refused(KiteError):
@@ -170,7 +170,7 @@ def _show(skill: Skill) -> str:
             "",
             _body(p.body),
         ]
-    if skill.status == "draft":
+    if Action.PUBLISH in person_actions(skill.status, proposed=skill.proposed is not None):
         lines += [
             "",
             f"publish it with: {_kite()} skills publish {skill.name} --rev {skill.revision}",
@@ -268,8 +268,7 @@ def no_skills_yet() -> str:
 def _fresh_install(args: argparse.Namespace) -> bool:
     """No store at the default place (no --db, no KITE_SKILLS_DB): nothing saved yet, rather
     than a path typed wrong, which is still refused."""
-    named = getattr(args, "db", None) or os.environ.get("KITE_SKILLS_DB", "").strip()
-    return not named and not db_path(args).exists()
+    return not db_named(args) and not db_path(args).exists()
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -625,7 +624,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         return p
 
     p = command("list", "list skills with their status", "list --pending", _list)
-    p.add_argument("--status", choices=("draft", "live", "archived"), help="only this status")
+    p.add_argument("--status", choices=STATES, help="only this status")
     p.add_argument("--pending", action="store_true", help="only what waits for you")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p = command(

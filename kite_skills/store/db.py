@@ -35,7 +35,7 @@ from kite_skills.errors import (
     UnknownSkill,
     UnreadableSkill,
 )
-from kite_skills.skill_rules import NAME_CHARS, NAME_PATTERN, is_skill_name
+from kite_skills.skill_rules import NAME_CHARS, is_skill_name
 
 from . import _failures, _search, _sql
 from ._validate import (
@@ -148,7 +148,7 @@ def _unreadable(name: object, fields: list[str]) -> UnreadableSkill:
     fix = (
         f"a person can delete it with 'kite-skills skills delete {shown}' or rewrite it "
         "with sqlite3"
-        if valid_text(name) is not None and NAME_PATTERN.fullmatch(shown)
+        if valid_text(name) is not None and is_skill_name(shown)
         else "a person can remove the row with sqlite3 (its name is not valid either)"
     )
     return UnreadableSkill.bad_utf8(shown, fields, fix)

@@ -8,7 +8,7 @@ import re
 import sqlite3
 from collections.abc import Iterable
 
-from kite_skills.display import quoted
+from kite_skills.display import one_line, quoted
 from kite_skills.errors import InvalidSkill, StaleRevision, StoreError
 
 from . import _engine
@@ -175,9 +175,9 @@ def reject_revision(
     store: Store, name: str, *, via: str, who: str, reason: str = ""
 ) -> ActionResult:
     """The proposed revision is dropped; the text is unchanged. ``reason`` (optional, one
-    paragraph up to 1000 characters) is kept in the skill's history and the audit log, and
-    the agent's next save of the skill is told it."""
-    text = " ".join((reason or "").split())
+    paragraph up to :data:`MAX_REASON_CHARS` characters) is kept in the skill's history and
+    the audit log, and the agent's next save of the skill is told it."""
+    text = one_line(reason or "")
     if len(text) > MAX_REASON_CHARS:
         raise InvalidSkill(
             f"the reason for rejecting '{name}' is {len(text)} characters; the limit is "
