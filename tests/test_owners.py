@@ -481,3 +481,15 @@ def test_writers_use_the_public_store_transaction() -> None:
         "a writer reaches into the store: use 'with store.transaction() as conn' "
         "(kite_skills/store/db.py)"
     )
+
+
+def test_the_development_guide_names_each_rule_and_its_test() -> None:
+    text = (REPO / "docs" / "development.md").read_text(encoding="utf-8")
+    section = text.split("\n## Who owns each rule\n", 1)[1].split("\n## ", 1)[0]
+    here = test_the_development_guide_names_each_rule_and_its_test.__name__
+    tests = [name for name in globals() if name.startswith("test_") and name != here]
+    missing = [name for name in tests if f"`{name}`" not in section]
+    assert missing == [], (
+        f"docs/development.md, 'Who owns each rule', does not name {missing}: add each "
+        "rule with its owner and its test"
+    )
