@@ -37,6 +37,7 @@ from kite_skills.store import (
     human,
 )
 from kite_skills.store.lifecycle import STATES, Action, moves, person_actions
+from kite_skills.store.records import MIN_REVISION_PREFIX, REVISION_ID_CHARS
 
 
 class Refused(KiteError):
@@ -647,8 +648,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument(
         "--rev",
         metavar="ID",
-        help="the revision id 'skills show' printed (32 hex digits; a prefix of 8 or more "
-        "is expanded when no other text of the skill starts with it)",
+        help=f"the revision id 'skills show' printed ({REVISION_ID_CHARS} hex digits; a prefix "
+        f"of {MIN_REVISION_PREFIX} or more is expanded when no other text of the skill starts "
+        "with it)",
     )
     p = command(
         "accept",
@@ -660,7 +662,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument(
         "--rev",
         metavar="ID",
-        help="the revision id 'skills diff' printed (32 hex digits, or a prefix of 8 or more)",
+        help=f"the revision id 'skills diff' printed ({REVISION_ID_CHARS} hex digits, or a "
+        f"prefix of {MIN_REVISION_PREFIX} or more)",
     )
     for name, action, help_text in _ACTIONS:
         p = command(name, help_text, f"{name} compare-funds", _human(action))

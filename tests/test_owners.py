@@ -162,6 +162,15 @@ def test_no_template_writes_a_limit_of_its_own() -> None:
     )
 
 
+def test_the_revision_id_lengths_are_only_in_records() -> None:
+    copies = re.compile(r"\b32 hex|\bprefix of \d+\b|\b\d+ or more (hex )?digits")
+    found = _found(copies.search, skip=frozenset({"kite_skills/store/records.py"}))
+    assert found == [], (
+        "a revision id's length is written again: use kite_skills.store.records "
+        "(REVISION_ID_CHARS, MIN_REVISION_PREFIX)"
+    )
+
+
 # ---- what counts as a recipe ----------------------------------------------------------------
 
 

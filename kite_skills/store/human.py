@@ -61,7 +61,8 @@ def _full_id(name: str, rev: str, current: str, command: str) -> str:
             current,
             f"{quoted(given, 40)} is not a full revision id of '{name}': give all "
             f"{REVISION_ID_CHARS} hex digits that 'kite-skills skills {command} {name}' "
-            "shows (the CLI expands a prefix of 8 or more digits when it is unambiguous); "
+            f"shows (the CLI expands a prefix of {MIN_REVISION_PREFIX} or more digits when it "
+            "is unambiguous); "
             "nothing changed",
         )
     return given
