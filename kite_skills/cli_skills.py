@@ -553,27 +553,31 @@ _REVIEW_OUTCOMES = ("published", "accepted", "rejected", "deleted", "skipped")
 def _review_one(store: Store, skill: Skill) -> str:
     """Show one waiting skill, ask what to do, do it; returns what was done (or ``quit``)."""
     who = _who()
-    if skill.proposed is not None:
+    allowed = person_actions(skill.status, proposed=skill.proposed is not None)
+    if skill.proposed is not None:  # the revision waits: decide it
         print(_diff(skill, coloured=colour()))
-        answer = _ask("[a]ccept, [r]eject, [d]elete the skill, [s]kip, [q]uit? ")
-    else:
+        offered = {Action.ACCEPT: "[a]ccept", Action.REJECT: "[r]eject"}
+        offered[Action.DELETE] = "[d]elete the skill"
+    else:  # the draft waits
         print(_show(skill))
-        answer = _ask("[p]ublish, [d]elete, [s]kip, [q]uit? ")
+        offered = {Action.PUBLISH: "[p]ublish", Action.DELETE: "[d]elete"}
+    offered = {action: label for action, label in offered.items() if action in allowed}
+    answer = _ask(", ".join([*offered.values(), "[s]kip", "[q]uit"]) + "? ")
     if answer == "q":
         return "quit"
-    if answer == "a" and skill.proposed is not None:
+    if answer == "a" and Action.ACCEPT in offered and skill.proposed is not None:
         rev = skill.proposed.revision
         print(human.accept_revision(store, skill.name, rev=rev, via=VIA_CLI, who=who).message)
         return "accepted"
-    if answer == "r" and skill.proposed is not None:
+    if answer == "r" and Action.REJECT in offered:
         reason = _ask_text("why (optional; the agent's next save is told)? ")
         print(human.reject_revision(store, skill.name, via=VIA_CLI, who=who, reason=reason).message)
         return "rejected"
-    if answer == "p" and skill.proposed is None:
+    if answer == "p" and Action.PUBLISH in offered:
         rev = skill.revision
         print(human.publish(store, skill.name, rev=rev, via=VIA_CLI, who=who).message)
         return "published"
-    if answer == "d":
+    if answer == "d" and Action.DELETE in offered:
         what = f"{skill.status}; its audit history stays"
         if _ask(f"delete {for_terminal(repr(skill.name))} ({what})? [y/N] ") == "y":
             print(for_terminal(human.delete(store, skill.name, via=VIA_CLI, who=who).message))
