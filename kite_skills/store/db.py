@@ -308,8 +308,7 @@ class Store:
                 raise SchemaTooNew(
                     f"the skill store {self._path} has schema version {version}, but this "
                     f"kite-skills understands only up to version {LATEST_VERSION}: it was "
-                    "written by a newer kite-skills; upgrade kite-skills, or choose another "
-                    "file with --db or KITE_SKILLS_DB"
+                    f"written by a newer kite-skills; upgrade kite-skills, or {_failures.ELSEWHERE}"
                 )
             for number, script in migrations()[version:]:
                 log.info("migrating skill store %s to schema version %d", self._path, number)
