@@ -556,12 +556,15 @@ def _review_one(store: Store, skill: Skill) -> str:
     allowed = person_actions(skill.status, proposed=skill.proposed is not None)
     if skill.proposed is not None:  # the revision waits: decide it
         print(_diff(skill, coloured=colour()))
-        offered = {Action.ACCEPT: "[a]ccept", Action.REJECT: "[r]eject"}
-        offered[Action.DELETE] = "[d]elete the skill"
+        menu = {
+            Action.ACCEPT: "[a]ccept",
+            Action.REJECT: "[r]eject",
+            Action.DELETE: "[d]elete the skill",
+        }
     else:  # the draft waits
         print(_show(skill))
-        offered = {Action.PUBLISH: "[p]ublish", Action.DELETE: "[d]elete"}
-    offered = {action: label for action, label in offered.items() if action in allowed}
+        menu = {Action.PUBLISH: "[p]ublish", Action.DELETE: "[d]elete"}
+    offered = {action: label for action, label in menu.items() if action in allowed}
     answer = _ask(", ".join([*offered.values(), "[s]kip", "[q]uit"]) + "? ")
     if answer == "q":
         return "quit"
