@@ -99,6 +99,12 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def error_line(exc: BaseException) -> str:
+    """An exception for one log line: its message on one line, or its type's name when it
+    has no message (``sqlite3.OperationalError()``, a bare ``OSError``)."""
+    return one_line(str(exc)) or type(exc).__name__
+
+
 def count_hidden(text: str, *, multiline: bool = False) -> int:
     """How many characters :func:`visible` would escape (to warn the person about them)."""
     return len(_hidden(text, multiline))

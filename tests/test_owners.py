@@ -378,6 +378,42 @@ def test_flattening_text_to_one_line_is_only_display_one_line() -> None:
     assert found == [], "text is flattened to one line again: use kite_skills.display.one_line"
 
 
+def test_an_error_for_a_log_line_is_only_display_error_line() -> None:
+    """``one_line(str(exc)) or type(exc).__name__`` is :func:`kite_skills.display.error_line`."""
+    found = [
+        _where(path, node.lineno)
+        for path in _python_files()
+        if _rel(path) != "kite_skills/display.py"
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.BoolOp)
+        and isinstance(node.op, ast.Or)
+        and _name_of(node.values[0]) == "one_line"
+        and _name_of(node.values[-1]) == "__name__"
+    ]
+    assert found == [], "an error is made a log line again: use kite_skills.display.error_line"
+
+
+def test_the_user_skill_tools_ask_the_store_for_its_limits() -> None:
+    """The ``skills`` tool's limit (1-100, 20 by default) and the body's 64 KiB are the
+    store's (``MAX_LIMIT``, ``DEFAULT_LIMIT``, ``MAX_BODY_BYTES``): a schema that wrote them
+    as numbers would drift from what the store accepts."""
+    path = PACKAGE / "server" / "user_skills.py"
+    numbers = [
+        _where(path, node.lineno)
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Dict)
+        for key, value in zip(node.keys, node.values, strict=True)
+        if isinstance(key, ast.Constant)
+        and key.value in {"maximum", "default"}
+        and isinstance(value, ast.Constant)
+    ]
+    written = _found(lambda text: re.search(r"\d\s*KiB", text), files=[path])
+    assert numbers + written == [], (
+        "a user-skill tool writes a store limit itself: use kite_skills.store's MAX_LIMIT, "
+        "DEFAULT_LIMIT and MAX_BODY_BYTES"
+    )
+
+
 # ---- escaping text for display ---------------------------------------------------------------
 
 
