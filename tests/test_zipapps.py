@@ -25,7 +25,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client import advertise
 
 from kite_skills import __version__
-from kite_skills.preamble import PLATFORMS, platform_for
+from kite_skills.launcher import build_info
+from kite_skills.launcher.preamble import PLATFORMS, platform_for
 from kite_skills.store import Store
 
 from .server.harness import SKILLS_EXTENSION, custom_request, server_env, zipapp
@@ -253,7 +254,7 @@ def comparable(archive: zipfile.ZipFile) -> dict[str, bytes]:
         n = info.filename
         if (
             n.endswith((".so", ".pyd", ".dll"))
-            or n in ("environment.json", "_kite_skills_start.py")
+            or n in ("environment.json", build_info.MEMBER)
             or re.search(r"\.dist-info/(RECORD|WHEEL|sboms/)", n)
             or "/_per_version/" in n
             or n.endswith(("/kite-skills-per-version.pth", "/_kite_skills_per_version.py"))
