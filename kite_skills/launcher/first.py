@@ -8,6 +8,8 @@ It also loads the launcher's modules from the archive under their own names
 whether it runs from the archive (before unpacking) or from the unpacked copy.
 """
 
+from __future__ import absolute_import  # noqa: UP010 - Python 2 would look in this package
+
 import os
 import sys
 

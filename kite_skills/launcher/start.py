@@ -25,10 +25,11 @@ from collections.abc import Callable, Mapping
 from importlib import import_module
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-Loader = Callable[[zipimport.zipimporter, str], ModuleType]
-"""``first.load``: a launcher module run from the archive under its own name."""
+if TYPE_CHECKING:  # only for mypy: Python 3.7 and 3.8, told which to use, cannot subscript it
+    Loader = Callable[[zipimport.zipimporter, str], ModuleType]
+    """``first.load``: a launcher module run from the archive under its own name."""
 # In site-packages: every file this CPython ("cp312") uses is there.
 UNPACKED = ".kite-skills-unpacked-{tag}"
 PROGRAM = "kite-skills"  # extractions are <PROGRAM>_<build id>
