@@ -393,6 +393,7 @@ def loaded_from(tmp_path: Path, env: dict[str, str], name: str, *args: str) -> d
         capture_output=True,
         text=True,
         env=env,
+        cwd=tmp_path,  # -c puts the working directory first on sys.path: not the checkout
         timeout=120,
         check=False,
     )
