@@ -77,12 +77,17 @@ MERGED_BY_LINE = re.compile(r"[^/]+\.dist-info/(RECORD|WHEEL)")
 PER_WHEEL = re.compile(r"[^/]+\.dist-info/sboms/.+")
 # The archive's __main__.py, in place of shiv's: Ctrl-C during the start (unpacking, imports)
 # ends it at once with exit code 130 and no traceback. Its first statement, so that nothing the
-# file runs is without it; the entry point gets Python's own handler back
+# file runs is without it (through _signal: importing signal builds its enums first, a window
+# in which a Ctrl-C came out as a traceback); the entry point gets Python's own handler back
 # (kite_skills/launcher/start.py). Then it runs kite_skills.launcher.first from the archive, in
 # syntax every Python reads, as that module's own: first.load does the same for the others.
 MAIN = """# -*- coding: utf-8 -*-
 import os
-import signal
+
+try:
+    import _signal as signal  # signal's C core: no enum classes to build before the handler
+except ImportError:  # Python 2
+    import signal
 
 signal.signal(signal.SIGINT, lambda signum, frame: os._exit(130))
 import sys
