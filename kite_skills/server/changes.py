@@ -42,7 +42,7 @@ from mcp.server.subscriptions import (
     ToolsListChanged,
 )
 
-from ..display import one_line
+from ..display import clipped, error_line
 from ..store import AgentView, LiveChange, LiveSkills
 from . import store_thread
 
@@ -181,7 +181,7 @@ class ChangeFeed:
                 log.warning(
                     "cannot read the skill store to look for changes (%s); still serving, "
                     "and trying again with backoff",
-                    _one_line(exc),
+                    clipped(error_line(exc), 300),
                 )
             self._failing = True
             return False
@@ -206,8 +206,3 @@ class ChangeFeed:
         if described and not change.came_or_went:
             for event in self._on_description_change:
                 await self.publish(event)
-
-
-def _one_line(exc: BaseException) -> str:
-    text = one_line(str(exc)) or type(exc).__name__
-    return text if len(text) <= 300 else text[:300] + "…"

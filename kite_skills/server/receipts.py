@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from mcp.server.context import ServerRequestContext
 
-from ..display import one_line
+from ..display import error_line
 from ..store import AgentView, ReadReceipt
 from ..store.receipts import ReceiptWriter
 from .negotiation import client_label
@@ -115,7 +115,7 @@ class ReadReceipts:
                 log.warning(
                     "read receipts not recorded (%s); reads go on, and recording is tried "
                     "again with the next read",
-                    one_line(str(exc)) or type(exc).__name__,
+                    error_line(exc),
                 )
             self._failing = True
             return

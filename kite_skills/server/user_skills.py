@@ -25,7 +25,7 @@ from ..errors import (
     UnknownSkill,
     UnreadableSkill,
 )
-from ..store import AgentView, Skill
+from ..store import DEFAULT_LIMIT, MAX_BODY_BYTES, MAX_LIMIT, AgentView, Skill
 from . import store_thread
 from .changes import URI_SCHEME, ChangeFeed, uri_of
 from .negotiation import client_label
@@ -68,7 +68,12 @@ def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
 SKILLS_INPUT = _schema(
     {
         "q": {"type": "string", "description": "Words to search for; omit to list them all."},
-        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_LIMIT,
+            "default": DEFAULT_LIMIT,
+        },
     },
     [],
 )
@@ -77,7 +82,10 @@ SAVE_INPUT = _schema(
     {
         "name": _NAME,
         "description": {"type": "string", "description": "One line: when the skill applies."},
-        "body": {"type": "string", "description": "The procedure, in Markdown (≤ 64 KiB)."},
+        "body": {
+            "type": "string",
+            "description": f"The procedure, in Markdown (≤ {MAX_BODY_BYTES // 1024} KiB).",
+        },
     },
     ["name", "description", "body"],
 )
@@ -150,7 +158,7 @@ class UserSkills:
         return guarded
 
     async def _skills(
-        self, ctx: Context, q: str | None = None, limit: int = 20
+        self, ctx: Context, q: str | None = None, limit: int = DEFAULT_LIMIT
     ) -> types.CallToolResult:
         assert self.view is not None
         if q is None or not q.strip():  # blank q lists, as no q does

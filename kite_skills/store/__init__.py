@@ -8,6 +8,7 @@ whether the live skills changed), never the :class:`Store`. :mod:`kite_skills.st
 describes a store file for ``kite-skills doctor`` without opening it as a store.
 """
 
+from ._validate import DEFAULT_LIMIT, MAX_BODY_BYTES, MAX_LIMIT
 from .agent import AgentView
 from .db import LATEST_VERSION, Store, default_db_path
 from .lifecycle import ARCHIVED, DRAFT, LIVE, STATES, VIA_CLI, VIA_DASHBOARD, VIA_MCP, VIAS
@@ -27,9 +28,12 @@ from .records import (
 
 __all__ = [
     "ARCHIVED",
+    "DEFAULT_LIMIT",
     "DRAFT",
     "LATEST_VERSION",
     "LIVE",
+    "MAX_BODY_BYTES",
+    "MAX_LIMIT",
     "STATES",
     "VIAS",
     "VIA_CLI",

@@ -35,7 +35,7 @@ from kite_skills.errors import (
     UnknownSkill,
     UnreadableSkill,
 )
-from kite_skills.skill_rules import NAME_CHARS, NAME_PATTERN, is_skill_name
+from kite_skills.skill_rules import NAME_CHARS, is_skill_name
 
 from . import _failures, _search, _sql
 from ._validate import (
@@ -150,7 +150,7 @@ def _unreadable(name: object, fields: list[str]) -> UnreadableSkill:
     fix = (
         f"a person can delete it with 'kite-skills skills delete {shown}' or rewrite it "
         "with sqlite3"
-        if valid_text(name) is not None and NAME_PATTERN.fullmatch(shown)
+        if valid_text(name) is not None and is_skill_name(shown)
         else "a person can remove the row with sqlite3 (its name is not valid either)"
     )
     return UnreadableSkill.bad_utf8(shown, fields, fix)
@@ -308,8 +308,7 @@ class Store:
                 raise SchemaTooNew(
                     f"the skill store {self._path} has schema version {version}, but this "
                     f"kite-skills understands only up to version {LATEST_VERSION}: it was "
-                    "written by a newer kite-skills; upgrade kite-skills, or choose another "
-                    "file with --db or KITE_SKILLS_DB"
+                    f"written by a newer kite-skills; upgrade kite-skills, or {_failures.ELSEWHERE}"
                 )
             for number, script in migrations()[version:]:
                 log.info("migrating skill store %s to schema version %d", self._path, number)
