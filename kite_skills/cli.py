@@ -53,7 +53,7 @@ def _run_list(args: argparse.Namespace) -> int:
 
 
 def _run_server(args: argparse.Namespace | None) -> int:
-    from . import _bytecode
+    from .launcher import bytecode
     from .stack_loading import loading_the_stack
 
     with loading_the_stack():
@@ -62,7 +62,7 @@ def _run_server(args: argparse.Namespace | None) -> int:
     try:
         return serve_stdio(db_path(args))
     finally:
-        _bytecode.write_later("server")  # once served, every module a session loads is loaded
+        bytecode.write_later("server")  # once served, every module a session loads is loaded
 
 
 def _run_dashboard(args: argparse.Namespace) -> int:

@@ -33,6 +33,7 @@ from typing import Any
 from . import cli_doctor, invocation, os_dirs
 from .cli_db import add_db_option, db_path
 from .errors import KiteError
+from .launcher import build_info
 from .store import LATEST_VERSION
 from .store.report import describe
 
@@ -374,17 +375,15 @@ def _size(directory: Path) -> int:
 
 def _run_doctor(args: argparse.Namespace) -> int:
     print(f"interpreter:   {sys.executable} (CPython {platform.python_version()})")
-    start = sys.modules.get("_kite_skills_start")  # the zipapp's (kite_skills/zipapp_start.py)
-    target = getattr(start, "TARGET", None)
+    facts = build_info.current()
     site_packages = Path(__file__).resolve().parents[1]
-    if target:
-        pythons = target["pythons"]
+    if facts:
         print(f"file:          {os.path.abspath(sys.argv[0])}")
-        print(f"built for:     {target['platform']}, CPython {pythons[0]}–{pythons[-1]}")
+        print(f"built for:     {facts.platform}, {facts.accepted} (kite-skills {facts.version})")
         extraction = site_packages.parent
         print(f"extracted to:  {extraction} ({_size(extraction) / 1e6:.1f} MB)")
     else:
-        print(f"file:          not a zipapp (the kite_skills package in {site_packages})")
+        print(f"file:          not a zipapp build (the kite_skills package in {site_packages})")
     report = describe(_store_path(args))
     print(f"store:         {report.path} ({'exists' if report.exists else 'not created yet'})")
     findings: list[cli_doctor.Finding] = []

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from kite_skills.preamble import PLATFORMS
+from kite_skills.launcher.preamble import PLATFORMS
 
 pytestmark = pytest.mark.zipapp  # ./build.sh --wheelhouse and the built dist/kite-skills.pyz
 
@@ -95,7 +95,7 @@ def _host() -> set[str]:
     import platform
     import sys
 
-    from kite_skills.preamble import platform_for
+    from kite_skills.launcher.preamble import platform_for
 
     name = platform_for(sys.platform, platform.machine())
     assert name is not None

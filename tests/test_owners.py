@@ -459,9 +459,9 @@ def test_each_template_filter_is_named_after_the_function_it_runs() -> None:
 
 # ---- OS folders, --db, the Skills extension, writing to the store ---------------------------
 
-# The zipapp's start (kite_skills/preamble.py, zipapp_start.py) picks shiv's cache root from
+# The zipapp's start (kite_skills/launcher/preamble.py, start.py) picks shiv's cache root from
 # LOCALAPPDATA before the package can be imported: the launcher's own rule (issue 21 §2).
-LAUNCHER = frozenset({"kite_skills/preamble.py", "kite_skills/zipapp_start.py"})
+LAUNCHER = frozenset({"kite_skills/launcher/preamble.py", "kite_skills/launcher/start.py"})
 
 
 def test_os_folders_are_found_only_in_os_dirs() -> None:
