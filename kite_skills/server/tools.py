@@ -16,8 +16,7 @@ from mcp.server.context import ServerRequestContext
 from ..catalog import HELP_PAGE_SCHEMA, Catalog
 from ..errors import HelpKeyError, HelpKeyTooLong
 from .skills_extension import client_has_skills
-from .wire import Kept, ToolReply, WireJSON
-from .wire import wire as wire  # re-exported for prompts.py, until it imports .wire's
+from .wire import Kept, ToolReply, WireJSON, wire
 
 Context = ServerRequestContext[Any, Any]
 ToolResult = ToolReply  # a tool's result: the model, or its kept wire form (.wire)
