@@ -7,6 +7,7 @@ against the recorded schemas of the generations each page claims (``kite_schemas
 """
 
 from ._hidden import HiddenConstruct, HiddenKind, hidden_constructs
+from ._schema import MAX_KEY_BYTES, USER_PROMPT_PREFIX
 from .calls import Call, Param, Unavailable
 from .calls import extract as extract_calls
 from .catalog import Catalog, check, load, validate
@@ -26,6 +27,8 @@ from .prompts import RecipePrompt, recipe_prompts
 
 __all__ = [
     "HELP_PAGE_SCHEMA",
+    "MAX_KEY_BYTES",
+    "USER_PROMPT_PREFIX",
     "Call",
     "Catalog",
     "CatalogResource",

@@ -22,6 +22,7 @@ class RecipePrompt:
     title: str | None
     description: str | None
     uri: str  # the recipe's resource, e.g. skill://orders/prepare.md
+    mime_type: str  # as resources/list gives the resource
     raw: bytes  # the recipe's original bytes, as resources/read serves them
 
     @property
@@ -47,6 +48,7 @@ def recipe_prompts(catalog: Catalog) -> tuple[RecipePrompt, ...]:
                 resource.title,
                 resource.description or resource.title,
                 resource.uri,
+                resource.mime_type,
                 raw,
             )
         )

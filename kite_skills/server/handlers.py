@@ -28,11 +28,9 @@ from .changes import PEER, URI_SCHEME
 from .protocol import Context, peer_of
 from .skills_extension import client_has_skills
 from .tools import ToolResult, ToolSpec, help_tool, tool_error
-from .user_skills import UserSkills
+from .user_skills import SKILL_MIME_TYPE, UserSkills
 
 log = logging.getLogger("kite_skills.server")
-
-USER_SKILL_MIME_TYPE = "text/markdown"  # as UserSkills.resources() lists a live skill
 
 
 def all_tools(catalog: Catalog, user_skills: UserSkills) -> dict[str, ToolSpec]:
@@ -94,7 +92,7 @@ class Handlers:
         if text is None:
             raise _no_resource(uri)
         self._user_skills.receipts.note(ctx, "skill", uri_name(uri), "resources/read")
-        return _contents(uri, USER_SKILL_MIME_TYPE, text)
+        return _contents(uri, SKILL_MIME_TYPE, text)
 
     async def _user_skill_text(self, uri: str) -> str | None:
         """The live skill's document at ``uri``, None for no such skill; -32603 naming the

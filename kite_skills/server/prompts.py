@@ -15,13 +15,13 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
+from ..catalog import USER_PROMPT_PREFIX as USER_PREFIX
 from ..catalog import Catalog, RecipePrompt, recipe_prompts
-from ..catalog._schema import USER_PROMPT_PREFIX as USER_PREFIX
 from ..errors import StoreError
 from ..store import AgentView, Listing, Skill, SkillSummary
 from . import store_thread
 from .receipts import ReadReceipts
-from .user_skills import uri_of
+from .user_skills import SKILL_MIME_TYPE, uri_of
 from .wire import wire
 
 Context = ServerRequestContext[Any, Any]
@@ -107,7 +107,7 @@ class Prompts:
         recipe = self._recipes.get(params.name)
         if recipe is not None:
             self._receipts.note(ctx, "recipe", recipe.uri, "prompts/get")
-            return _messages(recipe.description, recipe.uri, recipe.text, request)
+            return _messages(recipe.description, recipe.uri, recipe.mime_type, recipe.text, request)
         skill = await self._live(params.name)
         if skill is None:
             raise MCPError(
@@ -116,7 +116,9 @@ class Prompts:
                 {"name": params.name},
             )
         self._receipts.note(ctx, "skill", skill.name, "prompts/get")
-        return _messages(skill.description, uri_of(skill.name), skill.document(), request)
+        return _messages(
+            skill.description, uri_of(skill.name), SKILL_MIME_TYPE, skill.document(), request
+        )
 
     async def _live_skills(self, *, quiet: bool = False) -> Listing:
         """The live skills, or none while the store cannot be read: the recipes stay served
@@ -167,8 +169,10 @@ def _recipe(prompt: RecipePrompt) -> types.Prompt:
     )
 
 
-def _messages(description: str | None, uri: str, text: str, request: str) -> types.GetPromptResult:
-    procedure = types.TextResourceContents(uri=uri, mime_type="text/markdown", text=text)
+def _messages(
+    description: str | None, uri: str, mime_type: str, text: str, request: str
+) -> types.GetPromptResult:
+    procedure = types.TextResourceContents(uri=uri, mime_type=mime_type, text=text)
     return types.GetPromptResult(
         description=description,
         messages=[

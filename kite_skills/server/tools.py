@@ -13,7 +13,7 @@ from typing import Any
 from mcp import types
 from mcp.server.context import ServerRequestContext
 
-from ..catalog import HELP_PAGE_SCHEMA, Catalog
+from ..catalog import HELP_PAGE_SCHEMA, MAX_KEY_BYTES, Catalog
 from ..errors import HelpKeyError, HelpKeyTooLong
 from .skills_extension import client_has_skills
 from .wire import Kept, ToolReply, WireJSON, wire
@@ -135,7 +135,8 @@ HELP_INPUT = {
         "key": {
             "type": "string",
             "description": "Help key: '/' (or omit) for the topics, '/orders' for a topic, "
-            "'/orders/reconcile' for a recipe's steps. Case-sensitive; at most 1024 bytes.",
+            "'/orders/reconcile' for a recipe's steps. Case-sensitive; at most "
+            f"{MAX_KEY_BYTES} bytes.",
         }
     },
     "additionalProperties": False,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Final
 
 from mcp import types
 
@@ -51,6 +51,9 @@ REFUSALS = (
 )
 # What the store (or SQLite under it) says when the file itself fails.
 FAILURES = (StoreError, sqlite3.Error)
+
+SKILL_MIME_TYPE: Final = "text/markdown"
+"""What a live skill's document is, wherever it is served (resources, prompts)."""
 
 _NAME = {"type": "string", "description": "The skill's name, e.g. 'compare-funds'."}
 _WRITES = types.ToolAnnotations(read_only_hint=False, idempotent_hint=False, open_world_hint=False)
@@ -247,7 +250,7 @@ class UserSkills:
                 uri=uri_of(s.name),
                 name=s.name,
                 description=s.description,
-                mime_type="text/markdown",
+                mime_type=SKILL_MIME_TYPE,
                 size=len(s.document().encode("utf-8")),
             )
             for s in skills
