@@ -179,8 +179,8 @@ wheelhouse() {
 
 # ./build.sh test sets up what the tests need in two jobs that run while the files build
 # (mostly downloads and unpacking, while the build is mostly compressing): test_venv
-# (the venv, then ruff and mypy) and test_programs (apt, npm). Each writes its log to
-# .build/logs/ and `finish` shows it when the job is done.
+# (the venv, ruff, mypy, then the bench venv) and test_programs (apt, npm, the arm64
+# CPython). Each writes its log to .build/logs/ and `finish` shows it when the job is done.
 test_venv() {
     local venv=$WORK/test-venv
     say "test venv"
@@ -194,6 +194,8 @@ test_venv() {
 
     say "mypy --strict (the whole package)"
     "$venv/bin/mypy" --strict kite_skills
+
+    bench_venv  # tests/test_bench.py runs ./build.sh bench --tiny
 }
 
 test_programs() {
@@ -210,6 +212,14 @@ test_programs() {
     if [[ ! -x $WORK/inspector/node_modules/.bin/inspector ]]; then
         npm install --prefix "$WORK/inspector" --no-audit --no-fund --loglevel=error \
             "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" >/dev/null
+    fi
+
+    # tests/test_aarch64.py runs tools/arm64-python.sh itself (a no-op once it is set up):
+    # here it is out of the tests' way. Debian's, as root; elsewhere the test says why not.
+    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+        say "Debian's arm64 CPython 3.11 for qemu-user (tools/arm64-python.sh)"
+        tools/arm64-python.sh "$WORK/arm64-python" >/dev/null \
+            || say "tools/arm64-python.sh failed: tests/test_aarch64.py will try again"
     fi
 }
 
@@ -244,15 +254,19 @@ run_tests() {
     KITE_SKILLS_PYZ=$DIST/kite-skills.pyz \
     KITE_SKILLS_INSPECTOR=$WORK/inspector/node_modules/.bin/inspector \
     KITE_SKILLS_MCPB=$MCPB \
-        "$WORK/test-venv/bin/pytest" -p no:cacheprovider -n 2 "$@"
+        "$WORK/test-venv/bin/pytest" -p no:cacheprovider -n 2 --dist loadgroup "$@"
+}
+
+bench_venv() {
+    say "bench venv"
+    make_venv "$WORK/bench-venv"
+    "$WORK/bench-venv/bin/pip" install "${PIP_FLAGS[@]}" -r requirements/bench.txt
 }
 
 bench() {
     [[ -f $DIST/kite-skills.pyz ]] || die "dist/kite-skills.pyz is missing — run ./build.sh first"
     check_python
-    say "bench venv"
-    make_venv "$WORK/bench-venv"
-    "$WORK/bench-venv/bin/pip" install "${PIP_FLAGS[@]}" -r requirements/bench.txt
+    bench_venv
     PYTHONPATH=$ROOT "$WORK/bench-venv/bin/python" bench/run.py "$@"
 }
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from . import zipapp_guard
+from . import rebuild, zipapp_guard
 
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True, deadline=None)
 settings.register_profile(
@@ -54,9 +54,31 @@ def pytest_runtest_protocol(item: pytest.Item) -> Iterator[object]:
         zipapp_guard.leaving(item)
 
 
+# The suite's longest modules (a minute or more of one worker each: the tiny bench, qemu,
+# building and unpacking zipapps), run first, longest first: ./build.sh test's two workers
+# (pytest-xdist, --dist loadgroup) then share out the short tests after them, instead of one
+# worker ending the run alone on a long one. The rebuild's tests (tests/rebuild.py), one
+# xdist group, start before them all. The order of the other tests is left as collected.
+FIRST = (
+    "tests/test_bench.py",
+    "tests/test_aarch64.py",
+    "tests/test_cache.py",
+    "tests/test_zipapps.py",
+    "tests/test_unpack.py",
+    "tests/server/test_inspector.py",
+    "tests/sandbox/test_inspector.py",
+    "tests/dashboard/test_browser.py",
+    "tests/test_bytecode.py",
+    "tests/test_mcpb.py",
+)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that asks for the built zipapp must carry ``@pytest.mark.zipapp``, so that
-    ``pytest -m "not zipapp"`` (the build-free inner loop) never needs a build."""
+    ``pytest -m "not zipapp"`` (the build-free inner loop) never needs a build. The modules
+    in FIRST go first."""
+    rank = {name: n for n, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(FIRST)))
     unmarked = [
         item.nodeid
         for item in items
@@ -106,3 +128,21 @@ def apps(tmp_path: Path) -> Iterator[Path]:
     folder.mkdir(parents=True)
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh ``./build.sh --wheelhouse`` (every platform's wheels, from the index)."""
+    wheels = tmp_path_factory.mktemp("wheels")
+    download = rebuild.download_wheelhouse(wheels)
+    assert download.returncode == 0, download.stderr
+    return wheels
+
+
+@pytest.fixture(scope="session")
+def offline_rebuild(wheelhouse: Path, tmp_path_factory: pytest.TempPathFactory) -> rebuild.Rebuild:
+    """This tree built once more, offline from :func:`wheelhouse`, in another folder
+    (tests/rebuild.py). Its tests carry ``@pytest.mark.xdist_group(rebuild.REBUILD)``."""
+    done = rebuild.offline_build(wheelhouse, tmp_path_factory.mktemp("second-build") / "checkout")
+    assert done.result.returncode == 0, done.result.stderr[-3000:]
+    return done
