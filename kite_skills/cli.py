@@ -53,7 +53,7 @@ def _run_list(args: argparse.Namespace) -> int:
 
 
 def _run_server(args: argparse.Namespace | None) -> int:
-    from . import _bytecode
+    from .launcher import bytecode
     from .stack_loading import loading_the_stack
 
     with loading_the_stack():
@@ -62,7 +62,7 @@ def _run_server(args: argparse.Namespace | None) -> int:
     try:
         return serve_stdio(db_path(args))
     finally:
-        _bytecode.write_later("server")  # once served, every module a session loads is loaded
+        bytecode.write_later("server")  # once served, every module a session loads is loaded
 
 
 def _run_dashboard(args: argparse.Namespace) -> int:
@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse
 
     from . import cli_history, cli_install, cli_setup, cli_skills
-    from .cli_db import add_db_option
+    from .cli_db import DB_DEFAULT, add_db_option
     from .cli_help import describe_subcommands
 
     parser = argparse.ArgumentParser(
@@ -86,11 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Example: kite-skills help /orders/reconcile",
     )
     parser.add_argument("--version", action="version", version=f"kite-skills {__version__}")
-    add_db_option(
-        parser,
-        "the user-skill store the server uses (default: $KITE_SKILLS_DB, else skills.db in "
-        "this OS's per-user data folder; 'kite-skills doctor' shows it)",
-    )
+    add_db_option(parser, f"the user-skill store the server uses {DB_DEFAULT}")
     parser.set_defaults(run=_run_server)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
 

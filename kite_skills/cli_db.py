@@ -13,13 +13,17 @@ from typing import TYPE_CHECKING, Final
 
 from .store import default_db_path
 
+DB_VARIABLE: Final = "KITE_SKILLS_DB"
+"""The environment variable naming the store file (read by :func:`default_db_path`)."""
+
 if TYPE_CHECKING:  # argparse loads only where a parser is built: a server start needs none
     import argparse
 
-DB_HELP: Final = (
-    "the store file (default: $KITE_SKILLS_DB, else skills.db in this OS's per-user data "
-    "folder; 'kite-skills doctor' shows it)"
+DB_DEFAULT: Final = (
+    "(default: $KITE_SKILLS_DB, else skills.db in this OS's per-user data folder; "
+    "'kite-skills doctor' shows it)"
 )
+DB_HELP: Final = f"the store file {DB_DEFAULT}"
 
 
 def add_db_option(parser: argparse.ArgumentParser, help_text: str = DB_HELP) -> None:
@@ -38,6 +42,12 @@ def db_parent() -> argparse.ArgumentParser:
     parent = argparse.ArgumentParser(add_help=False)
     add_db_option(parent)
     return parent
+
+
+def db_named(args: argparse.Namespace | None) -> bool:
+    """Whether the person named the store (``--db``, or ``$KITE_SKILLS_DB``) rather than
+    leaving it at this user's default place."""
+    return bool(getattr(args, "db", None) or os.environ.get(DB_VARIABLE, "").strip())
 
 
 def db_path(args: argparse.Namespace | None) -> Path:

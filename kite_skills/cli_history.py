@@ -168,7 +168,9 @@ def register(command: Command) -> None:
     )
     p.add_argument("name", metavar="NAME")
     p.add_argument(
-        "--reason", metavar="TEXT", help="why, in a few sentences (up to 1000 characters)"
+        "--reason",
+        metavar="TEXT",
+        help=f"why, in a few sentences (up to {human.MAX_REASON_CHARS} characters)",
     )
     p = command(
         "history",

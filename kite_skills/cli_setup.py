@@ -33,6 +33,7 @@ from typing import Any
 from . import cli_doctor, invocation, os_dirs
 from .cli_db import add_db_option, db_path
 from .errors import KiteError
+from .launcher import build_info
 from .store import LATEST_VERSION
 from .store.report import describe
 
@@ -262,7 +263,7 @@ def _store_path(args: argparse.Namespace) -> Path:
         return Path(os.path.abspath(path))
 
 
-def shown(entry: dict[str, Any]) -> str:
+def cmdline(entry: dict[str, Any]) -> str:
     """An entry as a person reads it: its command line, and the store it names."""
     words = [str(entry.get("command", "?")), *map(str, entry.get("args", []))]
     env = entry.get("env") or {}
@@ -320,14 +321,14 @@ def _setup_claude_code(name: str, entry: dict[str, Any], write: bool) -> int:
         )
     before = _claude_code_entry(name)
     if before is not None and before == entry:
-        print(f"kite-skills: '{name}' in Claude Code already starts {shown(entry)}; unchanged")
+        print(f"kite-skills: '{name}' in Claude Code already starts {cmdline(entry)}; unchanged")
         return 0
     if before is not None:
         _claude(claude, ["mcp", "remove", "--scope", "user", name])
     _claude(claude, claude_add(name, entry)[1:])
-    what = f"updated from {shown(before)} to" if before is not None else "added: it starts"
+    what = f"updated from {cmdline(before)} to" if before is not None else "added: it starts"
     print(
-        f"kite-skills: '{name}' in Claude Code (user scope) {what} {shown(entry)}; start a new "
+        f"kite-skills: '{name}' in Claude Code (user scope) {what} {cmdline(entry)}; start a new "
         "Claude Code session ('/mcp' lists it)"
     )
     return 0
@@ -354,11 +355,11 @@ def _run_setup(args: argparse.Namespace) -> int:
         merged = merge_config(path, client.key, entry, name)
         kept = f" (backup: {merged.backup})" if merged.backup else ""
         if not merged.changed:
-            print(f"kite-skills: '{name}' in {path} already starts {shown(entry)}; unchanged")
+            print(f"kite-skills: '{name}' in {path} already starts {cmdline(entry)}; unchanged")
         elif merged.before is not None:
             print(
-                f"kite-skills: updated '{name}' in {path} from {shown(merged.before)} to "
-                f"{shown(entry)}{kept}; restart {client.title}"
+                f"kite-skills: updated '{name}' in {path} from {cmdline(merged.before)} to "
+                f"{cmdline(entry)}{kept}; restart {client.title}"
             )
         else:
             print(f"kite-skills: added '{name}' to {path}{kept}; restart {client.title}")
@@ -374,17 +375,15 @@ def _size(directory: Path) -> int:
 
 def _run_doctor(args: argparse.Namespace) -> int:
     print(f"interpreter:   {sys.executable} (CPython {platform.python_version()})")
-    start = sys.modules.get("_kite_skills_start")  # the zipapp's (kite_skills/zipapp_start.py)
-    target = getattr(start, "TARGET", None)
+    facts = build_info.current()
     site_packages = Path(__file__).resolve().parents[1]
-    if target:
-        pythons = target["pythons"]
+    if facts:
         print(f"file:          {os.path.abspath(sys.argv[0])}")
-        print(f"built for:     {target['platform']}, CPython {pythons[0]}–{pythons[-1]}")
+        print(f"built for:     {facts.platform}, {facts.accepted} (kite-skills {facts.version})")
         extraction = site_packages.parent
         print(f"extracted to:  {extraction} ({_size(extraction) / 1e6:.1f} MB)")
     else:
-        print(f"file:          not a zipapp (the kite_skills package in {site_packages})")
+        print(f"file:          not a zipapp build (the kite_skills package in {site_packages})")
     report = describe(_store_path(args))
     print(f"store:         {report.path} ({'exists' if report.exists else 'not created yet'})")
     findings: list[cli_doctor.Finding] = []

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kite_skills import invocation
-from kite_skills.cli_db import add_db_option, db_parent, db_path
+from kite_skills.cli_db import add_db_option, db_named, db_parent, db_path
 from kite_skills.display import count_hidden, for_terminal, local_time
 from kite_skills.errors import KiteError, StoreUnavailable, UnreadableSkill
 from kite_skills.person import login_name
@@ -36,7 +36,8 @@ from kite_skills.store import (
     Store,
     human,
 )
-from kite_skills.store.lifecycle import Action, moves
+from kite_skills.store.lifecycle import STATES, Action, moves, person_actions
+from kite_skills.store.records import MIN_REVISION_PREFIX, REVISION_ID_CHARS
 
 
 class Refused(KiteError):
@@ -170,7 +171,7 @@ def _show(skill: Skill) -> str:
             "",
             _body(p.body),
         ]
-    if skill.status == "draft":
+    if Action.PUBLISH in person_actions(skill.status, proposed=skill.proposed is not None):
         lines += [
             "",
             f"publish it with: {_kite()} skills publish {skill.name} --rev {skill.revision}",
@@ -268,8 +269,7 @@ def no_skills_yet() -> str:
 def _fresh_install(args: argparse.Namespace) -> bool:
     """No store at the default place (no --db, no KITE_SKILLS_DB): nothing saved yet, rather
     than a path typed wrong, which is still refused."""
-    named = getattr(args, "db", None) or os.environ.get("KITE_SKILLS_DB", "").strip()
-    return not named and not db_path(args).exists()
+    return not db_named(args) and not db_path(args).exists()
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -553,27 +553,34 @@ _REVIEW_OUTCOMES = ("published", "accepted", "rejected", "deleted", "skipped")
 def _review_one(store: Store, skill: Skill) -> str:
     """Show one waiting skill, ask what to do, do it; returns what was done (or ``quit``)."""
     who = _who()
-    if skill.proposed is not None:
+    allowed = person_actions(skill.status, proposed=skill.proposed is not None)
+    if skill.proposed is not None:  # the revision waits: decide it
         print(_diff(skill, coloured=colour()))
-        answer = _ask("[a]ccept, [r]eject, [d]elete the skill, [s]kip, [q]uit? ")
-    else:
+        menu = {
+            Action.ACCEPT: "[a]ccept",
+            Action.REJECT: "[r]eject",
+            Action.DELETE: "[d]elete the skill",
+        }
+    else:  # the draft waits
         print(_show(skill))
-        answer = _ask("[p]ublish, [d]elete, [s]kip, [q]uit? ")
+        menu = {Action.PUBLISH: "[p]ublish", Action.DELETE: "[d]elete"}
+    offered = {action: label for action, label in menu.items() if action in allowed}
+    answer = _ask(", ".join([*offered.values(), "[s]kip", "[q]uit"]) + "? ")
     if answer == "q":
         return "quit"
-    if answer == "a" and skill.proposed is not None:
+    if answer == "a" and Action.ACCEPT in offered and skill.proposed is not None:
         rev = skill.proposed.revision
         print(human.accept_revision(store, skill.name, rev=rev, via=VIA_CLI, who=who).message)
         return "accepted"
-    if answer == "r" and skill.proposed is not None:
+    if answer == "r" and Action.REJECT in offered:
         reason = _ask_text("why (optional; the agent's next save is told)? ")
         print(human.reject_revision(store, skill.name, via=VIA_CLI, who=who, reason=reason).message)
         return "rejected"
-    if answer == "p" and skill.proposed is None:
+    if answer == "p" and Action.PUBLISH in offered:
         rev = skill.revision
         print(human.publish(store, skill.name, rev=rev, via=VIA_CLI, who=who).message)
         return "published"
-    if answer == "d":
+    if answer == "d" and Action.DELETE in offered:
         what = f"{skill.status}; its audit history stays"
         if _ask(f"delete {for_terminal(repr(skill.name))} ({what})? [y/N] ") == "y":
             print(for_terminal(human.delete(store, skill.name, via=VIA_CLI, who=who).message))
@@ -625,7 +632,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         return p
 
     p = command("list", "list skills with their status", "list --pending", _list)
-    p.add_argument("--status", choices=("draft", "live", "archived"), help="only this status")
+    p.add_argument("--status", choices=STATES, help="only this status")
     p.add_argument("--pending", action="store_true", help="only what waits for you")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p = command(
@@ -648,8 +655,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument(
         "--rev",
         metavar="ID",
-        help="the revision id 'skills show' printed (32 hex digits; a prefix of 8 or more "
-        "is expanded when no other text of the skill starts with it)",
+        help=f"the revision id 'skills show' printed ({REVISION_ID_CHARS} hex digits; a prefix "
+        f"of {MIN_REVISION_PREFIX} or more is expanded when no other text of the skill starts "
+        "with it)",
     )
     p = command(
         "accept",
@@ -661,7 +669,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument(
         "--rev",
         metavar="ID",
-        help="the revision id 'skills diff' printed (32 hex digits, or a prefix of 8 or more)",
+        help=f"the revision id 'skills diff' printed ({REVISION_ID_CHARS} hex digits, or a "
+        f"prefix of {MIN_REVISION_PREFIX} or more)",
     )
     for name, action, help_text in _ACTIONS:
         p = command(name, help_text, f"{name} compare-funds", _human(action))

@@ -26,7 +26,7 @@ Every helper that writes text for someone to read lives here, each named for wha
 - :func:`decoded`: a value as SQLite returned it, bytes that are not UTF-8 as ``\\xNN``;
 - :func:`wire_safe` and :func:`clipped`: text for a JSON-RPC message (lone surrogates, which
   no UTF-8 encoder writes, as escapes), and a value cut to fit one;
-- :func:`one_line`: an error's message on one line, for a log;
+- :func:`one_line`: text on one line (an error's message for a log);
 - :func:`local_time`: a stored UTC time stamp as this machine's local time, to the second
   (the CLI and the dashboard show every time through it).
 """
@@ -93,9 +93,16 @@ def visible(text: str, *, multiline: bool = False) -> str:
 
 
 def one_line(text: str) -> str:
-    """``text`` (an error's message) on one line, for a log: each run of white space, line
-    breaks included, becomes one space, and none is left at either end."""
+    """``text`` on one line (an error's message for a log, a person's reason for the audit
+    log): each run of white space, line breaks included, becomes one space, and none is left
+    at either end."""
     return " ".join(text.split())
+
+
+def error_line(exc: BaseException) -> str:
+    """An exception for one log line: its message on one line, or its type's name when it
+    has no message (``sqlite3.OperationalError()``, a bare ``OSError``)."""
+    return one_line(str(exc)) or type(exc).__name__
 
 
 def count_hidden(text: str, *, multiline: bool = False) -> int:

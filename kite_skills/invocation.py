@@ -24,6 +24,8 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .launcher import build_info
+
 NAME = "kite-skills"
 LAUNCHER_MARKER = "written by 'kite-skills install-command'"
 """A line in every launcher ``install-command`` writes: how it knows its own (to replace it
@@ -123,7 +125,7 @@ def describe(
 
 
 def _is_zipapp(program: str) -> bool:
-    if "_kite_skills_start" in sys.modules:  # the zipapp's start module (zipapp_start.py)
+    if build_info.current() is not None:  # kite-skills runs from a zipapp build's extraction
         return True
     if not program.endswith(".pyz") and "." in os.path.basename(program):
         return False

@@ -15,7 +15,9 @@ MAX_NAME_CHARS: Final = 64
 MAX_DESCRIPTION_CHARS: Final = 1024
 NAME_PATTERN: Final = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 """Lowercase letters and digits in groups joined by single hyphens (``re.fullmatch`` it)."""
-NAME_CHARS: Final = f"1–{MAX_NAME_CHARS} lowercase letters, digits and single hyphens"
+NAME_SHAPE: Final = "lowercase letters, digits and single hyphens"
+""":data:`NAME_PATTERN` in words."""
+NAME_CHARS: Final = f"1–{MAX_NAME_CHARS} {NAME_SHAPE}"
 """What a name is made of, as messages say it."""
 NAME_RULE: Final = f"use {NAME_CHARS} (e.g. 'compare-funds')"
 """The name rule as the store's refusals say it."""

@@ -19,7 +19,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from kite_skills.preamble import platform_for
+from kite_skills.launcher.preamble import platform_for
 
 ROOT = Path(__file__).resolve().parents[1]
 SLOW = os.environ.get("KITE_SKILLS_SLOW") == "1"

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from kite_skills.launcher import build_info
+
 from . import zipapp_guard
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,8 +55,9 @@ def test_bytecode_is_written_once_in_the_background_when_python_may_not(tmp_path
     wanted = [
         site / f".kite-skills-bytecode-server-{tag}",  # the compiler's done-marker, written last
         site / "mcp" / "server" / "lowlevel" / "__pycache__" / f"server.{tag}.pyc",
-        # not loaded by this first start, but by every warm one (kite_skills/zipapp_start.py)
-        site / "kite_skills" / "__pycache__" / f"preamble.{tag}.pyc",
+        # not loaded by this first start, but by every warm one (kite_skills/launcher/start.py)
+        site / "kite_skills" / "launcher" / "__pycache__" / f"preamble.{tag}.pyc",
+        site / "kite_skills" / "launcher" / "__pycache__" / f"build_info.{tag}.pyc",
         # loaded once the server runs (anyio's event loop), after its start-up imports
         site / "anyio" / "_backends" / "__pycache__" / f"_asyncio.{tag}.pyc",
     ]
@@ -107,13 +110,8 @@ def test_nothing_is_written_outside_a_shiv_cache(tmp_path: Path) -> None:
 
 
 # The background compiler without the zipapp: kite_skills copied into a site-packages folder,
-# as the zipapp's cache holds it, and a process that has the zipapp's start module loaded.
-WRITE_LATER = (
-    "import sys, types\n"
-    "sys.modules['_kite_skills_start'] = types.ModuleType('_kite_skills_start')\n"
-    "from kite_skills import _bytecode\n"
-    '_bytecode.write_later("server")\n'
-)
+# as the zipapp's cache holds it (with the build's facts beside the launcher).
+WRITE_LATER = 'from kite_skills.launcher import bytecode\nbytecode.write_later("server")\n'
 
 
 def _cache_with_kite_skills(tmp_path: Path) -> Path:
@@ -121,6 +119,8 @@ def _cache_with_kite_skills(tmp_path: Path) -> Path:
     shutil.copytree(
         ROOT / "kite_skills", site / "kite_skills", ignore=shutil.ignore_patterns("__pycache__")
     )
+    facts = build_info.BuildInfo("linux-x86_64", ("3.11", "3.12", "3.13", "3.14"), "0.1.0")
+    (site / "kite_skills" / "launcher" / build_info.FILE).write_text(build_info.dumps(facts))
     return site
 
 
@@ -151,7 +151,7 @@ def test_the_compiler_runs_where_the_os_has_no_nice(tmp_path: Path) -> None:
     (no_nice / "sitecustomize.py").write_text("import os\ndel os.nice\n")
     _write_later(site, no_nice)
     tag = sys.implementation.cache_tag
-    compiled = site / "kite_skills" / "__pycache__" / f"_bytecode.{tag}.pyc"
+    compiled = site / "kite_skills" / "launcher" / "__pycache__" / f"bytecode.{tag}.pyc"
     marker = site / f".kite-skills-bytecode-server-{tag}"
     assert _eventually(lambda: compiled.is_file() and marker.is_file()), "nothing was compiled"
 
@@ -170,5 +170,5 @@ def test_a_compiler_that_fails_leaves_no_marker_and_is_tried_again(tmp_path: Pat
     assert _eventually(started.is_file), "the compiler never started"
     assert not marker.exists(), "the done-marker was written though nothing was compiled"
     _write_later(site)  # the next server that stops tries again
-    compiled = site / "kite_skills" / "__pycache__" / f"_bytecode.{tag}.pyc"
+    compiled = site / "kite_skills" / "launcher" / "__pycache__" / f"bytecode.{tag}.pyc"
     assert _eventually(lambda: compiled.is_file() and marker.is_file())

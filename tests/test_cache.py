@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from kite_skills.zipapp_start import UNPACKED
+from kite_skills.launcher.start import UNPACKED
 
 from .server.harness import RawPeer, server_env, zipapp
 
@@ -306,7 +306,7 @@ def test_a_warm_start_waits_for_a_prune_of_its_extraction_then_unpacks_again(
                 break
             time.sleep(0.1)
         assert waiting_for_a_lock_on(inode), "the warm start did not wait for the prune"
-        shutil.rmtree(extraction)  # what the prune does (kite_skills/preamble.py)
+        shutil.rmtree(extraction)  # what the prune does (kite_skills/launcher/preamble.py)
         in_use.unlink()
     finally:
         os.close(pruner)

@@ -17,7 +17,7 @@ import pytest
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from kite_skills import cli
+from kite_skills import __version__, cli
 from kite_skills.sandbox import cli as sandbox_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -213,3 +213,18 @@ def test_every_command_says_what_it_does_in_its_own_help() -> None:
             yield from walk(own, here)
 
     assert list(walk(cli.build_parser(), ())) == []
+
+
+def test_the_version_is_written_once_and_the_docs_name_its_wheel() -> None:
+    """kite_skills.__version__ is the one place: the wheel's metadata reads it, and a page
+    that names the wheel file names this version's."""
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert not re.search(r"(?m)^version\s*=\s*\"", pyproject), "pyproject.toml writes a version"
+    assert 'attr = "kite_skills.__version__"' in pyproject
+    stale = [
+        f"{page.relative_to(ROOT)}: {name}"
+        for page in PAGES
+        for name in re.findall(r"kite_skills-([0-9][^-]*)-py3", page.read_text(encoding="utf-8"))
+        if name != __version__
+    ]
+    assert stale == [], f"pages name another version's wheel: {stale}"

@@ -26,7 +26,7 @@ from mcp import Client, StdioServerParameters, types
 from packaging.specifiers import SpecifierSet
 
 from kite_skills import __version__
-from kite_skills.preamble import PLATFORMS, platform_for
+from kite_skills.launcher.preamble import PLATFORMS, platform_for
 from kite_skills.store import DRAFT, LIVE, Store, agent, default_db_path, human
 
 from .server.harness import LEGACY, MODERN, ROOT, zipapp

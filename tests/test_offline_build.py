@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kite_skills.preamble import PLATFORMS
+from kite_skills.launcher.preamble import PLATFORMS
 
 from .rebuild import REBUILD, SLOW, Rebuild
 

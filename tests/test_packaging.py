@@ -71,8 +71,8 @@ def third_party_imports() -> set[str]:
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 found.add(node.module.split(".")[0])
     # At the zipapp's root: shiv's bootstrap (the preamble takes its file lock; the start runs
-    # it) and the preamble (the start runs the archive's copy before anything is unpacked).
-    inside = {"kite_skills", "skills_catalog", "_bootstrap", "_kite_skills_preamble"}
+    # it).
+    inside = {"kite_skills", "skills_catalog", "_bootstrap"}
     return found - set(sys.stdlib_module_names) - inside
 
 

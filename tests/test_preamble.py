@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from kite_skills.preamble import (
+from kite_skills.launcher.build_info import BuildInfo
+from kite_skills.launcher.preamble import (
     IN_USE_SUFFIX,
     hold_and_prune,
     interpreter_of,
@@ -20,10 +21,11 @@ from kite_skills.preamble import (
     platform_for,
     unwritable_problem,
 )
-from kite_skills.zipapp_start import shiv_root, unsafe_problem
+from kite_skills.launcher.start import shiv_root, unsafe_problem
 
-LINUX = {"platform": "linux-x86_64", "pythons": ["3.11", "3.12", "3.13", "3.14"]}
-MAC = {"platform": "macos-arm64", "pythons": ["3.11", "3.12", "3.13", "3.14"]}
+PYTHONS = ("3.11", "3.12", "3.13", "3.14")
+LINUX = BuildInfo("linux-x86_64", PYTHONS, "0.1.0")
+MAC = BuildInfo("macos-arm64", PYTHONS, "0.1.0")
 
 
 def test_platform_for() -> None:
@@ -65,7 +67,7 @@ def test_another_implementation_is_told_cpython() -> None:
 
 
 def test_windows_is_told_the_py_launcher() -> None:
-    target = {"platform": "windows-amd64", "pythons": ["3.11", "3.14"]}
+    target = BuildInfo("windows-amd64", ("3.11", "3.14"), "0.1.0")
     message = interpreter_problem(target, "cpython", (3, 10), "win32", "AMD64", "k.pyz")
     assert message is not None and "'py -3.14 k.pyz'" in message  # the newest it accepts
     assert message.endswith(

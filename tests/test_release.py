@@ -26,7 +26,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from kite_skills import __version__
-from kite_skills.preamble import PLATFORMS, platform_for
+from kite_skills.launcher.preamble import PLATFORMS, platform_for
 
 from .rebuild import REBUILD, Rebuild
 from .zipapp_platforms import PYTHONS, Interpreter, runnable, session_messages

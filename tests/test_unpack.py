@@ -1,4 +1,4 @@
-"""The zipapp unpacks itself on a first start (kite_skills/preamble.py): only what this
+"""The zipapp unpacks itself on a first start (kite_skills/launcher/preamble.py): only what this
 CPython runs, in shiv's layout so that shiv's bootstrap finds the work done; safely when
 starts overlap or one was interrupted; completed in place when another CPython shares the
 cache. Real files, real subprocesses."""
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from kite_skills.preamble import PLATFORMS, interpreter_of
-from kite_skills.zipapp_start import UNPACKED
+from kite_skills.launcher.preamble import PLATFORMS, interpreter_of
+from kite_skills.launcher.start import UNPACKED
 
 from .server.harness import server_env, zipapp
 from .zipapp_platforms import PYTHONS, platform_file, run, runnable

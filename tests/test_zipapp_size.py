@@ -11,7 +11,7 @@ import zipfile
 
 import pytest
 
-from kite_skills.preamble import PLATFORMS
+from kite_skills.launcher.preamble import PLATFORMS
 
 from .zipapp_platforms import BINARY, binary_kinds, platform_file
 

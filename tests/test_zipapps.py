@@ -25,7 +25,9 @@ from mcp import Client, StdioServerParameters
 from mcp.client import advertise
 
 from kite_skills import __version__
-from kite_skills.preamble import PLATFORMS, platform_for
+from kite_skills.launcher import build_info
+from kite_skills.launcher.preamble import PLATFORMS, platform_for
+from kite_skills.launcher.start import UNPACKED
 from kite_skills.store import Store
 
 from .server.harness import SKILLS_EXTENSION, custom_request, server_env, zipapp
@@ -253,7 +255,7 @@ def comparable(archive: zipfile.ZipFile) -> dict[str, bytes]:
         n = info.filename
         if (
             n.endswith((".so", ".pyd", ".dll"))
-            or n in ("environment.json", "_kite_skills_start.py")
+            or n in ("environment.json", build_info.MEMBER)
             or re.search(r"\.dist-info/(RECORD|WHEEL|sboms/)", n)
             or "/_per_version/" in n
             or n.endswith(("/kite-skills-per-version.pth", "/_kite_skills_per_version.py"))
@@ -350,10 +352,15 @@ def test_a_warm_start_runs_without_shivs_bootstrap_unless_a_shiv_setting_asks(
     for result in (first, warm):
         assert result.returncode == 0, result.stderr[-3000:]
         assert result.stdout.startswith("kite-skills ")
-    assert {"_bootstrap", "_kite_skills_preamble"} <= imported_modules(first.stderr)
+    assert "_bootstrap" in imported_modules(first.stderr)
+    # The archive's preamble unpacked only this CPython's files (shiv's would unpack all).
+    tag = f"cp{sys.version_info[0]}{sys.version_info[1]}"
+    assert list((tmp_path / "shiv").glob(f"kite-skills_*/site-packages/{UNPACKED.format(tag=tag)}"))
     warm_modules = imported_modules(warm.stderr)
-    assert not {"_bootstrap", "_kite_skills_preamble"} & warm_modules
-    assert "kite_skills.preamble" in warm_modules  # the unpacked copy's checks ran
+    assert "_bootstrap" not in warm_modules
+    # Imported (not run from the archive, which the import log does not list): the unpacked
+    # copy's checks ran.
+    assert "kite_skills.launcher.preamble" in warm_modules
     (lock,) = (tmp_path / "shiv").glob(".kite-skills_*.kite-skills-in-use")
     assert lock.is_file()
 
@@ -361,3 +368,106 @@ def test_a_warm_start_runs_without_shivs_bootstrap_unless_a_shiv_setting_asks(
     shiv_said = run(sys.executable, zipapp(), [], {**env, "SHIV_ENTRY_POINT": "os:getcwd"})
     assert shiv_said.returncode == 1  # shiv's bootstrap exits with what the entry point returned
     assert shiv_said.stderr.strip() == os.getcwd()
+
+
+# Runs the file as `python FILE` does (runpy on the archive), then writes where every loaded
+# module came from: a module's name and its file.
+MODULES_PROBE = """import json, runpy, sys
+pyz, out = sys.argv[1], sys.argv[2]
+sys.argv = [pyz, *sys.argv[3:]]
+try:
+    runpy.run_path(pyz, run_name="__main__")
+except SystemExit:
+    pass
+with open(out, "w") as written:
+    json.dump({n: getattr(m, "__file__", None) for n, m in list(sys.modules.items())}, written)
+"""
+
+
+def loaded_from(tmp_path: Path, env: dict[str, str], name: str, *args: str) -> dict[str, str]:
+    """Module name -> file, for the modules a start of the built file loaded."""
+    out = tmp_path / f"{name}.json"
+    result = subprocess.run(
+        [sys.executable, "-c", MODULES_PROBE, str(zipapp()), str(out), *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,  # -c puts the working directory first on sys.path: not the checkout
+        timeout=120,
+        check=False,
+    )
+    assert out.is_file(), result.stderr[-3000:]
+    return {n: f for n, f in json.loads(out.read_text()).items() if f}
+
+
+def test_no_launcher_file_runs_under_two_names(tmp_path: Path) -> None:
+    """Each launcher module (kite_skills/launcher/) is in the archive once, as the package's
+    own file, and runs under its one name, kite_skills.launcher.<module>: from the archive
+    before anything is unpacked, from the unpacked copy after (where its bytecode is kept),
+    never as a copy under another name."""
+    pyz = zipapp()
+    launcher = "site-packages/kite_skills/launcher/"
+    with zipfile.ZipFile(pyz) as archive:
+        bodies = {i.filename: archive.read(i) for i in archive.infolist() if not i.is_dir()}
+    ours = {n: b for n, b in bodies.items() if n.startswith(launcher) and n.endswith(".py")}
+    assert {n.removeprefix(launcher) for n in ours} == {
+        f"{m}.py" for m in ("__init__", "first", "start", "preamble", "build_info", "bytecode")
+    }
+    for member, body in ours.items():
+        assert [n for n, b in bodies.items() if b == body] == [member]  # no copy elsewhere
+    assert not [n for n in bodies if n.startswith("_kite_skills")]  # no archive-root copies
+
+    env = server_env(tmp_path / "shiv", tmp_path / "skills.db", PYTHONDONTWRITEBYTECODE="1")
+    starts = {
+        "first": loaded_from(tmp_path, env, "first", "--version"),
+        "warm": loaded_from(tmp_path, env, "warm", "--version"),
+        "server": loaded_from(tmp_path, env, "server"),  # stops at once: writes bytecode
+    }
+    (extraction,) = (tmp_path / "shiv").glob("kite-skills_*")
+    in_archive = str(pyz) + os.sep
+    in_cache = str(extraction / "site-packages" / "kite_skills" / "launcher") + os.sep
+    for start, modules in starts.items():
+        names: dict[str, set[str]] = {}
+        for name, file in modules.items():
+            assert not name.startswith("_kite_skills"), (start, name, file)
+            if file.startswith(in_archive + launcher.replace("/", os.sep)) or file.startswith(
+                in_cache
+            ):
+                names.setdefault(Path(file).stem, set()).add(name)
+        assert all(len(n) == 1 for n in names.values()), (start, names)
+        for stem, (name,) in names.items():
+            assert name == (
+                "kite_skills.launcher" if stem == "__init__" else f"kite_skills.launcher.{stem}"
+            )
+        seen = {n: f for n, f in modules.items() if n.startswith("kite_skills.launcher")}
+        assert {"first", "start", "preamble", "build_info"} <= set(names), (start, seen)
+        # The archive's first module and start always run from the archive.
+        for name in ("first", "start"):
+            assert modules[f"kite_skills.launcher.{name}"].startswith(in_archive), (start, name)
+    # Before unpacking, the preamble and the facts are read from the archive; after, from
+    # the unpacked copy (its bytecode cached), whatever the start.
+    for name in ("preamble", "build_info"):
+        assert starts["first"][f"kite_skills.launcher.{name}"].startswith(in_archive)
+        assert starts["warm"][f"kite_skills.launcher.{name}"].startswith(in_cache)
+    assert starts["server"]["kite_skills.launcher.bytecode"].startswith(in_cache)
+
+
+def test_doctor_reports_the_build_info(tmp_path: Path) -> None:
+    """doctor names the file, what it was built for (the build's facts, from its build-info
+    member) and where it is unpacked."""
+    pyz = zipapp()
+    with zipfile.ZipFile(pyz) as archive:
+        facts = build_info.loads(archive.read(build_info.MEMBER))
+    assert facts == build_info.BuildInfo(HOST or "", tuple(PYTHONS), __version__)
+    home = tmp_path / "home"
+    env = server_env(tmp_path / "shiv", home / "skills.db", HOME=str(home))
+    result = run(sys.executable, pyz, ["doctor"], env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    (extraction,) = (tmp_path / "shiv").glob("kite-skills_*")
+    lines = result.stdout.splitlines()
+    assert lines[1:3] == [
+        f"file:          {pyz}",
+        f"built for:     {HOST}, CPython 3.11–3.14 (kite-skills {__version__})",
+    ]
+    assert lines[3].startswith(f"extracted to:  {extraction} (")

@@ -4,7 +4,6 @@ binaries must look like."""
 
 from __future__ import annotations
 
-import ast
 import functools
 import glob
 import http.cookiejar
@@ -21,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from kite_skills.preamble import PLATFORMS
+from kite_skills.launcher import build_info
+from kite_skills.launcher.preamble import PLATFORMS
 from kite_skills.store.records import revision_id
 
 from .server.harness import LEGACY, MODERN, zipapp
@@ -92,11 +92,10 @@ def host_name() -> str:
 
 
 def built_target(pyz: Path) -> dict[str, object]:
-    """The TARGET build.sh wrote into the file's start module."""
+    """The platform and CPythons the build wrote into the file's build-info member."""
     with zipfile.ZipFile(pyz) as archive:
-        source = archive.read("_kite_skills_start.py").decode()
-    line = next(ln for ln in source.splitlines() if ln.startswith("TARGET: "))
-    return ast.literal_eval(line.split(" = ", 1)[1])
+        facts = build_info.loads(archive.read(build_info.MEMBER))
+    return {"platform": facts.platform, "pythons": list(facts.pythons)}
 
 
 def run(

@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from zipapps import PYTHONS, host_platform, write_sha256  # noqa: E402
 
 from kite_skills import __version__  # noqa: E402
-from kite_skills.preamble import PLATFORMS  # noqa: E402
+from kite_skills.launcher.preamble import PLATFORMS  # noqa: E402
 from kite_skills.store import default_db_path  # noqa: E402
 
 # The newest manifest version mcpb 2.1.2 validates (build.sh pins the CLI).

@@ -33,8 +33,10 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "kite_skills"))
-from preamble import PLATFORMS, platform_for, where_to_get  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from kite_skills import __version__  # noqa: E402
+from kite_skills.launcher import build_info  # noqa: E402
+from kite_skills.launcher.preamble import PLATFORMS, platform_for  # noqa: E402
 
 PYTHONS = ["3.11", "3.12", "3.13", "3.14"]
 # pip platform tags per file; pip also accepts older macOS versions and universal2.
@@ -77,51 +79,39 @@ MERGED_BY_LINE = re.compile(r"[^/]+\.dist-info/(RECORD|WHEEL)")
 # A compiled wheel's software bill of materials describes that one wheel's build: when the
 # versions' copies differ, each is kept under its interpreter's name (x.cp311.json).
 PER_WHEEL = re.compile(r"[^/]+\.dist-info/sboms/.+")
-# The archive's first module: the start's and the preamble's syntax needs Python 3.7, so
-# older ones are answered here, in syntax every Python reads.
-FIRST = """import sys
-
-WHERE = "{where}"
-WHERE_WINDOWS = "{where_windows}"
-
-
-def main():
-    if sys.version_info < (3, 7):
-        sys.stderr.write(
-            "kite-skills: this file runs on CPython {accepted}, but it was started with "
-            "Python %d.%d (%s) - start it with one of those, e.g. '%s %s'; none installed? "
-            "get CPython 3.13 from %s\\n"
-            % (
-                sys.version_info[0],
-                sys.version_info[1],
-                sys.executable,
-                "py -3.13" if sys.platform == "win32" else "python3.13",
-                sys.argv[0],
-                WHERE_WINDOWS if sys.platform == "win32" else WHERE,
-            )
-        )
-        sys.exit(1)
-    import _kite_skills_start
-
-    _kite_skills_start.main()
-"""
 # The archive's __main__.py, in place of shiv's: Ctrl-C during the start (unpacking, imports)
 # ends it at once with exit code 130 and no traceback. Its first statement, so that nothing the
-# file runs is without it; the entry point gets Python's own handler back
-# (kite_skills/zipapp_start.py). Syntax every Python reads, as FIRST's.
+# file runs is without it (through _signal: importing signal builds its enums first, a window
+# in which a Ctrl-C came out as a traceback); the entry point gets Python's own handler back
+# (kite_skills/launcher/start.py). Then it runs kite_skills.launcher.first from the archive, in
+# syntax every Python reads, as that module's own: first.load does the same for the others.
 MAIN = """# -*- coding: utf-8 -*-
 import os
-import signal
+
+try:
+    import _signal as signal  # signal's C core: no enum classes to build before the handler
+except ImportError:  # Python 2
+    import signal
 
 signal.signal(signal.SIGINT, lambda signum, frame: os._exit(130))
-import _kite_skills_first
+import sys
+import zipimport
 
-_kite_skills_first.main()
+launcher = zipimport.zipimporter(
+    os.path.join(sys.argv[0], "site-packages", "kite_skills", "launcher", "")
+)
+first = type(sys)("kite_skills.launcher.first")
+first.__file__ = launcher.archive + os.sep + launcher.prefix + "first.py"
+first.__loader__ = launcher
+first.__package__ = "kite_skills.launcher"
+sys.modules[first.__name__] = first
+exec(launcher.get_code("first"), first.__dict__)
+first.main(launcher)
 """
 # Compiled binaries are stored with LZMA, a quarter smaller than deflate, which keeps each
 # file under 15 MB with four CPythons' binaries in it. Only the preamble and shiv's
-# bootstrap unpack them (with zipfile); zipimport, which reads the archive's own modules,
-# knows only deflate, so everything else stays deflated.
+# bootstrap unpack them (with zipfile); zipimport, which reads the launcher's modules from the
+# archive, knows only deflate, so everything else stays deflated.
 LZMA_MEMBERS = re.compile(r"site-packages/.*\.(so|pyd|dll)")
 PIP = [sys.executable, "-m", "pip"]
 PIP_QUIET = ["--disable-pip-version-check", "--no-input", "--quiet"]
@@ -323,7 +313,9 @@ def thin_universal(site_packages: Path, target: str) -> None:
 
 
 def pack(site_packages: Path, out: Path, target: str) -> None:
-    """shiv's reproducible, compressed archive, entered through the preamble."""
+    """shiv's reproducible, compressed archive, entered through the launcher
+    (kite_skills/launcher/: its modules are the package's own, in site-packages), with the
+    build's facts in one member beside them (build_info.MEMBER)."""
     from datetime import UTC, datetime
 
     import shiv
@@ -332,11 +324,11 @@ def pack(site_packages: Path, out: Path, target: str) -> None:
     from shiv.cli import find_entry_point
     from shiv.constants import BUILD_AT_TIMESTAMP_FORMAT, SOURCE_DATE_EPOCH_DEFAULT
 
-    start = (ROOT / "kite_skills" / "zipapp_start.py").read_text()
-    value = repr({"platform": target, "pythons": PYTHONS})
-    start, count = re.subn(r"(?m)^TARGET: .*$", f"TARGET: dict[str, Any] | None = {value}", start)
-    if count != 1:
-        sys.exit("zipapps.py: kite_skills/zipapp_start.py has no 'TARGET: ...' line to fill in")
+    facts = build_info.BuildInfo(target, tuple(PYTHONS), __version__)
+    member = site_packages / Path(build_info.MEMBER).relative_to("site-packages")
+    if not member.parent.is_dir():
+        sys.exit(f"zipapps.py: {member.parent} is missing — the wheel has no launcher package")
+    member.write_bytes(build_info.dumps(facts).encode())
     built_at = datetime.fromtimestamp(SOURCE_DATE_EPOCH_DEFAULT, UTC)
     env = Environment(
         built_at=built_at.strftime(BUILD_AT_TIMESTAMP_FORMAT),
@@ -349,26 +341,11 @@ def pack(site_packages: Path, out: Path, target: str) -> None:
         [site_packages],
         target=out,
         interpreter="/usr/bin/env python3",
-        main="_kite_skills_first:main",
+        main="kite_skills.launcher.first:main",  # recorded only: MAIN replaces shiv's __main__
         env=env,
         compressed=False,  # recompress() compresses every member, once
     )
     recompress(out)
-    first = (
-        FIRST.replace("{accepted}", f"{PYTHONS[0]}-{PYTHONS[-1]}")
-        .replace("{where_windows}", where_to_get("win32", "3.13"))
-        .replace("{where}", where_to_get("darwin", "3.13"))
-    )
-    with zipfile.ZipFile(out, "a") as archive:
-        for name, text in [
-            ("_kite_skills_first.py", first),
-            ("_kite_skills_start.py", start),
-            ("_kite_skills_preamble.py", (ROOT / "kite_skills" / "preamble.py").read_text()),
-        ]:
-            info = zipfile.ZipInfo(name, date_time=built_at.timetuple()[:6])
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = normal_mode(0)
-            archive.writestr(info, text.encode())
 
 
 def normal_mode(external_attr: int) -> int:

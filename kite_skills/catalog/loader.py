@@ -13,7 +13,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-from ..skill_rules import MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, NAME_PATTERN
+from ..skill_rules import MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, NAME_PATTERN, NAME_SHAPE
 from . import _facts, _markdown, _schema
 from ._facts import KnownFacts
 from ._frontmatter import FrontmatterProblem, normalise, split
@@ -257,8 +257,7 @@ def _name_problems(name: object, directory: str) -> list[FieldProblem]:
             FieldProblem(
                 "name",
                 "name",
-                f"'name' {name!r} must be lowercase letters, "
-                "digits and single hyphens, not starting or ending with a hyphen",
+                f"'name' {name!r} must be {NAME_SHAPE}, not starting or ending with a hyphen",
             )
         )
     if unicodedata.normalize("NFKC", name) != unicodedata.normalize("NFKC", directory):

@@ -16,6 +16,7 @@ import binascii
 import dataclasses
 import json
 import os
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
@@ -42,16 +43,21 @@ from kite_skills.errors import (
     UnknownSkill,
     UnreadableSkill,
 )
+from kite_skills.os_dirs import home
 from kite_skills.person import login_name
+from kite_skills.skill_rules import NAME_CHARS
 from kite_skills.store import VIA_DASHBOARD, VIAS, ActionResult, AuditEntry, Skill, Store, human
-from kite_skills.store.lifecycle import person_action_meanings, person_actions
+from kite_skills.store.lifecycle import (
+    ARCHIVED,
+    LIVE,
+    person_action_meanings,
+    person_actions,
+    waiting_audit_actions,
+)
 from kite_skills.store.records import revision_id
 
 from . import history, render
 from .security import Door, guard
-
-WAITING_ACTIONS: Final = frozenset({"create", "save_draft", "propose"})
-
 
 RESERVED: Final = frozenset({"new", "log", "reads"})
 
@@ -73,14 +79,22 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["visible"] = render.visible_html
-    env.filters["plain"] = lambda text: visible(text or "")  # where no markup may go
-    env.filters["local_time"] = render.local_time
-    env.filters["cell"] = render.cell_html
-    env.filters["diff_text"] = render.diff_html
-    env.filters["seen"] = seen_field
+    # Each filter is named after the function it runs (visible: text, where no markup may go;
+    # visible_html: marked HTML), so a name means one thing in Python and in a template.
+    for function in (
+        visible,
+        render.visible_html,
+        render.cell_html,
+        render.diff_html,
+        render.local_time,
+        seen_field,
+    ):
+        env.filters[function.__name__] = function
     env.globals["skill_url"] = skill_url
     env.globals["count_hidden"] = count_hidden
+    env.globals["LIVE"] = LIVE
+    env.globals["NAME_CHARS"] = NAME_CHARS
+    env.globals["MAX_REASON_CHARS"] = human.MAX_REASON_CHARS
     return env
 
 
@@ -90,9 +104,9 @@ def _who() -> str:
 
 def _home_short(path: str) -> str:
     """``path`` with the home directory written ``~`` (the full path is in the title)."""
-    home = os.path.expanduser("~")
-    if home not in ("", "/", "~") and path.startswith(home + os.sep):
-        return "~" + path[len(home) :]
+    folder = str(home(os.environ, sys.platform))
+    if folder not in ("", "/", "~") and path.startswith(folder + os.sep):
+        return "~" + path[len(folder) :]
     return path
 
 
@@ -234,8 +248,9 @@ class Dashboard:
         name is shown as data (``agent: "root (dashboard)" via MCP``), never as a person."""
         if skill.proposed is not None:
             return skill.proposed.author.label(), skill.proposed.proposed_at
+        waiting = waiting_audit_actions()
         for entry in self.store.audit(limit=20, name=skill.name):
-            if entry.action in WAITING_ACTIONS:
+            if entry.action in waiting:
                 return entry.author.label(), entry.at
         return skill.written_by.label(), skill.updated_at
 
@@ -259,8 +274,8 @@ class Dashboard:
             request,
             "index.html",
             waiting=waiting,
-            live=[s for s in skills if s.status == "live"],
-            archived=[s for s in skills if s.status == "archived"],
+            live=[s for s in skills if s.status == LIVE],
+            archived=[s for s in skills if s.status == ARCHIVED],
             unreadable=unreadable,
         )
 

@@ -63,7 +63,7 @@ def _mark(text: str) -> str:
     return "".join(out)
 
 
-def _plain(text: str) -> str:
+def _visible_unmarked(text: str) -> str:
     """For an attribute, where no markup may go: the marks dropped, hidden characters
     escaped (``\\u202e``) without a span."""
     return visible(text.replace(_OPEN, "").replace(_CLOSE, ""), multiline=True)
@@ -75,15 +75,17 @@ def _mark_decoded(tokens: list[Token], *, in_attribute: bool = False) -> None:
     for token in tokens:
         if token.attrs:
             token.attrs = {
-                k: _plain(v) if isinstance(v, str) else v for k, v in token.attrs.items()
+                k: _visible_unmarked(v) if isinstance(v, str) else v for k, v in token.attrs.items()
             }
         if token.info and token.type == "fence":
             # the renderer decodes a fence's info string into its class: decode it here, and
             # write back what decodes to the escaped text and nothing else
-            info = _plain(unescapeAll(token.info))
+            info = _visible_unmarked(unescapeAll(token.info))
             token.info = info.replace("\\", "\\\\").replace("&", "&amp;")
         if token.type in ("text", "code_inline", "code_block", "fence"):
-            token.content = _plain(token.content) if in_attribute else _mark(token.content)
+            token.content = (
+                _visible_unmarked(token.content) if in_attribute else _mark(token.content)
+            )
         if token.children:
             # an image's children become its alt attribute
             _mark_decoded(token.children, in_attribute=in_attribute or token.type == "image")

@@ -16,10 +16,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
-from .. import _bytecode, invocation
+from .. import invocation
 from ..cli_help import describe_subcommands
 from ..display import counted
 from ..errors import KiteError
+from ..launcher import bytecode
 from ..stack_loading import loading_the_stack
 from . import journal as journal_module
 from .schemas import GENERATIONS
@@ -255,7 +256,7 @@ def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> 
         return _serve_stdio(sandbox)
     finally:
         journal.close()
-        _bytecode.write_later("sandbox")  # once served, every module a session loads is loaded
+        bytecode.write_later("sandbox")  # once served, every module a session loads is loaded
 
 
 def _serve_stdio(sandbox: Any) -> int:

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from .. import invocation
+from .. import invocation, os_dirs
 from ..display import for_terminal, one_line, wire_safe
 from ..errors import KiteError
 
@@ -37,20 +37,10 @@ class JournalError(KiteError):
 
 
 def default_path(env: Mapping[str, str], platform: str | None = None) -> Path:
-    """``kite-skills/sandbox/journal.jsonl`` in this OS's per-user data folder (as the
-    user-skill store's ``default_db_path`` picks its folder; that module is not imported
-    here: the sandbox never loads the store)."""
-    platform = platform or sys.platform
-    home = Path(env.get("USERPROFILE" if platform == "win32" else "HOME") or Path.home())
-    if platform == "darwin":
-        base = home / "Library" / "Application Support"
-    elif platform == "win32":
-        local = env.get("LOCALAPPDATA", "").strip()
-        base = Path(local) if local else home / "AppData" / "Local"
-    else:
-        data_home = env.get("XDG_DATA_HOME", "").strip()
-        base = Path(data_home) if os.path.isabs(data_home) else home / ".local" / "share"
-    return base / APP / "sandbox" / NAME
+    """``kite-skills/sandbox/journal.jsonl`` in this OS's per-user data folder
+    (:func:`kite_skills.os_dirs.data_dir`, the folder the user-skill store's
+    ``default_db_path`` picks; the store itself is not imported: the sandbox never loads it)."""
+    return os_dirs.data_dir(env, platform or sys.platform) / APP / "sandbox" / NAME
 
 
 class Journal:

@@ -30,7 +30,7 @@ from .. import __version__, catalog, invocation
 from ..catalog import Catalog
 from ..display import clipped, one_line
 from ..errors import KiteError, StoreError, UnreadableSkill
-from ..store import Store
+from ..store import AgentView
 from . import skills_extension, stdio
 from .changes import PEER, URI_SCHEME, LegacyPeer
 from .prompts import Prompts, legacy_cache_fields
@@ -173,7 +173,7 @@ def build_server(
                 raise MCPError(INVALID_PARAMS, NOT_INITIALIZED, {"method": clipped(ctx.method, 64)})
         return await call_next(ctx)
 
-    prompts = Prompts(catalog, user_skills.store, user_skills.receipts)
+    prompts = Prompts(catalog, user_skills.view, user_skills.receipts)
     server: Server[Any] = Server(
         "kite-skills",
         version=__version__,
@@ -309,16 +309,16 @@ def serve_wire(
         print(f"kite-skills: cannot start: {exc}", file=sys.stderr)  # noqa: T201
         return 1
     try:
-        store: Store | None = Store.open(db_path, command=invocation.current().command)
+        view: AgentView | None = AgentView.open(db_path, command=invocation.current().command)
     except KiteError as exc:
-        store = None
+        view = None
         user_skills = UserSkills.without_store(str(exc))
         log.warning(
             "the skill store is unavailable, serving the catalog only: %s",
             one_line(str(exc)),
         )
     else:
-        user_skills = UserSkills(store)
+        user_skills = UserSkills(view)
     names = sorted(all_tools(loaded, user_skills))
     excluded, unknown = parse_excluded(environ.get("EXCLUDED_TOOLS"), names)
     if unknown:
@@ -345,6 +345,6 @@ def serve_wire(
         )
     finally:
         user_skills.receipts.close()
-        if store is not None:
-            store.close()
+        if view is not None:
+            view.close()
     return 130 if interrupted else 0

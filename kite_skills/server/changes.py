@@ -1,12 +1,15 @@
 """Change detection and delivery for the user's live skills: what changed, and one path that
 tells every session in both protocol eras.
 
-Detection: a poller notices writes by other processes (the dashboard, the CLI, another
-server) through ``PRAGMA data_version``; the writing tools call :meth:`ChangeFeed.check`
-after their own writes. Each check compares the live skills' names and ``updated_at`` with the
-previous reading. It reads no text, so one unreadable row cannot blind it; a store that fails
-anyway is logged once (one line), the server keeps serving, and the poller retries with
-backoff until the store answers again.
+Detection belongs to the store library (:class:`kite_skills.store.LiveSkills`, the one judge
+of whether the live skills changed); this module decides only when to ask it and what to tell.
+A poller asks :meth:`LiveSkills.poll <kite_skills.store.LiveSkills.poll>` every
+:data:`POLL_SECONDS`, which looks only when another process (the dashboard, the CLI, another
+server) committed to the file; the writing tools call :meth:`ChangeFeed.check` after their
+own writes. A look compares the live skills' names and ``updated_at`` with the previous one
+and reads no text, so one unreadable row cannot blind it; a store that fails anyway is logged
+once (one line), the server keeps serving, and the poller retries with backoff until the
+store answers again.
 
 Delivery: :meth:`ChangeFeed.publish` is the only way out. It hands every event to the SDK's
 subscription bus (2026-07-28 ``subscriptions/listen`` streams filter it per stream) and to
@@ -39,8 +42,8 @@ from mcp.server.subscriptions import (
     ToolsListChanged,
 )
 
-from ..display import one_line
-from ..store import Store
+from ..display import clipped, error_line
+from ..store import AgentView, LiveChange, LiveSkills
 from . import store_thread
 
 log = logging.getLogger("kite_skills.server")
@@ -104,21 +107,18 @@ def _legacy_notification(event: ServerEvent, uris: set[str]) -> Any:
 
 
 class ChangeFeed:
-    """Watches one store for changes to its live skills and tells every session."""
+    """Tells every session what changed in one store's live skills (``None``: no store)."""
 
-    def __init__(self, store: Store | None) -> None:
-        self.store = store
+    def __init__(self, view: AgentView | None) -> None:
+        self._live: LiveSkills | None = view.live if view is not None else None
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)  # serves 2026-07-28 subscriptions/listen
         self._on_live_set_change: list[ServerEvent] = [ResourcesListChanged()]
         self._peers: list[LegacyPeer] = []
-        self._live: dict[str, str] | None = None
         self._on_description_change: list[ServerEvent] = []
-        self._descriptions: dict[str, str] | None = None  # read only once someone listens
-        self._version: int | None = None
         self._failing = False
-        # The poller and the writing tools both check; one at a time, or a reading taken
-        # before a write could land after it and leave ``_live`` stale (missed list changes).
+        # The poller and the writing tools both check; one at a time, so the announcements
+        # go out in the order of the looks that found them.
         self._checking = anyio.Lock()
 
     def on_live_set_change(self, event: ServerEvent) -> None:
@@ -144,7 +144,7 @@ class ChangeFeed:
         peer = LegacyPeer()
         self._peers.append(peer)
         try:
-            if self.store is None:
+            if self._live is None:
                 yield peer
                 return
             await self.check()  # the first reading, before the first request is served
@@ -156,82 +156,53 @@ class ChangeFeed:
             self._peers.remove(peer)
 
     async def _poll(self) -> None:
+        assert self._live is not None
         delay = POLL_SECONDS
         while True:
             await anyio.sleep(delay)
-            ok = await self._guarded(self._look)
+            ok = await self._guarded(self._live.poll)
             delay = POLL_SECONDS if ok else min(delay * 2, MAX_BACKOFF_SECONDS)
 
-    async def _look(self) -> None:
-        assert self.store is not None
-        version = await store_thread.run(self.store.data_version)
-        if version != self._version:
-            await self._check()
-            self._version = version
-
     async def check(self) -> bool:
-        """Compare the live skills with the last reading and announce what changed; False
-        (after one log line) when the store could not be read."""
-        return await self._guarded(self._check)
-
-    async def _guarded(self, step: Callable[[], Any]) -> bool:
-        if self.store is None:
+        """Look for changes to the live skills and announce them; False (after one log line)
+        when the store could not be read."""
+        if self._live is None:
             return True
+        return await self._guarded(self._live.look)
+
+    async def _guarded(self, look: Callable[[], LiveChange | None]) -> bool:
         try:
             async with self._checking:
-                await step()
+                change = await store_thread.run(look)
+                if change is not None:
+                    await self._announce(change)
         except Exception as exc:  # a broken store must never end the server
             if not self._failing:
                 log.warning(
                     "cannot read the skill store to look for changes (%s); still serving, "
                     "and trying again with backoff",
-                    _one_line(exc),
+                    clipped(error_line(exc), 300),
                 )
             self._failing = True
-            self._version = None  # read everything again once the store answers
             return False
         if self._failing:
             log.info("the skill store answers again; change notifications resume")
             self._failing = False
         return True
 
-    async def _check(self) -> None:
-        assert self.store is not None
-        if self._version is None:
-            self._version = await store_thread.run(self.store.data_version)
-        live: dict[str, str] = await store_thread.run(self.store.live_versions)
-        previous, self._live = self._live, live
-        if previous == live:
-            return
-        if previous is not None:
-            if set(live) != set(previous):
-                for event in self._on_live_set_change:
-                    await self.publish(event)
-            for name in sorted(set(live) | set(previous)):
-                if live.get(name) != previous.get(name):
-                    await self.publish(ResourceUpdated(uri=uri_of(name)))
+    async def _announce(self, change: LiveChange) -> None:
+        if change.came_or_went:
+            for event in self._on_live_set_change:
+                await self.publish(event)
+        for name in change.changed:
+            await self.publish(ResourceUpdated(uri=uri_of(name)))
         # Descriptions last: reading them all takes about a second at 100,000 live skills,
-        # and the announcements above must not wait for it (bench section 4).
-        described = await self._described()
-        if described and previous is not None and set(live) == set(previous):
+        # and the announcements above must not wait for it (bench section 4). They are read
+        # only when a listener is registered, and only when the versions moved.
+        if not self._on_description_change or not change.moved:
+            return
+        assert self._live is not None
+        described = await store_thread.run(self._live.described)
+        if described and not change.came_or_went:
             for event in self._on_description_change:
                 await self.publish(event)
-
-    async def _described(self) -> bool:
-        """Whether a live skill kept its name but changed its description since the last
-        reading. Descriptions are read (names and descriptions, no body) only when a
-        listener is registered; the caller asks only when the live skills' versions moved."""
-        if not self._on_description_change:
-            return False
-        assert self.store is not None
-        summaries = await store_thread.run(self.store.live_summaries)
-        now = {s.name: s.description for s in summaries}
-        before, self._descriptions = self._descriptions, now
-        if before is None:
-            return False
-        return any(before[name] != now[name] for name in now.keys() & before.keys())
-
-
-def _one_line(exc: BaseException) -> str:
-    text = one_line(str(exc)) or type(exc).__name__
-    return text if len(text) <= 300 else text[:300] + "…"

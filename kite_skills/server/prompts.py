@@ -8,7 +8,6 @@ are never prompts. Offered to every client in both eras; ``EXCLUDED_TOOLS`` does
 from __future__ import annotations
 
 import logging
-from contextvars import ContextVar
 from typing import Any
 
 from mcp import types
@@ -19,7 +18,7 @@ from mcp_types import INVALID_PARAMS
 from ..catalog import Catalog, RecipePrompt, recipe_prompts
 from ..catalog._schema import USER_PROMPT_PREFIX as USER_PREFIX
 from ..errors import StoreError
-from ..store import Skill, SkillSummary, Store
+from ..store import AgentView, Listing, Skill, SkillSummary
 from . import store_thread
 from .receipts import ReadReceipts
 from .tools import wire
@@ -40,18 +39,19 @@ NO_REQUEST = "Follow this procedure for my request. Ask me what I want before yo
 
 log = logging.getLogger("kite_skills.server")
 
-# The live skills a prompts/list is answered from, when Prompts.remembered has read them.
-_LIVE: ContextVar[list[SkillSummary] | None] = ContextVar("kite_skills_live", default=None)
+NOTHING_LIVE = Listing(-1, ())
+"""What is listed of the live skills with no store, or while it cannot be read: none (the
+recipes stay served). Its generation is no generation the store's :class:`LiveSkills` gives."""
 
 
 class Prompts:
     """``prompts/list`` and ``prompts/get`` over the catalog and the store's live skills."""
 
     def __init__(
-        self, catalog: Catalog, store: Store | None, receipts: ReadReceipts | None = None
+        self, catalog: Catalog, view: AgentView | None, receipts: ReadReceipts | None = None
     ) -> None:
         self._recipes = {p.name: p for p in recipe_prompts(catalog)}
-        self._store = store
+        self._view = view
         self._receipts = receipts or ReadReceipts(None)
         # The listing in wire form (what the SDK makes of the models): the recipes' entries
         # are built once, since the catalog never changes; each user skill's on each call.
@@ -62,6 +62,7 @@ class Prompts:
         self._request = wire(REQUEST)
         # The last listing as the client got it, and what it was made from (see remembered).
         self._last: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+        self._failures = 0  # listings that left the user's skills out: never kept
 
     async def list_prompts(self, ctx: Context, params: Any) -> dict[str, Any]:
         if getattr(params, "cursor", None) not in (None, ""):
@@ -71,29 +72,30 @@ class Prompts:
                 "without 'cursor'",
                 {"cursor": params.cursor},
             )
-        live = _LIVE.get()
-        if live is None:
-            live = await self._live_skills()
-        prompts = self._listed + [self._user_skill(s) for s in live]
+        live = await self._live_skills()
+        prompts = self._listed + [self._user_skill(s) for s in live.skills]
         return {**self._envelope, "prompts": prompts}
 
     async def remembered(self, ctx: Context, call_next: CallNext) -> HandlerResult:
         """Middleware: a ``prompts/list`` asked as the last one was (same protocol version,
-        same params) while the live skills are the same gets the same answer again. The answer
-        is a function of those and of the catalog, which never changes; the SDK checking every
-        entry of it against the schema again was most of a listing's cost."""
+        same params) while the live skills keep their generation gets the same answer again.
+        The answer is a function of those and of the catalog, which never changes; the SDK
+        checking every entry of it against the schema again was most of a listing's cost.
+
+        Whether the live skills changed is the store's :class:`LiveSkills` to say: both this
+        and the handler ask it, and it reads the rows at most once per change (the handler's
+        question is answered from what this one read). The handler may find a newer
+        generation than the one its answer is kept under, never an older one: a kept answer
+        is never staler than its key."""
         if ctx.method != "prompts/list":
             return await call_next(ctx)
-        live = await self._live_skills()
-        made_from = (ctx.protocol_version, ctx.params, live)
+        failures = self._failures
+        live = await self._live_skills(quiet=True)  # the handler says what fails, once
+        made_from = (ctx.protocol_version, ctx.params, live.generation)
         if self._last is not None and self._last[0] == made_from:
             return dict(self._last[1])
-        token = _LIVE.set(live)  # the handler lists these, not a second reading
-        try:
-            result = await call_next(ctx)
-        finally:
-            _LIVE.reset(token)
-        if isinstance(result, dict):
+        result = await call_next(ctx)
+        if isinstance(result, dict) and self._failures == failures:
             self._last = (made_from, result)
             return dict(result)
         return result
@@ -116,19 +118,23 @@ class Prompts:
         self._receipts.note(ctx, "skill", skill.name, "prompts/get")
         return _messages(skill.description, uri_of(skill.name), skill.document(), request)
 
-    async def _live_skills(self) -> list[SkillSummary]:
-        """The live skills, or none while the store cannot be read: the recipes stay served."""
-        if self._store is None:
-            return []
+    async def _live_skills(self, *, quiet: bool = False) -> Listing:
+        """The live skills, or none while the store cannot be read: the recipes stay served
+        (and the failure is logged, unless ``quiet``)."""
+        if self._view is None:
+            return NOTHING_LIVE
+        live = self._view.live
         try:
-            unchanged = self._store.unchanged_live_summaries()  # in place: it never waits
+            unchanged = live.unchanged()  # in place: it never waits
             if unchanged is not None:
                 return unchanged
-            live: list[SkillSummary] = await store_thread.run(self._store.live_summaries)
+            listing: Listing = await store_thread.run(live.listing)
         except StoreError as exc:
-            log.warning("prompts/list leaves out your own skills: %s", exc)
-            return []
-        return live
+            self._failures += 1
+            if not quiet:
+                log.warning("prompts/list leaves out your own skills: %s", exc)
+            return NOTHING_LIVE
+        return listing
 
     def _user_skill(self, skill: SkillSummary) -> dict[str, Any]:
         """A live user skill's entry in wire form (built as a dict: no model per skill)."""
@@ -140,12 +146,12 @@ class Prompts:
         }
 
     async def _live(self, name: str) -> Skill | None:
-        store = self._store
-        if not name.startswith(USER_PREFIX) or store is None:
+        view = self._view
+        if not name.startswith(USER_PREFIX) or view is None:
             return None
         try:
             skill: Skill = await store_thread.run(
-                lambda: store.read_live(name.removeprefix(USER_PREFIX))
+                lambda: view.read_live(name.removeprefix(USER_PREFIX))
             )
         except StoreError:  # malformed, unknown, draft or archived: not a prompt
             return None

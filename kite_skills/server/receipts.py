@@ -3,7 +3,7 @@ recipe (``help``, ``resources/read``, ``skillRead``, ``prompts/get``), and when.
 
 A read calls :meth:`ReadReceipts.note`, which only puts the receipt on a queue and never
 waits. One worker thread writes whatever is queued in one transaction on its own connection
-(:class:`kite_skills.store.receipts.ReceiptWriter`); a busy or broken store drops those
+(:meth:`kite_skills.store.AgentView.receipt_writer`); a busy or broken store drops those
 receipts and logs one line to stderr, and the reads are never failed or slowed by it. The
 person turns recording off with ``kite-skills settings read-receipts off``.
 """
@@ -18,9 +18,8 @@ from typing import Any, Final
 
 from mcp.server.context import ServerRequestContext
 
-from ..display import one_line
-from ..store import ReadReceipt, Store
-from ..store.db import MEMORY
+from ..display import error_line
+from ..store import AgentView, ReadReceipt
 from ..store.receipts import ReceiptWriter
 from .negotiation import client_label
 
@@ -41,10 +40,10 @@ Context = ServerRequestContext[Any, Any]
 
 
 class ReadReceipts:
-    """Records read receipts for one store (nothing when it is None)."""
+    """Records read receipts for one store (nothing when there is none, or it is in memory)."""
 
-    def __init__(self, store: Store | None) -> None:
-        self._store = store if store is not None and store.path != MEMORY else None
+    def __init__(self, view: AgentView | None) -> None:
+        self._view = view if view is not None and view.keeps_receipts else None
         self._queue: queue.Queue[object] = queue.Queue(MAX_QUEUED)
         self._thread: threading.Thread | None = None
         self._start = threading.Lock()
@@ -52,9 +51,9 @@ class ReadReceipts:
 
     def note(self, ctx: Context, kind: str, item: str, via: str) -> None:
         """Queue a receipt: ``kind`` ``skill`` or ``recipe``, ``via`` the method or tool."""
-        if self._store is None:
+        if self._view is None:
             return
-        receipt = ReadReceipt(kind, item, client_label(ctx), via, self._store.now())
+        receipt = ReadReceipt(kind, item, client_label(ctx), via, self._view.now())
         try:
             self._queue.put_nowait(receipt)
         except queue.Full:
@@ -81,8 +80,8 @@ class ReadReceipts:
         thread.join(timeout)
 
     def _work(self) -> None:
-        assert self._store is not None
-        writer = ReceiptWriter(self._store.path)
+        assert self._view is not None
+        writer = self._view.receipt_writer()
         try:
             while True:
                 try:
@@ -116,7 +115,7 @@ class ReadReceipts:
                 log.warning(
                     "read receipts not recorded (%s); reads go on, and recording is tried "
                     "again with the next read",
-                    one_line(str(exc)) or type(exc).__name__,
+                    error_line(exc),
                 )
             self._failing = True
             return

@@ -1,6 +1,7 @@
-"""The user's own skills over MCP: five tools and the ``user-skill://`` resources. Imports
-only the store's read API and its *agent* actions: nothing here can publish a draft or set
-``published_at``. Change notifications live in :mod:`kite_skills.server.changes`.
+"""The user's own skills over MCP: five tools and the ``user-skill://`` resources. Served from
+an :class:`~kite_skills.store.AgentView` (the agent's reads and actions, never the store
+itself): nothing here can publish a draft or set ``published_at``. Change notifications live
+in :mod:`kite_skills.server.changes`.
 
 A store that could not be opened leaves the tools listed: each call answers a tool error
 with the cause and the fix, while the catalog is served as always."""
@@ -24,7 +25,7 @@ from ..errors import (
     UnknownSkill,
     UnreadableSkill,
 )
-from ..store import Skill, Store, agent
+from ..store import DEFAULT_LIMIT, MAX_BODY_BYTES, MAX_LIMIT, AgentView, Skill
 from . import store_thread
 from .changes import URI_SCHEME, ChangeFeed, uri_of
 from .negotiation import client_label
@@ -67,7 +68,12 @@ def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
 SKILLS_INPUT = _schema(
     {
         "q": {"type": "string", "description": "Words to search for; omit to list them all."},
-        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_LIMIT,
+            "default": DEFAULT_LIMIT,
+        },
     },
     [],
 )
@@ -76,22 +82,26 @@ SAVE_INPUT = _schema(
     {
         "name": _NAME,
         "description": {"type": "string", "description": "One line: when the skill applies."},
-        "body": {"type": "string", "description": "The procedure, in Markdown (≤ 64 KiB)."},
+        "body": {
+            "type": "string",
+            "description": f"The procedure, in Markdown (≤ {MAX_BODY_BYTES // 1024} KiB).",
+        },
     },
     ["name", "description", "body"],
 )
 
 
 class UserSkills:
-    """Serves one store to MCP peers: the five tools and the live skills as resources.
+    """Serves one store to MCP peers, as an agent sees it: the five tools and the live skills
+    as resources.
 
-    ``store`` is None when the store could not be opened; ``unavailable`` then says why."""
+    ``view`` is None when the store could not be opened; ``unavailable`` then says why."""
 
-    def __init__(self, store: Store | None, unavailable: str | None = None) -> None:
-        self.store = store
+    def __init__(self, view: AgentView | None, unavailable: str | None = None) -> None:
+        self.view = view
         self.unavailable = unavailable or "the skill store is not open"
-        self.changes = ChangeFeed(store)
-        self.receipts = ReadReceipts(store)
+        self.changes = ChangeFeed(view)
+        self.receipts = ReadReceipts(view)
         self._reported: set[str] = set()  # unreadable skills already logged
 
     @classmethod
@@ -130,7 +140,7 @@ class UserSkills:
             problems = argument_problems(schema, arguments)
             if problems:
                 return tool_error("invalid arguments — " + "; ".join(problems))
-            if self.store is None:
+            if self.view is None:
                 return tool_error(
                     f"the user's own skills are unavailable: {self.unavailable}. The built-in "
                     "catalog (help, skills/list, skill:// resources) still works; restart the "
@@ -148,14 +158,14 @@ class UserSkills:
         return guarded
 
     async def _skills(
-        self, ctx: Context, q: str | None = None, limit: int = 20
+        self, ctx: Context, q: str | None = None, limit: int = DEFAULT_LIMIT
     ) -> types.CallToolResult:
-        assert self.store is not None
+        assert self.view is not None
         if q is None or not q.strip():  # blank q lists, as no q does
-            found = await self._call(self.store.list_live, limit)
+            found = await self._call(self.view.list_live, limit)
             heading = f"{len(found)} live skill(s)" if found else "No live skills yet."
         else:
-            found = await self._call(self.store.search, q, limit)
+            found = await self._call(self.view.search, q, limit)
             heading = (
                 f"{len(found)} live skill(s) match {q!r}"
                 if found
@@ -168,8 +178,8 @@ class UserSkills:
         return text_result("\n".join(lines), structured)
 
     async def _read(self, ctx: Context, name: str) -> types.CallToolResult:
-        assert self.store is not None
-        skill: Skill = await self._call(self.store.read_live, name)
+        assert self.view is not None
+        skill: Skill = await self._call(self.view.read_live, name)
         self.receipts.note(ctx, "skill", skill.name, "skillRead")
         structured = {"name": skill.name, "description": skill.description, "body": skill.body}
         return text_result(skill.document(), structured)
@@ -177,9 +187,8 @@ class UserSkills:
     async def _save(
         self, ctx: Context, name: str, description: str, body: str
     ) -> types.CallToolResult:
-        result = await self._call(
-            agent.save, self.store, name, description, body, who=client_label(ctx)
-        )
+        assert self.view is not None
+        result = await self._call(self.view.save, name, description, body, who=client_label(ctx))
         structured: dict[str, Any] = {
             "name": result.name,
             "outcome": result.outcome,
@@ -211,12 +220,14 @@ class UserSkills:
         return text_result(message, structured)
 
     async def _unpublish(self, ctx: Context, name: str) -> types.CallToolResult:
-        result = await self._call(agent.unpublish, self.store, name, who=client_label(ctx))
+        assert self.view is not None
+        result = await self._call(self.view.unpublish, name, who=client_label(ctx))
         await self.changes.check()
         return text_result(result.message, {"name": name, "status": result.to_status})
 
     async def _publish(self, ctx: Context, name: str) -> types.CallToolResult:
-        result = await self._call(agent.republish, self.store, name, who=client_label(ctx))
+        assert self.view is not None
+        result = await self._call(self.view.republish, name, who=client_label(ctx))
         await self.changes.check()
         return text_result(result.message, {"name": name, "status": result.to_status})
 
@@ -225,10 +236,10 @@ class UserSkills:
     async def resources(self) -> list[types.Resource]:
         """The live skills as resources; one that cannot be read is left out (and logged
         once), and a store that cannot be read at all leaves only the catalog."""
-        if self.store is None:
+        if self.view is None:
             return []
         try:
-            skills: list[Skill] = await self._call(self.store.live_skills)
+            skills: list[Skill] = await self._call(self.view.live_skills)
         except FAILURES:
             skills = await self._readable_live_skills()
         return [
@@ -243,16 +254,16 @@ class UserSkills:
         ]
 
     async def _readable_live_skills(self) -> list[Skill]:
-        assert self.store is not None
+        assert self.view is not None
         try:
-            names = list(await self._call(self.store.live_versions))
+            names: list[str] = await self._call(self.view.live_names)
         except FAILURES as exc:
             self.report("*", f"cannot list the user's live skills ({exc}); serving the catalog")
             return []
         found = []
         for name in names:
             try:
-                found.append(await self._call(self.store.read_live, name))
+                found.append(await self._call(self.view.read_live, name))
             except FAILURES as exc:
                 self.report(uri_of(name), f"cannot read live skill '{name}' ({exc}); left out")
         return found
@@ -266,11 +277,11 @@ class UserSkills:
     async def read(self, uri: str) -> str | None:
         """The live skill's document at ``uri``; None for anything not a live skill.
         Raises StoreError (or sqlite3.Error) when the store fails to read it."""
-        if self.store is None or not uri.startswith(URI_SCHEME):
+        if self.view is None or not uri.startswith(URI_SCHEME):
             return None
         name = uri.removeprefix(URI_SCHEME)
         try:
-            skill: Skill = await self._call(self.store.read_live, name)
+            skill: Skill = await self._call(self.view.read_live, name)
         except REFUSALS:
             return None
         return skill.document()

@@ -2,12 +2,17 @@
 
 A pure library (no MCP, no printing, no environment). Read with :class:`Store`; write through
 :mod:`kite_skills.store.agent` (what an MCP client may do) or :mod:`kite_skills.store.human`
-(what a person may do, from the dashboard or the CLI). :mod:`kite_skills.store.report`
+(what a person may do, from the dashboard or the CLI). The MCP server is given an
+:class:`AgentView` (the agent's reads and actions, and :class:`LiveSkills`, the one judge of
+whether the live skills changed), never the :class:`Store`. :mod:`kite_skills.store.report`
 describes a store file for ``kite-skills doctor`` without opening it as a store.
 """
 
+from ._validate import DEFAULT_LIMIT, MAX_BODY_BYTES, MAX_LIMIT
+from .agent import AgentView
 from .db import LATEST_VERSION, Store, default_db_path
 from .lifecycle import ARCHIVED, DRAFT, LIVE, STATES, VIA_CLI, VIA_DASHBOARD, VIA_MCP, VIAS
+from .live import Listing, LiveChange, LiveSkills
 from .records import (
     ActionResult,
     AuditEntry,
@@ -23,17 +28,24 @@ from .records import (
 
 __all__ = [
     "ARCHIVED",
+    "DEFAULT_LIMIT",
     "DRAFT",
     "LATEST_VERSION",
     "LIVE",
+    "MAX_BODY_BYTES",
+    "MAX_LIMIT",
     "STATES",
     "VIAS",
     "VIA_CLI",
     "VIA_DASHBOARD",
     "VIA_MCP",
     "ActionResult",
+    "AgentView",
     "AuditEntry",
     "Author",
+    "Listing",
+    "LiveChange",
+    "LiveSkills",
     "PastText",
     "ReadReceipt",
     "Rejection",

@@ -220,10 +220,10 @@ def _change(
     if effect is Effect.ACCEPT:
         conn.execute(
             "UPDATE skills SET description = proposed_description, body = proposed_body,"
-            " written_via = 'mcp', written_by = proposed_by,"
+            " written_via = ?, written_by = proposed_by,"
             " proposed_description = NULL, proposed_body = NULL, proposed_at = NULL,"
             " proposed_by = NULL, updated_at = ? WHERE name = ?",
-            (now, name),
+            (VIA_MCP, now, name),
         )
         return f"revision proposed by {row[3]} at {row[2]}"
     if effect is Effect.REJECT:

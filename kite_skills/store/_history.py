@@ -48,7 +48,7 @@ person saw decided on (live texts, accepted and rejected proposals, people's tex
 whatever the count, so an agent saving in a loop cannot grow the store without bound."""
 _PRUNE: Final = (
     "DELETE FROM skill_texts WHERE id IN (SELECT id FROM skill_texts WHERE skill = ?"
-    " AND live_at IS NULL AND ((kind = 'text' AND via = 'mcp' AND action IN"
+    " AND live_at IS NULL AND ((kind = 'text' AND via = ? AND action IN"
     " ('create', 'save_draft')) OR (kind = 'proposal' AND status = 'replaced'))"
     " ORDER BY id DESC LIMIT -1 OFFSET ?)"
 )
@@ -102,12 +102,12 @@ def record(
     elif effect is Effect.STATUS and live_at is not None:
         conn.execute(_WENT_LIVE, (now, name))
     if via == VIA_MCP and effect in (Effect.CREATE, Effect.SET_TEXT, Effect.PROPOSE):
-        conn.execute(_PRUNE, (name, MAX_UNREVIEWED))
+        conn.execute(_PRUNE, (name, VIA_MCP, MAX_UNREVIEWED))
 
 
 _LAST_REJECTION: Final = (
     "SELECT t.kind, t.status, t.reason, t.decided_at, t.decided_by FROM skill_texts AS t"
-    " WHERE t.skill = ? AND (t.kind = 'proposal' OR t.via = 'mcp')"
+    " WHERE t.skill = ? AND (t.kind = 'proposal' OR t.via = ?)"
     " ORDER BY t.id DESC LIMIT 1"
 )
 
@@ -117,7 +117,7 @@ def last_rejection(conn: sqlite3.Connection, name: str) -> tuple[str, str, str] 
     is a proposal a person rejected (since the skill was created): what the agent's next save
     is told. None otherwise — after one more agent save the rejection is no longer the newest,
     so it is told once."""
-    row = conn.execute(_LAST_REJECTION, (name,)).fetchone()
+    row = conn.execute(_LAST_REJECTION, (name, VIA_MCP)).fetchone()
     if row is None or row[0] != "proposal" or row[1] != REJECTED:
         return None
     created = conn.execute("SELECT created_at FROM skills WHERE name = ?", (name,)).fetchone()

@@ -35,7 +35,7 @@ from kite_skills.errors import (
     UnknownSkill,
     UnreadableSkill,
 )
-from kite_skills.skill_rules import NAME_CHARS, NAME_PATTERN, is_skill_name
+from kite_skills.skill_rules import NAME_CHARS, is_skill_name
 
 from . import _failures, _search, _sql
 from ._validate import (
@@ -58,6 +58,8 @@ APP: Final = "kite-skills"
 DB_NAME: Final = "skills.db"
 
 Clock = Callable[[], datetime]
+Mark = tuple[int, int, int]
+"""What :meth:`Store.mark` answers: equal marks, nothing committed in between."""
 
 
 def default_db_path(env: Mapping[str, str], platform: str | None = None) -> Path:
@@ -148,7 +150,7 @@ def _unreadable(name: object, fields: list[str]) -> UnreadableSkill:
     fix = (
         f"a person can delete it with 'kite-skills skills delete {shown}' or rewrite it "
         "with sqlite3"
-        if valid_text(name) is not None and NAME_PATTERN.fullmatch(shown)
+        if valid_text(name) is not None and is_skill_name(shown)
         else "a person can remove the row with sqlite3 (its name is not valid either)"
     )
     return UnreadableSkill.bad_utf8(shown, fields, fix)
@@ -232,8 +234,6 @@ class Store:
         self._version_base = 0  # grows when the file is replaced, so data_version changes
         self._reported: set[str] = set()  # unreadable skills (and "moved") already logged
         self._last_version = 0
-        # live_summaries() as last read, with the mark of the file it was read from.
-        self._summaries_read: tuple[tuple[int, int, int], list[SkillSummary]] | None = None
 
     # ---- opening -------------------------------------------------------------------------
 
@@ -308,8 +308,7 @@ class Store:
                 raise SchemaTooNew(
                     f"the skill store {self._path} has schema version {version}, but this "
                     f"kite-skills understands only up to version {LATEST_VERSION}: it was "
-                    "written by a newer kite-skills; upgrade kite-skills, or choose another "
-                    "file with --db or KITE_SKILLS_DB"
+                    f"written by a newer kite-skills; upgrade kite-skills, or {_failures.ELSEWHERE}"
                 )
             for number, script in migrations()[version:]:
                 log.info("migrating skill store %s to schema version %d", self._path, number)
@@ -609,42 +608,38 @@ class Store:
     def live_summaries(self) -> list[SkillSummary]:
         """Every live skill's name and description, sorted by name, with no limit (what MCP
         lists as prompts): reads no body. A skill whose name or description is not valid
-        UTF-8 is left out and logged once.
-
-        The answer is kept until the file changes: while no connection has committed to it
-        (``PRAGMA data_version``, for other connections), this one has changed no row
-        (``total_changes``) and the path still names the same file, a call costs one PRAGMA.
-        """
+        UTF-8 is left out and logged once. Kept between calls by
+        :class:`~kite_skills.store.live.LiveSkills`, which knows when it changed."""
         with self._read() as conn:
-            mark = self._summaries_mark(conn)
-            if self._summaries_read is None or self._summaries_read[0] != mark:
-                rows = conn.execute(_sql.LIVE_SUMMARIES).fetchall()
-                self._summaries_read = (mark, self._summaries(rows))
-            return list(self._summaries_read[1])
+            rows = conn.execute(_sql.LIVE_SUMMARIES).fetchall()
+        return self._summaries(rows)
 
-    def unchanged_live_summaries(self) -> list[SkillSummary] | None:
-        """What :meth:`live_summaries` last answered, when it would answer the same now, found
-        without waiting and without reading a row: one ``stat`` and one PRAGMA. None when
-        that cannot be told this way (another thread is using the store, the file was
-        replaced or is gone, nothing was listed yet, or something changed): then call
-        :meth:`live_summaries`. Made for an event loop, which must never wait on a write."""
-        if self._summaries_read is None or not self._lock.acquire(blocking=False):
+    def mark(self) -> Mark:
+        """What differs whenever anything may have been committed to the file since it was
+        taken: the file under the path (replaced: another mark), commits by other connections
+        (``PRAGMA data_version``) and this connection's own changes (``total_changes``). One
+        PRAGMA, no row read. A replaced file is reopened first, and a failure raises
+        ``StoreUnavailable``, as every read does."""
+        with self._read() as conn:
+            return self._mark(conn)
+
+    def mark_without_waiting(self) -> Mark | None:
+        """:meth:`mark` for an event loop, which must never wait on a write: None at once when
+        another thread is using the store, and None when the path no longer names the open
+        file, the store is closed or the PRAGMA fails (the caller then reads the usual way,
+        off the loop)."""
+        if not self._lock.acquire(blocking=False):
             return None
         try:
             if self._closed or not self._same_file():
                 return None
-            try:
-                mark = self._summaries_mark(self._conn)
-            except _STORE_FAILURES:
-                return None
-            read = self._summaries_read
-            return list(read[1]) if read is not None and read[0] == mark else None
+            return self._mark(self._conn)
+        except (*_STORE_FAILURES, StoreUnavailable):
+            return None
         finally:
             self._lock.release()
 
-    def _summaries_mark(self, conn: sqlite3.Connection) -> tuple[int, int, int]:
-        """What the live skills' listing is kept against: the file (``_version_base``),
-        other connections' commits (``PRAGMA data_version``) and this one's changes."""
+    def _mark(self, conn: sqlite3.Connection) -> Mark:
         version = int(conn.execute("PRAGMA data_version").fetchone()[0])
         return (self._version_base, version, conn.total_changes)
 

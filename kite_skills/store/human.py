@@ -8,7 +8,7 @@ import re
 import sqlite3
 from collections.abc import Iterable
 
-from kite_skills.display import quoted
+from kite_skills.display import one_line, quoted
 from kite_skills.errors import InvalidSkill, StaleRevision, StoreError
 
 from . import _engine
@@ -61,7 +61,8 @@ def _full_id(name: str, rev: str, current: str, command: str) -> str:
             current,
             f"{quoted(given, 40)} is not a full revision id of '{name}': give all "
             f"{REVISION_ID_CHARS} hex digits that 'kite-skills skills {command} {name}' "
-            "shows (the CLI expands a prefix of 8 or more digits when it is unambiguous); "
+            f"shows (the CLI expands a prefix of {MIN_REVISION_PREFIX} or more digits when it "
+            "is unambiguous); "
             "nothing changed",
         )
     return given
@@ -175,9 +176,9 @@ def reject_revision(
     store: Store, name: str, *, via: str, who: str, reason: str = ""
 ) -> ActionResult:
     """The proposed revision is dropped; the text is unchanged. ``reason`` (optional, one
-    paragraph up to 1000 characters) is kept in the skill's history and the audit log, and
-    the agent's next save of the skill is told it."""
-    text = " ".join((reason or "").split())
+    paragraph up to :data:`MAX_REASON_CHARS` characters) is kept in the skill's history and
+    the audit log, and the agent's next save of the skill is told it."""
+    text = one_line(reason or "")
     if len(text) > MAX_REASON_CHARS:
         raise InvalidSkill(
             f"the reason for rejecting '{name}' is {len(text)} characters; the limit is "

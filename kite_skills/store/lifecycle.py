@@ -459,6 +459,21 @@ def person_action_meanings(state: str, *, proposed: bool) -> dict[Action, str]:
     return {a: FOR_AGENTS[(a, state)] for a in sorted(allowed) if (a, state) in FOR_AGENTS}
 
 
+def waiting_audit_actions() -> frozenset[str]:
+    """The audit ``action`` values that leave text waiting for a person, as the table says: a
+    new draft (anyone's), an agent's update of its draft, an agent's proposed revision. The
+    dashboard names who wrote what waits from the newest such row."""
+    return frozenset(
+        rule.audit_action
+        for rule in RULES
+        if rule.outcome is Outcome.ALLOW
+        and (
+            (rule.from_state == ABSENT and rule.to_state == DRAFT)
+            or (rule.actor is Actor.AGENT and rule.effect in (Effect.SET_TEXT, Effect.PROPOSE))
+        )
+    )
+
+
 def moves(action: Action, actor: Actor = Actor.HUMAN) -> str:
     """``live/archived -> draft``: the states the table lets ``actor``'s ``action`` move a
     skill from, and where to (for the CLI's help)."""

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
-from .lifecycle import DRAFT, VIA_MCP
+from .lifecycle import DRAFT, LIVE, VIA_MCP
 
 SaveOutcome = Literal["created", "updated_draft", "proposed"]
 
@@ -211,7 +211,7 @@ class PastText:
         """``text #3 (draft, was live)``, ``proposal #4 (rejected)``: how lists name it."""
         if self.kind == "proposal":
             return f"proposal #{self.id} ({self.status})"
-        live = ", served as live" if self.live_at and self.status != "live" else ""
+        live = ", served as live" if self.live_at and self.status != LIVE else ""
         return f"text #{self.id} ({self.status}{live})"
 
 

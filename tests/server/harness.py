@@ -35,6 +35,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import jsonrpc_message_adapter
 from pydantic import ConfigDict, TypeAdapter
 
+from kite_skills.launcher import build_info
 from kite_skills.server import app
 
 from .. import zipapp_guard
@@ -88,7 +89,7 @@ def checked_zipapp() -> Path:
 PACKAGED = ("kite_skills", "skills_catalog")
 _ZIP_ROOT = "site-packages/"
 # Made by the build inside the packed tree, never in the sources (tools/zipapps.py).
-BUILT_HERE = {"skills_catalog/markdown-facts.json"}
+BUILT_HERE = {"skills_catalog/markdown-facts.json", build_info.MEMBER.removeprefix(_ZIP_ROOT)}
 
 
 @functools.cache

@@ -23,7 +23,7 @@ from kite_skills.server import changes as changes_module
 from kite_skills.server.app import build_server
 from kite_skills.server.changes import ChangeFeed
 from kite_skills.server.user_skills import UserSkills
-from kite_skills.store import Store, agent, human
+from kite_skills.store import AgentView, Store, agent, human
 
 pytestmark = [
     pytest.mark.anyio,
@@ -66,7 +66,7 @@ class Recorder:
 
 async def test_overlapping_change_checks_do_not_lose_a_list_change(store: Store) -> None:
     _import(store, "x-skill")
-    feed = ChangeFeed(store)
+    feed = ChangeFeed(AgentView(store))
     seen = Recorder(feed)
     await feed.check()  # the first reading
     real = store.live_versions
@@ -102,7 +102,7 @@ async def test_a_failing_store_logs_one_line_backs_off_and_recovers(
     monkeypatch.setattr(changes_module, "POLL_SECONDS", 0.01)
     monkeypatch.setattr(changes_module, "MAX_BACKOFF_SECONDS", 0.04)
     _import(store, "steady")
-    feed = ChangeFeed(store)
+    feed = ChangeFeed(AgentView(store))
     seen = Recorder(feed)
     real = store.data_version
     calls = {"failed": 0}
@@ -146,7 +146,7 @@ async def test_one_notification_per_change_whatever_the_subscribe_count(store: S
     _import(store, "watched")
     uri = "user-skill://watched"
     notes: list[Any] = []
-    async with await _legacy_client(UserSkills(store), notes) as client:
+    async with await _legacy_client(UserSkills(AgentView(store)), notes) as client:
         for _ in range(4):
             await client.subscribe_resource(uri)
         result = await client.call_tool("skillUnpublish", {"name": "watched"})
@@ -169,7 +169,7 @@ async def test_the_writing_tools_announce_their_own_change_to_their_own_session(
         agent.unpublish(store, "watched", who="t")
     uri = "user-skill://watched"
     notes: list[Any] = []
-    async with await _legacy_client(UserSkills(store), notes) as client:
+    async with await _legacy_client(UserSkills(AgentView(store)), notes) as client:
         await client.subscribe_resource(uri)
         result = await client.call_tool(tool, {"name": "watched"})
         assert not result.is_error, result
@@ -186,7 +186,7 @@ async def test_unsubscribe_stops_updates_but_not_list_changes(store: Store) -> N
     _import(store, "watched")
     uri = "user-skill://watched"
     notes: list[Any] = []
-    async with await _legacy_client(UserSkills(store), notes) as client:
+    async with await _legacy_client(UserSkills(AgentView(store)), notes) as client:
         await client.subscribe_resource(uri)
         await client.unsubscribe_resource(uri)
         await client.unsubscribe_resource(uri)  # twice: still fine
@@ -201,7 +201,7 @@ async def test_unsubscribe_stops_updates_but_not_list_changes(store: Store) -> N
 async def test_another_connections_write_is_announced(store: Store, other: Store) -> None:
     """What a person's CLI or dashboard does in another process, seen by the poller."""
     notes: list[Any] = []
-    async with await _legacy_client(UserSkills(store), notes) as client:
+    async with await _legacy_client(UserSkills(AgentView(store)), notes) as client:
         await client.subscribe_resource("user-skill://from-outside")
         _import(other, "from-outside")
         with anyio.fail_after(BOUND):
@@ -217,7 +217,7 @@ async def test_another_connections_write_is_announced(store: Store, other: Store
 
 async def test_a_further_list_is_announced_by_one_registration(store: Store, other: Store) -> None:
     """How prompts (a prompt per live skill) hook in: one line, both eras."""
-    user_skills = UserSkills(store)
+    user_skills = UserSkills(AgentView(store))
     user_skills.changes.on_live_set_change(PromptsListChanged())
     seen = Recorder(user_skills.changes)  # what 2026-07-28 listen streams are given
     notes: list[Any] = []
@@ -230,7 +230,7 @@ async def test_a_further_list_is_announced_by_one_registration(store: Store, oth
         assert ("notifications/resources/list_changed", None) in notes
     assert PromptsListChanged() in seen.events and ResourcesListChanged() in seen.events
     # an update of a live skill's text is no change to the list
-    feed = ChangeFeed(store)
+    feed = ChangeFeed(AgentView(store))
     feed.on_live_set_change(PromptsListChanged())
     feed.on_live_set_change(PromptsListChanged())  # registering twice announces once
     counted = Recorder(feed)

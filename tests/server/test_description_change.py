@@ -11,7 +11,7 @@ import pytest
 from mcp.server.subscriptions import PromptsListChanged, ResourceUpdated
 
 from kite_skills.server.changes import ChangeFeed
-from kite_skills.store import Store, human
+from kite_skills.store import AgentView, Store, human
 
 pytestmark = pytest.mark.anyio
 
@@ -33,7 +33,7 @@ def _edit(store: Store, **text: str) -> None:
 async def test_a_description_change_announces_prompts_and_a_body_change_does_not(
     store: Store,
 ) -> None:
-    feed = ChangeFeed(store)
+    feed = ChangeFeed(AgentView(store))
     feed.on_description_change(PromptsListChanged())
     events: list[Any] = []
     feed.bus.subscribe(events.append)
@@ -50,7 +50,7 @@ async def test_a_description_change_announces_prompts_and_a_body_change_does_not
 
 
 async def test_without_a_listener_descriptions_are_never_read(store: Store) -> None:
-    feed = ChangeFeed(store)
+    feed = ChangeFeed(AgentView(store))
     calls: list[int] = []
     real = store.live_summaries
 

@@ -17,7 +17,7 @@ from mcp import Client
 from kite_skills import catalog
 from kite_skills.server.app import build_server
 from kite_skills.server.user_skills import UserSkills
-from kite_skills.store import Store
+from kite_skills.store import AgentView, Store
 
 from ..catalog.test_directory_walk import CATALOGS, write
 from .harness import custom_request
@@ -53,7 +53,7 @@ def test_walk_through_the_server_equals_each_manifest(
         try:
 
             async def run() -> None:
-                server = build_server(catalog.load(root), UserSkills(store))
+                server = build_server(catalog.load(root), UserSkills(AgentView(store)))
                 async with Client(server, mode=mode) as client:
                     await walk(client)
 

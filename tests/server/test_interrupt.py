@@ -71,7 +71,7 @@ def _ended(process: subprocess.Popen[bytes]) -> tuple[int, str]:
 @pytest.mark.parametrize(
     "module",
     [
-        "kite_skills._bytecode",  # the first thing the server start does
+        "kite_skills.launcher.bytecode",  # the first thing the server start does
         "mcp",  # loading the MCP stack: most of a start
         "markdown_it",  # loading the catalog
         "anyio._backends._asyncio",  # the event loop starting

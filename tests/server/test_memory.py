@@ -19,7 +19,7 @@ from kite_skills import catalog
 from kite_skills.catalog import Catalog
 from kite_skills.server.app import INSTRUCTIONS, build_server, parse_excluded
 from kite_skills.server.user_skills import UserSkills
-from kite_skills.store import Store
+from kite_skills.store import AgentView, Store
 
 from .harness import ROOT, SKILLS_EXTENSION, custom_request
 
@@ -32,7 +32,7 @@ TOOLS = {"help", "skills", "skillRead", "skillSave", "skillUnpublish", "skillPub
 async def client(
     request: pytest.FixtureRequest, loaded: Catalog, store: Store
 ) -> AsyncIterator[Client]:
-    server = build_server(loaded, UserSkills(store))
+    server = build_server(loaded, UserSkills(AgentView(store)))
     async with Client(server, mode=request.param) as c:
         yield c
 
@@ -84,7 +84,7 @@ async def test_instructions_send_an_agent_to_the_persons_own_skills_before_a_rec
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_advertised_client_in_memory(loaded: Catalog, store: Store, mode: str) -> None:
-    server = build_server(loaded, UserSkills(store))
+    server = build_server(loaded, UserSkills(AgentView(store)))
     async with Client(server, mode=mode, extensions=[advertise(SKILLS_EXTENSION)]) as c:
         assert {t.name for t in (await c.list_tools()).tools} == TOOLS - {"help"}
         assert (await c.call_tool("help", {})).is_error
@@ -101,7 +101,9 @@ def test_parse_excluded() -> None:
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_excluded_tools_in_memory(loaded: Catalog, store: Store, mode: str) -> None:
-    server = build_server(loaded, UserSkills(store), frozenset({"skills", "skillPublish"}))
+    server = build_server(
+        loaded, UserSkills(AgentView(store)), frozenset({"skills", "skillPublish"})
+    )
     async with Client(server, mode=mode) as c:
         assert {t.name for t in (await c.list_tools()).tools} == TOOLS - {"skills", "skillPublish"}
         for name in ("skills", "skillPublish"):
@@ -119,7 +121,7 @@ async def test_crlf_files_are_read_byte_exact(tmp_path: Path, store: Store, mode
     crlf = root / "orders" / "reconcile.md"
     raw = crlf.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
     crlf.write_bytes(raw)
-    server = build_server(catalog.load(root), UserSkills(store))
+    server = build_server(catalog.load(root), UserSkills(AgentView(store)))
     async with Client(server, mode=mode) as c:
         (content,) = (await c.read_resource("skill://orders/reconcile.md")).contents
         assert isinstance(content, types.TextResourceContents)
@@ -142,7 +144,7 @@ def _boom(*args: Any, **kwargs: Any) -> Any:
 async def test_unexpected_exceptions_become_proper_errors(
     loaded: Catalog, store: Store, mode: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    user_skills = UserSkills(store)
+    user_skills = UserSkills(AgentView(store))
     server = build_server(loaded, user_skills)
     monkeypatch.setattr(Catalog, "skills", property(_boom))
     monkeypatch.setattr(Catalog, "skill", _boom)

@@ -22,7 +22,7 @@ from kite_skills.catalog import Catalog, prompt_name, recipe_prompts
 from kite_skills.server.app import build_server
 from kite_skills.server.prompts import NO_REQUEST
 from kite_skills.server.user_skills import UserSkills
-from kite_skills.store import Store, agent, human
+from kite_skills.store import AgentView, Store, agent, human
 
 from .harness import RawPeer, Target, sdk_client
 from .test_user_skills_e2e import NOTICE_SECONDS, Notes, next_event, person
@@ -40,7 +40,7 @@ async def client(
     request: pytest.FixtureRequest, loaded: Catalog, store: Store
 ) -> AsyncIterator[Client]:
     # Every tool excluded: prompts do not depend on EXCLUDED_TOOLS.
-    server = build_server(loaded, UserSkills(store), ALL_TOOLS)
+    server = build_server(loaded, UserSkills(AgentView(store)), ALL_TOOLS)
     async with Client(server, mode=request.param) as c:
         yield c
 
@@ -146,7 +146,7 @@ async def test_only_live_user_skills_are_prompts(loaded: Catalog, store: Store, 
     human.import_skills(store, [("old-way", "Retired", "# Old\n")], via="cli", who="pat")
     human.archive(store, "old-way", via="cli", who="pat")
     agent.save(store, "my-draft", "An agent's draft", "# Draft\n", who="agent")
-    server = build_server(loaded, UserSkills(store))
+    server = build_server(loaded, UserSkills(AgentView(store)))
     async with Client(server, mode=mode) as c:
         names = [p.name for p in (await c.list_prompts()).prompts]
         assert [n for n in names if n.startswith("my-")] == ["my-compare-funds"]
@@ -167,7 +167,7 @@ async def test_a_repeated_list_follows_every_change_of_the_live_skills(
     loaded: Catalog, store: Store
 ) -> None:
     # Legacy: the 2026-07-28 SDK client keeps a listing for its ttlMs itself.
-    server = build_server(loaded, UserSkills(store))
+    server = build_server(loaded, UserSkills(AgentView(store)))
     async with Client(server, mode="legacy") as c:
 
         async def mine() -> list[tuple[str, str | None]]:
@@ -192,6 +192,39 @@ async def test_a_repeated_list_follows_every_change_of_the_live_skills(
         with pytest.raises(MCPError):
             await c.list_prompts(cursor="abc")
         assert len((await c.list_prompts()).prompts) == len(recipe_prompts(loaded))
+
+
+async def test_a_listing_reads_the_live_skills_once_per_change(
+    loaded: Catalog, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store's LiveSkills judges freshness for the kept answer and the handler alike: no
+    read while nothing was committed, one per commit (never a second for the handler), and a
+    commit beside the live skills (a draft) keeps the answer."""
+    human.import_skills(store, [("alpha", "First", "# A\n")], via="cli", who="pat")
+    reads: list[int] = []
+    real = store.live_summaries
+
+    def counted() -> Any:
+        reads.append(1)
+        return real()
+
+    monkeypatch.setattr(store, "live_summaries", counted)
+    server = build_server(loaded, UserSkills(AgentView(store)))
+    async with Client(server, mode="legacy") as c:
+        first = await c.list_prompts()
+        assert [p.name for p in first.prompts if p.name.startswith("my-")] == ["my-alpha"]
+        assert len(reads) == 1
+        assert await c.list_prompts() == first
+        assert len(reads) == 1
+        with Store.open(store.path) as other:  # another connection, as the dashboard's
+            agent.save(other, "a-draft", "Not live", "# D\n", who="bot")
+            assert await c.list_prompts() == first
+            assert len(reads) == 2
+            rev = other.get("alpha").revision
+            human.edit(other, "alpha", rev=rev, description="Changed", via="dashboard", who="p")
+        changed = await c.list_prompts()
+        assert [p.description for p in changed.prompts if p.name == "my-alpha"] == ["Changed"]
+        assert len(reads) == 3
 
 
 # ---- over the stdio wire: SDK client, both eras (the first also from the built zipapp) -----

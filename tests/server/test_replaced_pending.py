@@ -12,7 +12,7 @@ from mcp import Client, types
 from kite_skills import catalog
 from kite_skills.server.app import build_server
 from kite_skills.server.user_skills import UserSkills
-from kite_skills.store import Store, agent, human
+from kite_skills.store import AgentView, Store, agent, human
 
 pytestmark = pytest.mark.anyio
 
@@ -30,7 +30,9 @@ def _text(result: types.CallToolResult) -> str:
 
 
 async def test_replaced_pending_and_the_replaced_text(store: Store) -> None:
-    async with Client(build_server(catalog.load(), UserSkills(store)), mode="legacy") as client:
+    async with Client(
+        build_server(catalog.load(), UserSkills(AgentView(store))), mode="legacy"
+    ) as client:
         save = {"name": "funds", "description": "Funds v2", "body": "# v2\n"}
         first = await client.call_tool("skillSave", save)
         assert first.structured_content is not None

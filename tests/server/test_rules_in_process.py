@@ -18,7 +18,7 @@ from kite_skills import catalog
 from kite_skills.server import stdio
 from kite_skills.server.app import build_server
 from kite_skills.server.user_skills import UserSkills
-from kite_skills.store import Store, agent, human
+from kite_skills.store import AgentView, Store, agent, human
 
 from .harness import LEGACY, MODERN, SKILLS_EXTENSION
 
@@ -46,7 +46,9 @@ def _write_all(fd: int, data: bytes) -> None:
 async def session(store: Store | None, lines: list[Any]) -> dict[Any, dict[str, Any]]:
     """Write ``lines`` to a server on pipes, close its stdin, and return every message it
     wrote, keyed by id (notifications under ``("note", n)``)."""
-    user_skills = UserSkills(store) if store is not None else UserSkills.without_store("gone")
+    user_skills = (
+        UserSkills(AgentView(store)) if store is not None else UserSkills.without_store("gone")
+    )
     server = build_server(LOADED, user_skills)
     options = server.create_initialization_options(NotificationOptions(resources_changed=True))
     in_read, in_write = os.pipe()

@@ -187,46 +187,6 @@ def test_live_summaries_follow_every_write_to_the_file(db_path: Path) -> None:
         assert store.live_summaries() == [SkillSummary("beta", "Proposed")]
 
 
-def test_unchanged_live_summaries_answer_only_what_a_listing_would_answer_now(
-    db_path: Path, tmp_path: Path
-) -> None:
-    """The event loop's shortcut: the last listing while nothing changed, else None (then
-    live_summaries reads), and None at once while another thread holds the store."""
-    with Store.open(db_path) as store, Store.open(db_path) as other:
-        live(store, "alpha")
-        assert store.unchanged_live_summaries() is None  # nothing listed yet
-        listed = store.live_summaries()
-        assert store.unchanged_live_summaries() == listed
-        assert [s.name for s in listed] == ["alpha"]
-        live(store, "beta")  # this connection
-        assert store.unchanged_live_summaries() is None
-        store.live_summaries()
-        human.archive(other, "alpha", via="cli", who="alice")  # another connection
-        assert store.unchanged_live_summaries() is None
-        assert [s.name for s in store.live_summaries()] == ["beta"]
-        assert [s.name for s in store.unchanged_live_summaries() or []] == ["beta"]
-
-        held, release = threading.Event(), threading.Event()
-
-        def hold() -> None:
-            with store._read():  # what a write in a worker thread holds
-                held.set()
-                release.wait(10)
-
-        worker = threading.Thread(target=hold)
-        worker.start()
-        try:
-            assert held.wait(10)
-            assert store.unchanged_live_summaries() is None  # never waits for the holder
-        finally:
-            release.set()
-            worker.join()
-        assert store.unchanged_live_summaries() is not None
-
-        db_path.rename(tmp_path / "moved.db")  # the path no longer names the open file
-        assert store.unchanged_live_summaries() is None
-
-
 def test_two_connections_see_each_others_writes(db_path: Path) -> None:
     with Store.open(db_path) as server, Store.open(db_path) as dashboard:
         before = server.data_version()

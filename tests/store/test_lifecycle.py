@@ -98,7 +98,8 @@ def test_agent_module_cannot_reach_human_actions() -> None:
 
 
 def test_mcp_server_imports_only_the_agent_writer() -> None:
-    """The MCP server may read through Store and write only through store.agent."""
+    """The MCP server reads and writes only through store.agent (its AgentView; see also
+    tests/server/test_user_skills_boundary.py, which keeps the Store out of server/)."""
     forbidden = (
         "kite_skills.store.human",
         "kite_skills.store._engine",

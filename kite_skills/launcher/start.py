@@ -1,5 +1,5 @@
-"""The zipapp's start (build.sh puts this file at the archive's root as
-``_kite_skills_start.py``; ``__main__.py`` runs it once the Python can read it).
+"""The zipapp's start (``first`` runs it from the archive, as ``kite_skills.launcher.start``,
+once the Python can read it).
 
 Most starts find this CPython's files unpacked already. Those do here what shiv's bootstrap
 would (this file's site-packages on sys.path, its ``.pth`` files read, the entry point run),
@@ -7,7 +7,8 @@ without reading the archive's index a second and third time (zipimport has it: t
 came from it) and without compiling the preamble and shiv's bootstrap from the archive, where
 no bytecode can be cached; the preamble's checks run from the unpacked copy, whose bytecode
 is. About 20 ms of a warm start. Every other start, and any SHIV_* setting but SHIV_ROOT,
-goes the long way: the preamble checks the machine and unpacks, then shiv's bootstrap runs.
+goes the long way: the preamble, run from the archive, checks the machine and unpacks, then
+shiv's bootstrap runs.
 
 Standard library only: nothing from the bundle can be imported before site-packages is found.
 """
@@ -23,15 +24,16 @@ import zipimport
 from collections.abc import Callable, Mapping
 from importlib import import_module
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-# build.sh replaces this line with the platform and interpreters the file was built for,
-# e.g. {"platform": "linux-x86_64", "pythons": ["3.11", "3.12", "3.13", "3.14"]}.
-TARGET: dict[str, Any] | None = None
+if TYPE_CHECKING:  # only for mypy: Python 3.7 and 3.8, told which to use, cannot subscript it
+    Loader = Callable[[zipimport.zipimporter, str], ModuleType]
+    """``first.load``: a launcher module run from the archive under its own name."""
 # In site-packages: every file this CPython ("cp312") uses is there.
 UNPACKED = ".kite-skills-unpacked-{tag}"
 PROGRAM = "kite-skills"  # extractions are <PROGRAM>_<build id>
-IN_USE_SUFFIX = ".kite-skills-in-use"  # as kite_skills/preamble.py's
+IN_USE_SUFFIX = ".kite-skills-in-use"  # as preamble.py's
 SITE_DIRECTORIES = ("site-packages", "dist-packages")
 
 
@@ -146,7 +148,7 @@ def is_folder(path: Path) -> bool:
 def hold(root: Path, extraction: Path) -> int | None:
     """A shared lock on ``extraction``'s in-use file, held for the process's lifetime (None on
     Windows, or when ``root`` is not there yet). Taken before a warm start looks at the
-    extraction, so that a prune (kite_skills/preamble.py, an exclusive lock) is either done
+    extraction, so that a prune (preamble.py, an exclusive lock) is either done
     with it, and the start sees it gone and unpacks again, or leaves it alone. The file is
     re-checked after locking: a lock on a file a pruner unlinked meanwhile is not kept."""
     if sys.platform == "win32":
@@ -196,8 +198,8 @@ def handing_ctrl_c_back(function: Callable[..., Any]) -> Callable[..., Any]:
     """``function``, called with Python's own Ctrl-C handler back in place.
 
     Until the program runs, Ctrl-C ends the start at once with exit code 130 (the archive's
-    ``__main__.py`` sets that first: tools/zipapps.py); the program (``cli.main``, or shiv's
-    interactive interpreter) handles it its own way."""
+    ``__main__.py`` sets that first: tools/zipapps.py's ``MAIN``); the program (``cli.main``,
+    or shiv's interactive interpreter) handles it its own way."""
 
     def with_ctrl_c(*args: Any, **kwargs: Any) -> Any:
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -206,9 +208,12 @@ def handing_ctrl_c_back(function: Callable[..., Any]) -> Callable[..., Any]:
     return with_ctrl_c
 
 
-def main() -> None:
+def main(launcher: zipimport.zipimporter, load: Loader) -> None:
+    """Start kite-skills from the archive ``launcher`` reads (a zipimporter of its
+    ``site-packages/kite_skills/launcher/``); ``load`` runs the other launcher modules from
+    there before anything is unpacked."""
     archive = sys.argv[0]
-    environment = json.loads(zipimport.zipimporter(archive).get_data("environment.json"))
+    environment = json.loads(launcher.get_data("environment.json"))
     root = shiv_root(environment, os.environ)
     extraction = extraction_of(archive, environment, root)
     site_packages = extraction / "site-packages"
@@ -218,10 +223,11 @@ def main() -> None:
         refuse(problem)
     held = hold(root, extraction)
     if asks_shiv(os.environ) or not is_folder(extraction) or not unpacked.is_file():
-        import _kite_skills_preamble  # type: ignore[import-not-found]  # the archive's copy
-
+        facts = load(launcher, "build_info").current()  # the archive's: nothing is unpacked
         check: Callable[[Path, Path], str | None] = unsafe_problem
-        _kite_skills_preamble.main(TARGET, archive, environment, root, extraction, unpacked, check)
+        load(launcher, "preamble").main(
+            facts, archive, environment, root, extraction, unpacked, check
+        )
         import _bootstrap  # type: ignore[import-not-found]  # shiv's, at the archive's root
 
         # shiv's bootstrap would name the extraction for the file: it uses this one.
@@ -231,9 +237,9 @@ def main() -> None:
         _bootstrap.bootstrap()
         return
     add_site_packages(site_packages)
-    from kite_skills import preamble  # the unpacked copy: its bytecode is cached
+    from kite_skills.launcher import build_info, preamble  # unpacked: their bytecode is cached
 
-    preamble.refuse_unfit(TARGET, archive)
+    preamble.refuse_unfit(build_info.current(), archive)
     if held is not None and os.environ.get(preamble.KEEP_CACHE) != "1":
         preamble.prune_others(root, extraction)
     module, _, name = environment["entry_point"].partition(":")

@@ -1,7 +1,7 @@
 """Runs inside the zipapp before shiv unpacks anything: on a start that finds this CPython's
-files not yet unpacked (``_kite_skills_start``, kite_skills/zipapp_start.py, calls ``main``
-from the archive ahead of shiv's bootstrap), and on every other start from the unpacked copy
-(``refuse_unfit``, ``prune_others``).
+files not yet unpacked (``start`` runs this module from the archive and calls ``main`` ahead of
+shiv's bootstrap), and on every other start from the unpacked copy (``refuse_unfit``,
+``prune_others``).
 
 It answers, on one stderr line and exit 1 (stdout is the MCP wire), what this machine
 needs when the file cannot run here: the Python versions the file accepts and where to get
@@ -12,7 +12,8 @@ layout and under shiv's lock, leaving out the compiled binaries built for the ot
 (shiv's bootstrap then finds the work done). Then it keeps shiv's cache bounded: it holds a
 shared lock on the extraction it uses and removes other, idle extractions of this program.
 
-Standard library only: nothing from the bundle can be imported yet.
+Standard library only: nothing from the bundle can be imported yet. The build's facts it
+checks against come from ``build_info``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,10 @@ import tempfile
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # only a type: run from the archive, this module imports nothing of ours
+    from kite_skills.launcher.build_info import BuildInfo
 
 # Every file build.sh makes: name -> (sys.platform, the platform.machine() values it fits).
 PLATFORMS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -75,7 +79,7 @@ def where_to_get(os_name: str, version: str) -> str:
 
 
 def interpreter_problem(
-    target: dict[str, Any],
+    target: BuildInfo,
     implementation: str,
     version: tuple[int, int],
     os_name: str,
@@ -83,11 +87,9 @@ def interpreter_problem(
     archive: str = "kite-skills.pyz",
 ) -> str | None:
     """The one-line message when this interpreter cannot run the file, or None when it can."""
-    built = target["platform"]
-    pythons: list[str] = target["pythons"]
-    accepted = (
-        f"CPython {pythons[0]}–{pythons[-1]}" if len(pythons) > 1 else f"CPython {pythons[0]}"
-    )
+    built = target.platform
+    pythons = target.pythons
+    accepted = target.accepted
     want_os, _ = PLATFORMS[built]
     here = platform_for(os_name, machine)
     if here != built:
@@ -120,7 +122,7 @@ def interpreter_problem(
 
 def own_root_example() -> Path:
     """A folder to suggest for SHIV_ROOT: in the person's home, never the shared temporary
-    folder (where another user could create it first). As in zipapp_start.py."""
+    folder (where another user could create it first). As in start.py."""
     local = os.environ.get("LOCALAPPDATA") if sys.platform == "win32" else None
     try:
         home = Path.home()
@@ -402,7 +404,7 @@ def machine() -> str:
     return platform.machine()
 
 
-def refuse_unfit(target: dict[str, Any] | None, archive: str) -> None:
+def refuse_unfit(target: BuildInfo | None, archive: str) -> None:
     """Exit 1 with one stderr line when this interpreter or machine cannot run the file built
     for ``target`` (None: not a built file, nothing to check)."""
     if target is None:
@@ -421,7 +423,7 @@ def refuse_unfit(target: dict[str, Any] | None, archive: str) -> None:
 
 
 def main(
-    target: dict[str, Any] | None,
+    target: BuildInfo | None,
     archive: str,
     environment: dict[str, Any],
     root: Path,

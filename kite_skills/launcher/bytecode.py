@@ -20,6 +20,8 @@ from importlib.util import cache_from_source
 from pathlib import Path
 from typing import Literal
 
+from . import build_info
+
 # One marker per program: the sandbox loads modules the server never does (and the reverse).
 _MARKER = ".kite-skills-bytecode-{program}-{tag}"
 # argv: the done-marker, then the sources. The marker is written last, so a compiler that
@@ -38,18 +40,19 @@ _COMPILE = (
 def write_later(program: Literal["server", "sandbox"]) -> None:
     """Start compiling the loaded modules of the extracted zipapp in the background, once per
     ``program``."""
-    if not sys.dont_write_bytecode or "_kite_skills_start" not in sys.modules:
-        return  # bytecode is written as usual, or this is not running from the zipapp
-    site = Path(__file__).resolve().parent.parent
+    if not sys.dont_write_bytecode or build_info.current() is None:
+        return  # bytecode is written as usual, or this is not a zipapp build
+    site = Path(__file__).resolve().parents[2]
     if site.name != "site-packages":
         return  # kite_skills comes from elsewhere (PYTHONPATH, a checkout): not our cache
     marker = site / _MARKER.format(program=program, tag=sys.implementation.cache_tag)
     if marker.exists():
         return
     loaded = [getattr(module, "__file__", None) for module in list(sys.modules.values())]
-    # A warm start also loads the unpacked preamble (kite_skills/zipapp_start.py); a first
-    # start, which runs the archive's copy, does not.
-    loaded.append(str(site / "kite_skills" / "preamble.py"))
+    # A warm start also loads the unpacked preamble and build facts (start.py); a first
+    # start, which runs the archive's copies, does not.
+    launcher = site / "kite_skills" / "launcher"
+    loaded += [str(launcher / "preamble.py"), str(launcher / "build_info.py")]
     sources = [
         path
         for path in dict.fromkeys(loaded)

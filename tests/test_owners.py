@@ -1,0 +1,549 @@
+"""One owner per rule (issue 21): each rule below is decided in one module, and every other
+module asks it. These tests read the source (``ast`` and text, nothing runs) and fail when a
+rule gains a second owner; each failure names the owner to use instead.
+
+docs/development.md, "Who owns each rule", lists every rule with its owner and its test here.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterator
+from functools import cache
+from pathlib import Path
+
+import kite_skills
+from kite_skills.dashboard.app import _environment
+from kite_skills.store import Store
+from kite_skills.store.lifecycle import (
+    STATES,
+    Action,
+    person_actions,
+    waiting_audit_actions,
+)
+
+PACKAGE = Path(kite_skills.__file__).parent
+REPO = PACKAGE.parent
+TEMPLATES = PACKAGE / "dashboard" / "templates"
+
+
+def _python_files() -> list[Path]:
+    """Every Python file of the package and of tools/ (what ships and what builds it)."""
+    return sorted([*PACKAGE.rglob("*.py"), *(REPO / "tools").glob("*.py")])
+
+
+def _rel(path: Path) -> str:
+    return path.relative_to(REPO).as_posix()
+
+
+@cache
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+def _strings(path: Path) -> Iterator[tuple[int, str]]:
+    """``(line, text)`` of every string in ``path``'s code: literals and the literal parts of
+    f-strings, but not docstrings (nor any other string standing alone as a statement)."""
+    tree = _tree(path)
+    prose = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in prose:
+            yield node.lineno, node.value
+
+
+def _where(path: Path, line: int) -> str:
+    return f"{_rel(path)}:{line}"
+
+
+def _found(
+    predicate: Callable[[str], object],
+    *,
+    skip: frozenset[str] = frozenset(),
+    files: list[Path] | None = None,
+) -> list[str]:
+    """``path:line`` of each string in the code (outside ``skip``) that ``predicate`` accepts."""
+    return [
+        _where(path, line)
+        for path in files or _python_files()
+        if _rel(path) not in skip
+        for line, text in _strings(path)
+        if predicate(text)
+    ]
+
+
+def _template_lines() -> Iterator[tuple[str, int, str]]:
+    for path in sorted(TEMPLATES.glob("*.html")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            yield _rel(path), number, line
+
+
+def _name_of(node: ast.expr) -> str:
+    """The last name of ``x``, ``a.b.x`` or ``x(...)``; "" for anything else."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    return ""
+
+
+def _compares(path: Path) -> Iterator[tuple[int, list[ast.expr]]]:
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Compare):
+            yield node.lineno, [node.left, *node.comparators]
+
+
+def _outside(folder: str) -> list[Path]:
+    return [p for p in _python_files() if not _rel(p).startswith(folder)]
+
+
+# ---- the skill-name pattern and the name/description limits --------------------------------
+
+SKILL_RULES = "kite_skills/skill_rules.py"
+
+
+def test_the_skill_name_pattern_is_written_only_in_skill_rules() -> None:
+    # [a-z0-9]+(?:-[a-z0-9]+)*, with or without ?: (in Python, or a template's pattern=)
+    pattern = re.compile(r"\[a-z0-9\][+*]\((\?:)?-")
+    copies = _found(pattern.search, skip=frozenset({SKILL_RULES}))
+    copies += [f"{p}:{n}" for p, n, line in _template_lines() if pattern.search(line)]
+    assert copies == [], (
+        "the skill-name pattern is written again: use kite_skills.skill_rules "
+        "(is_skill_name, NAME_PATTERN)"
+    )
+    in_words = "lowercase letters, digits and single hyphens"
+    again = _found(lambda text: in_words in text, skip=frozenset({SKILL_RULES}))
+    again += [f"{p}:{n}" for p, n, line in _template_lines() if in_words in line]
+    assert again == [], (
+        "the skill-name rule is put in words again: use kite_skills.skill_rules "
+        "(NAME_SHAPE, NAME_CHARS, NAME_RULE; the dashboard has NAME_CHARS)"
+    )
+
+
+def test_the_name_and_description_limits_are_numbers_only_in_skill_rules() -> None:
+    limits = {"MAX_NAME_CHARS", "MAX_DESCRIPTION_CHARS"}
+    defined = [
+        _where(path, node.lineno)
+        for path in _python_files()
+        if _rel(path) != SKILL_RULES
+        for node in ast.walk(_tree(path))
+        for target in (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AnnAssign)
+            else []
+        )
+        if _name_of(target) in limits
+    ]
+    compared = [
+        _where(path, line)
+        for path in _python_files()
+        if _rel(path) != SKILL_RULES
+        for line, operands in _compares(path)
+        if any(_name_of(o) == "len" for o in operands)
+        and any(isinstance(o, ast.Constant) and o.value in (64, 1024) for o in operands)
+    ]
+    assert defined + compared == [], (
+        "a skill name's or description's limit is kept again: use "
+        "kite_skills.skill_rules.MAX_NAME_CHARS / MAX_DESCRIPTION_CHARS"
+    )
+
+
+def test_no_template_writes_a_limit_of_its_own() -> None:
+    """A length in a template (a hint, a maxlength) is a copy of a library's limit: pass the
+    library's constant (NAME_CHARS, MAX_REASON_CHARS) to the template instead."""
+    numbers = re.compile(r"\b(64|1000|1024|65536)\b|maxlength=\"\d")
+    found = [f"{p}:{n}" for p, n, line in _template_lines() if numbers.search(line)]
+    assert found == [], (
+        "a template writes a limit: pass the owner's constant (skill_rules.NAME_CHARS, "
+        "store.human.MAX_REASON_CHARS) as a global in dashboard/app.py's _environment"
+    )
+
+
+def test_the_revision_id_lengths_are_only_in_records() -> None:
+    copies = re.compile(r"\b32 hex|\bprefix of \d+\b|\b\d+ or more (hex )?digits")
+    found = _found(copies.search, skip=frozenset({"kite_skills/store/records.py"}))
+    assert found == [], (
+        "a revision id's length is written again: use kite_skills.store.records "
+        "(REVISION_ID_CHARS, MIN_REVISION_PREFIX)"
+    )
+
+
+# ---- what counts as a recipe ----------------------------------------------------------------
+
+
+def test_what_counts_as_a_recipe_is_decided_only_by_the_loader() -> None:
+    defined = [
+        _where(path, node.lineno)
+        for path in _python_files()
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.FunctionDef) and node.name == "is_recipe"
+    ]
+    assert [where.split(":")[0] for where in defined] == ["kite_skills/catalog/loader.py"], (
+        f"is_recipe is defined at {defined}: keep the one in kite_skills/catalog/loader.py"
+    )
+    # "a Markdown file that is not the skill's SKILL.md": nobody else compares a file name
+    # with SKILL.md
+    again = [
+        _where(path, line)
+        for path in _python_files()
+        if _rel(path) != "kite_skills/catalog/loader.py"
+        for line, operands in _compares(path)
+        if any(
+            _name_of(o) == "SKILL_FILE" or (isinstance(o, ast.Constant) and o.value == "SKILL.md")
+            for o in operands
+        )
+    ]
+    assert again == [], (
+        "what counts as a recipe is decided again: use kite_skills.catalog.loader.is_recipe "
+        "(recipe_paths, catalog.recipe_prompts)"
+    )
+
+
+# ---- "waiting for a person" -----------------------------------------------------------------
+
+
+def test_waiting_for_a_person_is_asked_of_skill_waiting() -> None:
+    """Outside the store, no module compares a status with ``draft`` (a draft is waiting, or
+    may be published: ask ``Skill.waiting`` or ``person_actions``), nor with a state written
+    as a string (use the lifecycle's constants)."""
+    found = [
+        _where(path, line)
+        for path in _outside("kite_skills/store/")
+        for line, operands in _compares(path)
+        if any(_name_of(o) == "status" for o in operands)
+        and any(
+            (isinstance(o, ast.Constant) and o.value in (*STATES, "proposed"))
+            or _name_of(o) == "DRAFT"
+            for o in operands
+        )
+    ]
+    found += [
+        f"{p}:{n}"
+        for p, n, line in _template_lines()
+        if re.search(r"status\s*(==|!=|in\b)\s*(\(|\[|DRAFT|[\"'](draft|proposed))", line)
+    ]
+    assert found == [], (
+        "'waiting for a person' (or the state a skill is in) is decided again: use "
+        "Skill.waiting (kite_skills/store/records.py) or lifecycle.person_actions"
+    )
+
+
+def test_the_audit_actions_that_leave_text_waiting_come_from_the_lifecycle_table() -> None:
+    assert waiting_audit_actions() == {"create", "save_draft", "propose"}
+    found = _found(
+        lambda text: text in ("save_draft", "propose"),
+        files=_outside("kite_skills/store/"),
+    )
+    assert found == [], (
+        "the audit actions that leave text waiting are listed again: use "
+        "kite_skills.store.lifecycle.waiting_audit_actions"
+    )
+
+
+# ---- the via values, and filtering the audit log by via -------------------------------------
+
+LIFECYCLE = "kite_skills/store/lifecycle.py"
+
+
+def test_the_via_values_are_written_only_in_the_lifecycle_module() -> None:
+    sql = re.compile(r"\bvia\s*(=|!=|<>|IN)\s*['(]|'(mcp|cli|dashboard)'", re.IGNORECASE)
+    found = _found(sql.search, skip=frozenset({LIFECYCLE}))
+    for path in _python_files():
+        if _rel(path) == LIFECYCLE:
+            continue
+        for line, operands in _compares(path):
+            if any(_name_of(o).endswith("via") for o in operands) and any(
+                isinstance(o, ast.Constant) and isinstance(o.value, str) and o.value
+                for o in operands
+            ):
+                found.append(_where(path, line))
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.keyword) and node.arg == "via":
+                if isinstance(node.value, ast.Constant) and node.value.value:
+                    found.append(_where(path, node.value.lineno))
+            if isinstance(node, ast.Assign) and any(
+                _name_of(t).startswith("VIA") for t in node.targets
+            ):
+                found.append(_where(path, node.lineno))
+    assert found == [], (
+        "a via value is written again: use kite_skills.store.lifecycle (VIA_MCP, VIA_CLI, "
+        "VIA_DASHBOARD, VIAS), bound as an SQL parameter"
+    )
+
+
+def test_the_audit_log_is_filtered_by_via_in_sql_only() -> None:
+    found = [
+        _where(path, line)
+        for path in _outside("kite_skills/store/")
+        for line, operands in _compares(path)
+        if any(isinstance(o, ast.Attribute) and o.attr == "via" for o in operands)
+    ]
+    assert found == [], (
+        "audit rows are filtered by via in Python: ask Store.audit(via=…), which filters in SQL"
+    )
+
+
+# ---- which actions a person may take in each state ------------------------------------------
+
+
+def test_no_template_encodes_which_actions_a_state_allows() -> None:
+    """The skill page shows a button for each action ``person_actions`` allows: a template
+    asks ``"publish" in actions``, never the skill's state."""
+    found = [
+        f"{p}:{n}"
+        for p, n, line in _template_lines()
+        if re.search(r"status\s*(==|!=|\bin\b|\bnot in\b)\s*[\"'(\[]", line)
+        or re.search(r"\bif\b[^%]*\bproposed\b[^%]*%\}[^{]*<(form|button)", line)
+    ]
+    source = (TEMPLATES / "skill.html").read_text(encoding="utf-8")
+    for state in STATES:
+        for action in person_actions(state, proposed=True) - {Action.REVERT}:  # history page
+            assert f'"{action.value}" in actions' in source, (
+                f"skill.html: no button asks '\"{action.value}\" in actions'"
+            )
+    assert found == [], (
+        "a template decides which actions a state allows: pass person_actions(...) "
+        "(kite_skills/store/lifecycle.py) as 'actions' and ask '\"X\" in actions'"
+    )
+
+
+def test_the_cli_describes_each_move_from_the_lifecycle_table() -> None:
+    arrows = re.compile(r"\b(draft|live|archived)(/\w+)*\s*->\s*(draft|live|archived)")
+    found = _found(
+        arrows.search,
+        skip=frozenset({LIFECYCLE}),
+        files=[p for p in _python_files() if _rel(p).startswith("kite_skills/cli")],
+    )
+    assert found == [], (
+        "the CLI writes a move between states itself: use kite_skills.store.lifecycle.moves"
+    )
+
+
+# ---- the login name; the unreadable-UTF-8 message; one line ---------------------------------
+
+
+def test_the_login_name_and_its_fallback_are_only_in_person() -> None:
+    asks = re.compile(r"\b(getpass|getuser|getlogin|pw_name)\b")
+    found = [
+        _where(path, number)
+        for path in _python_files()
+        if _rel(path) != "kite_skills/person.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if asks.search(line) and not line.lstrip().startswith("#")
+    ]
+    found += _found(lambda t: t in ("LOGNAME", "USER", "USERNAME"))
+    assert found == [], "the login name is found again: use kite_skills.person.login_name"
+
+
+def test_the_unreadable_utf8_message_is_only_in_errors() -> None:
+    """A skill whose stored text is not UTF-8 is described by one message; the catalog's
+    own message is for a file of the catalog (save it as UTF-8), not for stored text."""
+    found = _found(
+        lambda text: "not valid UTF-8" in text,
+        skip=frozenset({"kite_skills/errors.py", "kite_skills/catalog/loader.py"}),
+    )
+    assert found == [], (
+        "a message for a skill's text that is not UTF-8 is written again: use "
+        "kite_skills.errors.UnreadableSkill.bad_utf8"
+    )
+
+
+def test_flattening_text_to_one_line_is_only_display_one_line() -> None:
+    """``" ".join(text.split())`` is :func:`kite_skills.display.one_line`; the catalog's
+    Markdown folds link labels the same way for CommonMark's own rule, not for display."""
+    allowed = {"kite_skills/display.py", "kite_skills/catalog/_markdown.py"}
+    found = [
+        _where(path, node.lineno)
+        for path in _python_files()
+        if _rel(path) not in allowed
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "join"
+        and isinstance(node.func.value, ast.Constant)
+        and node.func.value.value == " "
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Call)
+        and _name_of(node.args[0]) == "split"
+        and not node.args[0].args
+    ]
+    assert found == [], "text is flattened to one line again: use kite_skills.display.one_line"
+
+
+def test_an_error_for_a_log_line_is_only_display_error_line() -> None:
+    """``one_line(str(exc)) or type(exc).__name__`` is :func:`kite_skills.display.error_line`."""
+    found = [
+        _where(path, node.lineno)
+        for path in _python_files()
+        if _rel(path) != "kite_skills/display.py"
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.BoolOp)
+        and isinstance(node.op, ast.Or)
+        and _name_of(node.values[0]) == "one_line"
+        and _name_of(node.values[-1]) == "__name__"
+    ]
+    assert found == [], "an error is made a log line again: use kite_skills.display.error_line"
+
+
+def test_the_user_skill_tools_ask_the_store_for_its_limits() -> None:
+    """The ``skills`` tool's limit (1-100, 20 by default) and the body's 64 KiB are the
+    store's (``MAX_LIMIT``, ``DEFAULT_LIMIT``, ``MAX_BODY_BYTES``): a schema that wrote them
+    as numbers would drift from what the store accepts."""
+    path = PACKAGE / "server" / "user_skills.py"
+    numbers = [
+        _where(path, node.lineno)
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Dict)
+        for key, value in zip(node.keys, node.values, strict=True)
+        if isinstance(key, ast.Constant)
+        and key.value in {"maximum", "default"}
+        and isinstance(value, ast.Constant)
+    ]
+    written = _found(lambda text: re.search(r"\d\s*KiB", text), files=[path])
+    assert numbers + written == [], (
+        "a user-skill tool writes a store limit itself: use kite_skills.store's MAX_LIMIT, "
+        "DEFAULT_LIMIT and MAX_BODY_BYTES"
+    )
+
+
+# ---- escaping text for display ---------------------------------------------------------------
+
+
+def test_escaping_helpers_have_one_name_each() -> None:
+    """No helper called ``visible``, ``shown`` or ``plain`` besides display.visible: every
+    other one says what it does (visible_html, for_terminal, quoted, decoded, cmdline…)."""
+
+    def vague(path: str, name: str) -> bool:
+        if name in ("visible", "_visible", "shown", "_shown"):
+            return not (path == "kite_skills/display.py" and name == "visible")
+        # "plain" says nothing about escaping where text is shown (elsewhere it means the
+        # sandbox's unconverted reply or a schema's simple check)
+        shows = path.startswith(("kite_skills/dashboard/", "kite_skills/cli"))
+        return shows and name in ("plain", "_plain")
+
+    found = [
+        _where(path, node.lineno)
+        for path in _python_files()
+        for node in ast.walk(_tree(path))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and vague(_rel(path), node.name)
+    ]
+    assert found == [], (
+        "a helper with a vague name (visible/shown/plain): name it for what it does, or use "
+        "kite_skills.display (visible, for_terminal, quoted, decoded, clipped, one_line)"
+    )
+
+
+def test_each_template_filter_is_named_after_the_function_it_runs() -> None:
+    """``| visible`` in a template is display.visible, ``| visible_html`` is
+    render.visible_html: a name means one thing in Python and in a template."""
+    filters = _environment().filters
+    ours = ("visible", "visible_html", "cell_html", "diff_html", "local_time", "seen_field")
+    assert [(name, filters[name].__name__) for name in ours] == [(n, n) for n in ours]
+    from kite_skills.display import visible
+
+    assert filters["visible"] is visible
+    for path, number, line in _template_lines():
+        assert not re.search(r"\|\s*(plain|cell|diff_text|seen)\b(?!_)", line), (
+            f"{path}:{number}: an old filter name"
+        )
+
+
+# ---- OS folders, --db, the Skills extension, writing to the store ---------------------------
+
+# The zipapp's start (kite_skills/launcher/preamble.py, start.py) picks shiv's cache root from
+# LOCALAPPDATA before the package can be imported: the launcher's own rule (issue 21 §2).
+LAUNCHER = frozenset({"kite_skills/launcher/preamble.py", "kite_skills/launcher/start.py"})
+
+
+def test_os_folders_are_found_only_in_os_dirs() -> None:
+    variables = {"XDG_DATA_HOME", "XDG_CONFIG_HOME", "APPDATA", "LOCALAPPDATA"}
+    found = _found(
+        lambda text: (
+            text in variables
+            or text.startswith("XDG_")
+            or text in ("Application Support", ".local/share")
+        ),
+        skip=frozenset({"kite_skills/os_dirs.py"}) | LAUNCHER,
+    )
+    assert found == [], (
+        "an OS folder is worked out again: use kite_skills.os_dirs (home, data_dir, "
+        "config_dir, bin_dir)"
+    )
+
+
+def test_db_is_declared_and_resolved_only_in_cli_db() -> None:
+    found = []
+    for path in _python_files():
+        if _rel(path) == "kite_skills/cli_db.py":
+            continue
+        for node in ast.walk(_tree(path)):
+            if not isinstance(node, ast.Call):
+                continue
+            args = [a.value for a in node.args if isinstance(a, ast.Constant)]
+            if _name_of(node) == "add_argument" and "--db" in args:
+                found.append(_where(path, node.lineno))
+            if _name_of(node) == "getattr" and "db" in args:
+                found.append(_where(path, node.lineno))
+    found += _found(lambda text: "(default: $KITE_SKILLS_DB" in text)
+    # the store's hint to choose another file is store/_failures.py's ELSEWHERE
+    found += _found(
+        lambda text: "with --db or" in text, skip=frozenset({"kite_skills/store/_failures.py"})
+    )
+    found = [f for f in found if not f.startswith("kite_skills/cli_db.py")]
+    assert found == [], (
+        "--db is declared or read again: use kite_skills.cli_db (add_db_option, db_parent, "
+        "db_path, db_named, DB_DEFAULT)"
+    )
+
+
+def test_the_skills_extension_id_is_written_only_in_its_module() -> None:
+    owner = "kite_skills/server/skills_extension.py"
+    found = _found(lambda text: "io.modelcontextprotocol/skills" in text, skip=frozenset({owner}))
+    assert found == [], (
+        "the Skills extension's id is written again: use "
+        "kite_skills.server.skills_extension.SKILLS_EXTENSION"
+    )
+
+
+def test_writers_use_the_public_store_transaction() -> None:
+    assert not hasattr(Store, "_write"), "Store.transaction() is the writers' way in"
+    found = [
+        _where(path, node.lineno)
+        for path in _python_files()
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "_write"
+        and not (isinstance(node.func.value, ast.Name) and node.func.value.id == "self")
+    ]
+    # Only the store opens its own write transactions (the read-receipt writer has its own
+    # connection, in the store too).
+    found += _found(
+        lambda text: bool(re.match(r"\s*BEGIN\b", text)),
+        skip=frozenset({"kite_skills/store/db.py", "kite_skills/store/receipts.py"}),
+    )
+    assert found == [], (
+        "a writer reaches into the store: use 'with store.transaction() as conn' "
+        "(kite_skills/store/db.py)"
+    )
+
+
+def test_the_development_guide_names_each_rule_and_its_test() -> None:
+    text = (REPO / "docs" / "development.md").read_text(encoding="utf-8")
+    section = text.split("\n## Who owns each rule\n", 1)[1].split("\n## ", 1)[0]
+    here = test_the_development_guide_names_each_rule_and_its_test.__name__
+    tests = [name for name in globals() if name.startswith("test_") and name != here]
+    missing = [name for name in tests if f"`{name}`" not in section]
+    assert missing == [], (
+        f"docs/development.md, 'Who owns each rule', does not name {missing}: add each "
+        "rule with its owner and its test"
+    )
