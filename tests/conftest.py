@@ -54,31 +54,48 @@ def pytest_runtest_protocol(item: pytest.Item) -> Iterator[object]:
         zipapp_guard.leaving(item)
 
 
-# The suite's longest modules (a minute or more of one worker each: the tiny bench, qemu,
-# building and unpacking zipapps), run first, longest first: ./build.sh test's two workers
-# (pytest-xdist, --dist loadgroup) then share out the short tests after them, instead of one
-# worker ending the run alone on a long one. The rebuild's tests (tests/rebuild.py), one
-# xdist group, start before them all. The order of the other tests is left as collected.
+# The suite's longest modules (a minute or more of one worker each: the tiny bench, the
+# rebuild, qemu, building and unpacking zipapps, every Inspector call), run first, longest
+# first: ./build.sh test's two workers (pytest-xdist, --dist loadgroup with
+# --no-loadscope-reorder: units of work in this order) then share out the short tests after
+# them, instead of one worker ending the run alone on a long one. The order of the other
+# tests is left as collected.
 FIRST = (
     "tests/test_bench.py",
+    "tests/test_offline_build.py",  # with test_release's rebuild test: tests/rebuild.py
+    "tests/test_zipapps.py",
     "tests/test_aarch64.py",
     "tests/test_cache.py",
-    "tests/test_zipapps.py",
-    "tests/test_unpack.py",
     "tests/server/test_inspector.py",
     "tests/sandbox/test_inspector.py",
+    "tests/test_unpack.py",
+    "tests/test_mcpb.py",
     "tests/dashboard/test_browser.py",
     "tests/test_bytecode.py",
+)
+# Modules whose module-scoped fixtures cost many seconds (every Inspector call, every mode
+# run with the import log on, ...): each is one xdist group, so that one worker runs the
+# whole module and its fixtures once.
+ONE_WORKER = (
+    "tests/test_zipapps.py",
     "tests/test_mcpb.py",
+    "tests/server/test_inspector.py",
+    "tests/sandbox/test_inspector.py",
+    "tests/test_aarch64.py",
 )
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that asks for the built zipapp must carry ``@pytest.mark.zipapp``, so that
     ``pytest -m "not zipapp"`` (the build-free inner loop) never needs a build. The modules
-    in FIRST go first."""
+    in FIRST go first; each module in ONE_WORKER is an xdist group."""
     rank = {name: n for n, name in enumerate(FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(FIRST)))
+    for item in items:
+        module = item.nodeid.split("::")[0]
+        if module in ONE_WORKER:
+            item.add_marker(pytest.mark.xdist_group(module))
     unmarked = [
         item.nodeid
         for item in items
