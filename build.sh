@@ -254,7 +254,7 @@ run_tests() {
     KITE_SKILLS_PYZ=$DIST/kite-skills.pyz \
     KITE_SKILLS_INSPECTOR=$WORK/inspector/node_modules/.bin/inspector \
     KITE_SKILLS_MCPB=$MCPB \
-        "$WORK/test-venv/bin/pytest" -p no:cacheprovider -n 2 --dist loadgroup --no-loadscope-reorder "$@"
+        "$WORK/test-venv/bin/pytest" -p no:cacheprovider -n 2 --dist loadscope --no-loadscope-reorder "$@"
 }
 
 bench_venv() {

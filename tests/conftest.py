@@ -56,46 +56,31 @@ def pytest_runtest_protocol(item: pytest.Item) -> Iterator[object]:
 
 # The suite's longest modules (a minute or more of one worker each: the tiny bench, the
 # rebuild, qemu, building and unpacking zipapps, every Inspector call), run first, longest
-# first: ./build.sh test's two workers (pytest-xdist, --dist loadgroup with
-# --no-loadscope-reorder: units of work in this order) then share out the short tests after
-# them, instead of one worker ending the run alone on a long one. The order of the other
-# tests is left as collected.
+# first. ./build.sh test's two workers take whole modules (pytest-xdist --dist loadscope, so
+# that a module-scoped fixture runs once) in this order (--no-loadscope-reorder) and share out
+# the short ones after them, instead of one worker ending the run alone on a long one. The
+# order of the other modules is left as collected.
 FIRST = (
     "tests/test_bench.py",
-    "tests/test_offline_build.py",  # with test_release's rebuild test: tests/rebuild.py
+    "tests/test_offline_build.py",  # the rebuild (tests/rebuild.py), read by test_release too
     "tests/test_zipapps.py",
-    "tests/test_aarch64.py",
     "tests/test_cache.py",
+    "tests/test_aarch64.py",
     "tests/server/test_inspector.py",
     "tests/sandbox/test_inspector.py",
     "tests/test_unpack.py",
-    "tests/test_mcpb.py",
     "tests/dashboard/test_browser.py",
+    "tests/test_mcpb.py",
     "tests/test_bytecode.py",
 )
-# Modules whose module-scoped fixtures cost many seconds (every Inspector call, every mode
-# run with the import log on, ...): each is one xdist group, so that one worker runs the
-# whole module and its fixtures once.
-ONE_WORKER = (
-    "tests/test_zipapps.py",
-    "tests/test_mcpb.py",
-    "tests/server/test_inspector.py",
-    "tests/sandbox/test_inspector.py",
-    "tests/test_aarch64.py",
-)
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that asks for the built zipapp must carry ``@pytest.mark.zipapp``, so that
     ``pytest -m "not zipapp"`` (the build-free inner loop) never needs a build. The modules
-    in FIRST go first; each module in ONE_WORKER is an xdist group."""
+    in FIRST go first."""
     rank = {name: n for n, name in enumerate(FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(FIRST)))
-    for item in items:
-        module = item.nodeid.split("::")[0]
-        if module in ONE_WORKER:
-            item.add_marker(pytest.mark.xdist_group(module))
     unmarked = [
         item.nodeid
         for item in items
@@ -149,17 +134,21 @@ def apps(tmp_path: Path) -> Iterator[Path]:
 
 @pytest.fixture(scope="session")
 def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh ``./build.sh --wheelhouse`` (every platform's wheels, from the index)."""
-    wheels = tmp_path_factory.mktemp("wheels")
-    download = rebuild.download_wheelhouse(wheels)
-    assert download.returncode == 0, download.stderr
+    """A fresh ``./build.sh --wheelhouse`` (every platform's wheels, from the index), made
+    once for every xdist worker (tests/rebuild.py)."""
+    shared = rebuild.shared_folder(tmp_path_factory)
+    wheels, outcome = rebuild.once(shared, "wheels", rebuild.download_wheelhouse)
+    assert outcome.returncode == 0, outcome.stderr
     return wheels
 
 
 @pytest.fixture(scope="session")
 def offline_rebuild(wheelhouse: Path, tmp_path_factory: pytest.TempPathFactory) -> rebuild.Rebuild:
-    """This tree built once more, offline from :func:`wheelhouse`, in another folder
-    (tests/rebuild.py). Its tests carry ``@pytest.mark.xdist_group(rebuild.REBUILD)``."""
-    done = rebuild.offline_build(wheelhouse, tmp_path_factory.mktemp("second-build") / "checkout")
-    assert done.result.returncode == 0, done.result.stderr[-3000:]
-    return done
+    """This tree built once more, offline from :func:`wheelhouse`, in another folder, once
+    for every xdist worker (tests/rebuild.py)."""
+    shared = rebuild.shared_folder(tmp_path_factory)
+    folder, outcome = rebuild.once(
+        shared, "second-build", lambda f: rebuild.offline_build(wheelhouse, f / "checkout")
+    )
+    assert outcome.returncode == 0, outcome.stderr
+    return rebuild.Rebuild(folder / "checkout", outcome)

@@ -6,16 +6,19 @@ with another time zone and SOURCE_DATE_EPOCH and no package index. The tests com
 bytes with the suite's own build in dist/.
 
 This machine's file is built; with ``KITE_SKILLS_SLOW=1`` every platform's (a few minutes).
-Both tests carry ``@pytest.mark.xdist_group(REBUILD)``, so that ``--dist loadgroup`` runs them
-on one worker and the rebuild happens once."""
+Under pytest-xdist the workers share it (:func:`once`): the first to ask makes it, under a
+file lock in the run's temporary folder, and the others wait for it and read it."""
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import platform
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,9 +26,16 @@ from kite_skills.launcher.preamble import platform_for
 
 ROOT = Path(__file__).resolve().parents[1]
 SLOW = os.environ.get("KITE_SKILLS_SLOW") == "1"
-REBUILD = "offline-rebuild"  # the xdist group of the tests that read the rebuild
 CHECKOUT_UMASK = 0o002
 CHECKOUT_TIME = 1_700_000_000.0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a command ran: its exit code and the end of its stderr."""
+
+    returncode: int
+    stderr: str
 
 
 @dataclass(frozen=True)
@@ -33,12 +43,34 @@ class Rebuild:
     """What ``./build.sh --offline`` made in ``checkout`` (its ``dist/``), and how it ran."""
 
     checkout: Path
-    platforms: list[str]  # [] = every platform's file
-    result: subprocess.CompletedProcess[str]
+    outcome: Outcome
 
     @property
     def dist(self) -> Path:
         return self.checkout / "dist"
+
+
+def shared_folder(tmp_path_factory: object) -> Path:
+    """The run's temporary folder every xdist worker sees (each has its own below it)."""
+    base: Path = tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def once(
+    shared: Path, name: str, make: Callable[[Path], subprocess.CompletedProcess[str]]
+) -> tuple[Path, Outcome]:
+    """``make(shared/name)`` run once for every worker of this run: the first to ask runs it
+    under a lock, the others wait and get its folder and outcome."""
+    folder = shared / name
+    record = shared / f"{name}.json"
+    with (shared / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not record.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            done = make(folder)
+            record.write_text(json.dumps([done.returncode, done.stderr[-3000:]]))
+        code, stderr = json.loads(record.read_text())
+    return folder, Outcome(code, stderr)
 
 
 def host() -> str:
@@ -78,7 +110,7 @@ def copy_tree(destination: Path, umask: int, mtime: float) -> None:
         os.utime(target, (mtime, mtime))
 
 
-def offline_build(wheelhouse: Path, checkout: Path) -> Rebuild:
+def offline_build(wheelhouse: Path, checkout: Path) -> subprocess.CompletedProcess[str]:
     """Copy this tree to ``checkout`` and build it there from ``wheelhouse`` alone."""
     copy_tree(checkout, CHECKOUT_UMASK, CHECKOUT_TIME)
     platforms = [] if SLOW else [host()]
@@ -90,7 +122,7 @@ def offline_build(wheelhouse: Path, checkout: Path) -> Rebuild:
         "PIP_FIND_LINKS": "",
         "PIP_CONFIG_FILE": os.devnull,
     }
-    result = subprocess.run(
+    return subprocess.run(
         ["bash", "-c", 'umask 002 && exec ./build.sh --offline "$@"', "-", wheelhouse, *platforms],
         cwd=checkout,
         env=env,
@@ -98,4 +130,3 @@ def offline_build(wheelhouse: Path, checkout: Path) -> Rebuild:
         text=True,
         timeout=1800,
     )
-    return Rebuild(checkout, platforms, result)

@@ -16,10 +16,9 @@ import pytest
 
 from kite_skills.launcher.preamble import PLATFORMS
 
-from .rebuild import REBUILD, SLOW, Rebuild
+from .rebuild import SLOW, Rebuild
 
-# ./build.sh --wheelhouse and the built dist/kite-skills.pyz; one worker runs the rebuild's tests
-pytestmark = [pytest.mark.zipapp, pytest.mark.xdist_group(REBUILD)]
+pytestmark = pytest.mark.zipapp  # ./build.sh --wheelhouse and the built dist/kite-skills.pyz
 
 ROOT = Path(__file__).resolve().parents[1]
 

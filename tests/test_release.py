@@ -28,7 +28,7 @@ from ruamel.yaml import YAML
 from kite_skills import __version__
 from kite_skills.launcher.preamble import PLATFORMS, platform_for
 
-from .rebuild import REBUILD, Rebuild
+from .rebuild import Rebuild
 from .zipapp_platforms import PYTHONS, Interpreter, runnable, session_messages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -208,7 +208,6 @@ def test_sha256sum_checks_every_file_and_refuses_a_changed_one(tmp_path: Path) -
 
 
 @pytest.mark.zipapp
-@pytest.mark.xdist_group(REBUILD)
 def test_a_second_build_in_another_folder_gives_the_same_bytes(offline_rebuild: Rebuild) -> None:
     """This machine's file and the wheel, built again offline from a fresh wheelhouse in a
     folder of another length, from a checkout made under umask 002 at another time, with
