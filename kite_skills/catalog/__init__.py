@@ -12,6 +12,7 @@ from .calls import extract as extract_calls
 from .catalog import Catalog, check, load, validate
 from .loader import prompt_name
 from .model import (
+    HELP_PAGE_SCHEMA,
     CatalogResource,
     DirectoryPage,
     DirectoryResource,
@@ -24,6 +25,7 @@ from .model import (
 from .prompts import RecipePrompt, recipe_prompts
 
 __all__ = [
+    "HELP_PAGE_SCHEMA",
     "Call",
     "Catalog",
     "CatalogResource",

@@ -31,9 +31,6 @@ _SUGGEST_CUTOFF = 0.75  # difflib ratio: '/order' → '/orders' is 0.92, '/holdi
 _SURE = 0.9  # at least this close, the key is a typo of that page
 _SUGGEST_MAX_LEN = 200  # a longer key is no typo of a page key: nothing to compare
 _WORD = re.compile(r"[a-z0-9][a-z0-9_-]{2,39}")  # a word worth searching the pages for
-# Answers to unknown keys kept (an agent retrying the same wrong key is answered from memory);
-# past this many, new ones are worked out each time rather than growing without bound.
-_UNKNOWN_ANSWERS_KEPT = 256
 
 
 def check(root: Traversable | Path | None = None, label: str | None = None) -> list[Problem]:
@@ -97,8 +94,6 @@ class Catalog:
     def __init__(self, result: Scan) -> None:
         self._files = result.files
         self._paths = sorted(self._files)
-        self._pages: dict[str, HelpPage] = {}
-        self._unknown: dict[str, tuple[HelpPage, tuple[HelpChild, ...], tuple[HelpChild, ...]]] = {}
         skill_dirs = result.skill_directories
         self._nodes: dict[str, _Node] = {}
         self._children: dict[str, list[str]] = {}
@@ -110,37 +105,30 @@ class Catalog:
         self._skills = tuple(self._entry(d) for d in sorted(skill_dirs, key=_skill_uri))
         self._skills_by_uri = {s.uri: s for s in self._skills}
         self._resources = self._make_resources()
+        self._resources_by_uri = {r.uri: r for r in self._resources}
         self._directories = DirectoryIndex(result.directories, skill_dirs, self._resources)
 
     # -- help navigation ----------------------------------------------------------------
 
     def help(self, key: str | None = None) -> HelpPage:
-        """The page at ``key``; raises ``HelpKeyTooLong`` or ``UnknownHelpKey``."""
+        """The page at ``key``; raises ``HelpKeyTooLong`` or ``UnknownHelpKey``.
+
+        Worked out on each call (an unknown key's nearest page, similar keys and the pages
+        mentioning it take ~10 ms): a caller that asks often keeps the answers itself, as the
+        server's ``help`` tool does (kite_skills/server/tools.py ``HelpTool``)."""
         key = key or "/"
         if len(key.encode("utf-8")) > _schema.MAX_KEY_BYTES:
             raise HelpKeyTooLong(len(key.encode("utf-8")), _schema.MAX_KEY_BYTES)
         lookup = key[:-1] if len(key) > 1 and key.endswith("/") else key
         node = self._nodes.get(lookup)
         if node is None:
-            raise UnknownHelpKey(key, *self._unknown_answer(lookup))
-        return self._page(node)
-
-    def _unknown_answer(
-        self, lookup: str
-    ) -> tuple[HelpPage, tuple[HelpChild, ...], tuple[HelpChild, ...]]:
-        """The nearest page, the similar keys and the pages mentioning the word: worked out
-        once per key (comparing every key and searching every page is ~10 ms; the catalog
-        never changes after loading)."""
-        answer = self._unknown.get(lookup)
-        if answer is None:
             nearest = self._page(self._nodes[self._nearest(lookup)])
             scored = self._similar(lookup)
             sure = bool(scored) and scored[0][0] >= _SURE  # a typo: the pages are noise
             mentions = () if sure else self.mentioning(lookup)
-            answer = (nearest, tuple(self._as_child(k) for _, k in scored), mentions)
-            if len(self._unknown) < _UNKNOWN_ANSWERS_KEPT:
-                self._unknown[lookup] = answer
-        return answer
+            similar = tuple(self._as_child(k) for _, k in scored)
+            raise UnknownHelpKey(key, nearest, similar, mentions)
+        return self._page(node)
 
     def similar(self, key: str) -> tuple[HelpChild, ...]:
         """Up to three pages whose key looks like ``key`` (``orders``, ``/order`` and
@@ -211,14 +199,6 @@ class Catalog:
         return "/"
 
     def _page(self, node: _Node) -> HelpPage:
-        """The page of ``node``, built once: the catalog never changes after loading, and
-        rewriting links on every call made ``help`` cost several times an empty tool call."""
-        page = self._pages.get(node.key)
-        if page is None:
-            page = self._pages[node.key] = self._build_page(node)
-        return page
-
-    def _build_page(self, node: _Node) -> HelpPage:
         children = tuple(
             HelpChild(c.key, _label(c.kind), c.description)
             for c in (self._nodes[k] for k in sorted(self._children.get(node.key, [])))
@@ -300,6 +280,10 @@ class Catalog:
                 )
             )
         return tuple(out)
+
+    def resource(self, uri: str) -> CatalogResource | None:
+        """The resource at ``uri`` (its listing: name, MIME type, size …), or None."""
+        return self._resources_by_uri.get(uri)
 
     def read(self, uri: str) -> bytes | None:
         """The original bytes of the file at ``uri``, or None when no such resource."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 PageKind = Literal["root", "category", "recipe"]
 ChildLabel = Literal["category", "recipe"]
@@ -22,6 +22,34 @@ class Problem:
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
         return f"{where}: {self.message}"
+
+
+_HELP_CHILD_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "key": {"type": "string"},
+        "label": {"type": "string", "enum": list(get_args(ChildLabel))},
+        "description": {"type": "string"},
+    },
+    "required": ["key", "label", "description"],
+}
+
+HELP_PAGE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "key": {"type": "string"},
+        "kind": {"type": "string", "enum": list(get_args(PageKind))},
+        "title": {"type": "string"},
+        "description": {"type": "string"},
+        "parent": {"type": "string"},
+        "text": {"type": "string", "description": "The page's Markdown, links shown as keys"},
+        "children": {"type": "array", "items": _HELP_CHILD_SCHEMA},
+    },
+    "required": ["key", "kind", "title", "description", "text", "children"],
+}
+"""The JSON schema of :meth:`HelpPage.to_dict` (the ``help`` tool's output schema): written
+beside the dict it describes, and checked against every page of the catalog
+(tests/catalog/test_help_schema.py)."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +75,8 @@ class HelpPage:
     children: tuple[HelpChild, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
+        """The page's JSON shape, described by :data:`HELP_PAGE_SCHEMA` (the ``help`` tool's
+        structured result; its text is :meth:`to_markdown`)."""
         data: dict[str, Any] = {
             "key": self.key,
             "kind": self.kind,
@@ -110,7 +140,9 @@ class CatalogResource:
     mime_type: str = "text/markdown"
 
     def to_dict(self) -> dict[str, Any]:
-        """The MCP ``Resource`` shape (camelCase keys; absent fields left out)."""
+        """The MCP ``Resource`` shape (camelCase keys; absent fields left out): the one
+        definition of a catalog file's listing, in ``resources/list`` (as the SDK's
+        ``Resource``) and in ``resources/directory/read`` (as it is)."""
         data: dict[str, Any] = {"uri": self.uri, "name": self.name}
         if self.title is not None:
             data["title"] = self.title

@@ -21,8 +21,8 @@ from ..errors import StoreError
 from ..store import AgentView, Listing, Skill, SkillSummary
 from . import store_thread
 from .receipts import ReadReceipts
-from .tools import wire
 from .user_skills import uri_of
+from .wire import wire
 
 Context = ServerRequestContext[Any, Any]
 

@@ -1,14 +1,18 @@
-"""The Skills extension (SEP-2640), in one room: its id, its settings, what a client declares,
-its methods (``skills/list``, ``skills/get`` and ``resources/directory/read`` over the catalog
-library) and the fix-up that keeps it in a legacy ``initialize`` result.
+"""The Skills extension (SEP-2640), in one room: its id, its settings, what a client declares
+(:func:`client_has_skills`), its methods (``skills/list``, ``skills/get`` and
+``resources/directory/read`` over the catalog library, :class:`SkillsExtension`) and the fix-up
+that keeps it in a legacy ``initialize`` result (:func:`legacy_initialize_extensions`).
 
 ``resources/directory/read`` is declared with ``directoryRead: true`` in the settings; the
 three methods are served in both eras to every client.
+
+The methods answer with plain dicts, not the SDK's models: the SDK has no model for them (they
+are no spec methods, so it neither validates nor sieves them). Their entries are the catalog's
+own ``to_dict()`` shapes (``SkillEntry``, ``DirectoryPage``), with the cache fields added here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from mcp import types
@@ -26,7 +30,9 @@ SKILLS_SETTINGS: Final[dict[str, Any]] = {"directoryRead": True}
 DIRECTORY_READ: Final = "resources/directory/read"
 
 # Static documentation, the same for every client: cacheable publicly for 5 minutes.
-CACHE_FIELDS = {"resultType": "complete", "ttlMs": 300_000, "cacheScope": "public"}
+CACHE_FIELDS: Final = {"resultType": "complete", "ttlMs": 300_000, "cacheScope": "public"}
+
+Context = ServerRequestContext[Any, Any]
 
 
 class CatalogParams(types.RequestParams):
@@ -39,14 +45,22 @@ class CatalogParams(types.RequestParams):
     cursor: Any = None
 
 
-# A handler of one of those methods: its answer is the wire JSON, written here.
-CatalogHandler = Callable[
-    [ServerRequestContext[Any, Any], CatalogParams], Awaitable[dict[str, Any]]
-]
+class SkillsExtension:
+    """The extension's three methods over the catalog."""
 
+    def __init__(self, catalog: Catalog) -> None:
+        self._catalog = catalog
 
-def skills_list(catalog: Catalog) -> CatalogHandler:
-    async def handle(ctx: ServerRequestContext[Any, Any], params: CatalogParams) -> dict[str, Any]:
+    def serve(self, server: Server[Any]) -> None:
+        """Serve the methods on ``server`` and declare the extension, with its settings, in
+        the capabilities. A legacy ``initialize`` also needs
+        :func:`legacy_initialize_extensions` among the server's middlewares."""
+        server.add_request_handler("skills/list", CatalogParams, self.skills_list)
+        server.add_request_handler("skills/get", CatalogParams, self.skills_get)
+        server.add_request_handler(DIRECTORY_READ, CatalogParams, self.directory_read)
+        server.extensions[SKILLS_EXTENSION] = dict(SKILLS_SETTINGS)
+
+    async def skills_list(self, ctx: Context, params: CatalogParams) -> dict[str, Any]:
         if params.cursor not in (None, ""):
             raise MCPError(
                 INVALID_PARAMS,
@@ -54,13 +68,9 @@ def skills_list(catalog: Catalog) -> CatalogHandler:
                 "cursors — call it without 'cursor'",
                 {"cursor": clipped(params.cursor)},
             )
-        return {"skills": [skill.to_dict() for skill in catalog.skills], **CACHE_FIELDS}
+        return {"skills": [skill.to_dict() for skill in self._catalog.skills], **CACHE_FIELDS}
 
-    return handle
-
-
-def skills_get(catalog: Catalog) -> CatalogHandler:
-    async def handle(ctx: ServerRequestContext[Any, Any], params: CatalogParams) -> dict[str, Any]:
+    async def skills_get(self, ctx: Context, params: CatalogParams) -> dict[str, Any]:
         uri = params.uri
         if uri is None:
             raise MCPError(
@@ -70,44 +80,30 @@ def skills_get(catalog: Catalog) -> CatalogHandler:
             )
         if not isinstance(uri, str):
             raise MCPError(INVALID_PARAMS, "'uri' must be a string", {"uri": clipped(uri)})
-        skill = catalog.skill(uri)
+        skill = self._catalog.skill(uri)
         if skill is None:
-            hint = (
-                "it is a file inside a skill, not a SKILL.md"
-                if catalog.read(uri) is not None
-                else "no skill is served there"
-            )
             raise MCPError(
                 INVALID_PARAMS,
-                f"no skill at {clipped(uri)}: {hint} — skills/list shows every skill's URI",
+                f"no skill at {clipped(uri)}: {self._not_a_skill(uri)} — skills/list shows "
+                "every skill's URI",
                 {"uri": clipped(uri)},
             )
         return {"skill": skill.to_dict(), **CACHE_FIELDS}
 
-    return handle
+    def _not_a_skill(self, uri: str) -> str:
+        if self._catalog.read(uri) is not None:
+            return "it is a file inside a skill, not a SKILL.md"
+        return "no skill is served there"
 
-
-def directory_read(catalog: Catalog) -> CatalogHandler:
-    async def handle(ctx: ServerRequestContext[Any, Any], params: CatalogParams) -> dict[str, Any]:
+    async def directory_read(self, ctx: Context, params: CatalogParams) -> dict[str, Any]:
         try:
-            page = catalog.directory(params.uri, params.cursor)
+            page = self._catalog.directory(params.uri, params.cursor)
         except DirectoryReadError as exc:
             raise MCPError(INVALID_PARAMS, str(exc), exc.data) from exc
         return {**page.to_dict(), **CACHE_FIELDS}
 
-    return handle
 
-
-def serve(server: Server[Any], catalog: Catalog) -> None:
-    """Serve the extension's methods on ``server`` and declare it, with its settings, in the
-    capabilities. A legacy ``initialize`` also needs :func:`legacy_initialize_extensions`."""
-    server.add_request_handler("skills/list", CatalogParams, skills_list(catalog))
-    server.add_request_handler("skills/get", CatalogParams, skills_get(catalog))
-    server.add_request_handler(DIRECTORY_READ, CatalogParams, directory_read(catalog))
-    server.extensions[SKILLS_EXTENSION] = dict(SKILLS_SETTINGS)
-
-
-def client_has_skills(ctx: ServerRequestContext[Any, Any]) -> bool:
+def client_has_skills(ctx: Context) -> bool:
     """True only for an object at ``capabilities.extensions[skills]``; an
     ``experimental`` declaration or another extension id does not count."""
     caps = ctx.session.client_capabilities
@@ -115,9 +111,7 @@ def client_has_skills(ctx: ServerRequestContext[Any, Any]) -> bool:
     return isinstance(extensions, dict) and isinstance(extensions.get(SKILLS_EXTENSION), dict)
 
 
-async def legacy_initialize_extensions(
-    ctx: ServerRequestContext[Any, Any], call_next: CallNext
-) -> HandlerResult:
+async def legacy_initialize_extensions(ctx: Context, call_next: CallNext) -> HandlerResult:
     """Middleware: put ``capabilities.extensions`` back into the legacy initialize result: the
     SDK sieves it out because the 2025-11-25 schema has no such field."""
     result = await call_next(ctx)

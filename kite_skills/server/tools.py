@@ -1,6 +1,7 @@
-"""The tool table: each tool's schema and the function that serves it.
+"""The tool table: each tool's schema and the function that serves it, and the ``help`` tool.
 
-``list_tools`` and ``call_tool`` in app.py only render and look up this table.
+``list_tools`` and ``call_tool`` (:class:`.handlers.Handlers`) only render and look up this
+table.
 """
 
 from __future__ import annotations
@@ -11,16 +12,14 @@ from typing import Any
 
 from mcp import types
 from mcp.server.context import ServerRequestContext
-from pydantic import BaseModel
 
-from ..catalog import Catalog
-from ..errors import HelpKeyError
+from ..catalog import HELP_PAGE_SCHEMA, Catalog
+from ..errors import HelpKeyError, HelpKeyTooLong
 from .skills_extension import client_has_skills
+from .wire import Kept, ToolReply, WireJSON, wire
 
 Context = ServerRequestContext[Any, Any]
-# A tool's result: the model, or its wire form (``model_dump(by_alias=True, mode="json",
-# exclude_none=True)``, what the SDK would make of the model) when that is built once.
-ToolResult = types.CallToolResult | dict[str, Any]
+ToolResult = ToolReply  # a tool's result: the model, or its kept wire form (.wire)
 Runner = Callable[[Context, dict[str, Any]], Awaitable[ToolResult]]
 
 
@@ -35,11 +34,6 @@ def text_result(text: str, structured: Mapping[str, Any] | None = None) -> types
         content=[types.TextContent(type="text", text=text)],
         structured_content=dict(structured) if structured is not None else None,
     )
-
-
-def wire(model: BaseModel) -> dict[str, Any]:
-    """``model`` as the SDK puts a handler's result on the wire."""
-    return model.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 
 def tool_error(text: str) -> types.CallToolResult:
@@ -147,30 +141,6 @@ HELP_INPUT = {
     "additionalProperties": False,
 }
 
-_CHILD = {
-    "type": "object",
-    "properties": {
-        "key": {"type": "string"},
-        "label": {"type": "string", "enum": ["category", "recipe"]},
-        "description": {"type": "string"},
-    },
-    "required": ["key", "label", "description"],
-}
-
-HELP_OUTPUT = {
-    "type": "object",
-    "properties": {
-        "key": {"type": "string"},
-        "kind": {"type": "string", "enum": ["root", "category", "recipe"]},
-        "title": {"type": "string"},
-        "description": {"type": "string"},
-        "parent": {"type": "string"},
-        "text": {"type": "string", "description": "The page's Markdown, links shown as keys"},
-        "children": {"type": "array", "items": _CHILD},
-    },
-    "required": ["key", "kind", "title", "description", "text", "children"],
-}
-
 USE_SKILLS = (
     "this client declared the Skills extension, so the catalog is served through it: "
     "call skills/list to see every skill, skills/get for one, and resources/read to read "
@@ -178,33 +148,64 @@ USE_SKILLS = (
 )
 
 
-def help_tool(
-    catalog: Catalog, on_recipe: Callable[[Context, str], None] | None = None
-) -> ToolSpec:
-    """The ``help`` tool; ``on_recipe(ctx, key)`` is told of each recipe page served (read
-    receipts)."""
-    # Each page's result in wire form, built at its first call: the catalog never changes,
-    # and rendering and validating a page on every call cost more than the SDK's dispatch.
-    # The SDK copies a returned dict before shaping it, so these are never changed.
-    results: dict[str, dict[str, Any]] = {}
+# An unknown key's answer is kept for this many keys (an agent retrying the same wrong key is
+# answered from memory); past it, new ones are worked out on each call.
+UNKNOWN_KEYS_KEPT = 256
 
-    async def run(ctx: Context, arguments: dict[str, Any]) -> ToolResult:
+
+@dataclass(frozen=True)
+class HelpAnswer:
+    """The ``help`` tool's answer to one key, kept: the reply in wire form and, for a recipe
+    page, its key (each read of a recipe gets a read receipt)."""
+
+    reply: WireJSON
+    recipe: str | None = None
+
+
+class HelpTool:
+    """The ``help`` tool's answers, each worked out once per key: the one cache of help pages
+    (the catalog never changes after loading, and rendering, validating and dumping a page
+    on every call cost more than the SDK's dispatch; bench rows "help …", see .wire)."""
+
+    def __init__(
+        self, catalog: Catalog, on_recipe: Callable[[Context, str], None] | None = None
+    ) -> None:
+        self._catalog = catalog
+        self._on_recipe = on_recipe
+        self._pages: Kept[str | None, HelpAnswer] = Kept()  # keys naming a page: finite
+        self._unknown: Kept[str | None, HelpAnswer] = Kept(UNKNOWN_KEYS_KEPT)
+
+    async def run(self, ctx: Context, arguments: dict[str, Any]) -> ToolResult:
         if client_has_skills(ctx):
             return tool_error(USE_SKILLS)
         problems = argument_problems(HELP_INPUT, arguments)
         if problems:
             return tool_error("invalid help arguments — " + "; ".join(problems))
-        try:
-            page = catalog.help(arguments.get("key"))
-        except HelpKeyError as exc:
-            return tool_error(str(exc))
-        result = results.get(page.key)
-        if result is None:
-            result = results[page.key] = wire(text_result(page.to_markdown(), page.to_dict()))
-        if on_recipe is not None and page.kind == "recipe":
-            on_recipe(ctx, page.key)
-        return result
+        answer = self.answer(arguments.get("key"))
+        if answer.recipe is not None and self._on_recipe is not None:
+            self._on_recipe(ctx, answer.recipe)
+        return answer.reply
 
+    def answer(self, key: str | None) -> HelpAnswer:
+        """The answer to ``key``: its page, or the error that says where to look instead."""
+        kept = self._pages.get(key) or self._unknown.get(key)
+        if kept is not None:
+            return kept
+        try:
+            page = self._catalog.help(key)
+        except HelpKeyTooLong as exc:  # not kept: each such key is a new one
+            return HelpAnswer(wire(tool_error(str(exc))))
+        except HelpKeyError as exc:
+            return self._unknown.keep(key, HelpAnswer(wire(tool_error(str(exc)))))
+        reply = wire(text_result(page.to_markdown(), page.to_dict()))
+        return self._pages.keep(key, HelpAnswer(reply, page.key if page.kind == "recipe" else None))
+
+
+def help_tool(
+    catalog: Catalog, on_recipe: Callable[[Context, str], None] | None = None
+) -> ToolSpec:
+    """The ``help`` tool; ``on_recipe(ctx, key)`` is told of each recipe page served (read
+    receipts)."""
     tool = types.Tool(
         name="help",
         title="Kite workflow help",
@@ -215,7 +216,7 @@ def help_tool(
             "Recipes never replace the user's explicit approval of a transaction."
         ),
         input_schema=HELP_INPUT,
-        output_schema=HELP_OUTPUT,
+        output_schema=HELP_PAGE_SCHEMA,
         annotations=types.ToolAnnotations(
             title="Kite workflow help",
             read_only_hint=True,
@@ -224,4 +225,4 @@ def help_tool(
             open_world_hint=False,
         ),
     )
-    return ToolSpec(tool, run)
+    return ToolSpec(tool, HelpTool(catalog, on_recipe).run)
