@@ -149,16 +149,20 @@ smoke_test() {
 # bundles PLATFORM... : each platform zipapp in dist/ packed as an MCP Bundle (tools/mcpb.py),
 # validated and packed with the official mcpb CLI, pinned and installed from npm.
 bundles() {
+    install_mcpb
+    say "MCP Bundles: $*"
+    "$WORK/venv/bin/python" tools/mcpb.py "$MCPB" "$DIST" "$@" >&2
+    local name
+    for name in "$@"; do BUNDLES+=("$DIST/kite-skills-$name.mcpb"); done
+}
+
+install_mcpb() {
     say "mcpb $MCPB_VERSION (npm)"
     command -v npm >/dev/null || { apt_install nodejs npm; }
     if [[ ! -x $MCPB || $("$MCPB" --version 2>/dev/null) != "$MCPB_VERSION" ]]; then
         npm install --prefix "$WORK/mcpb" --no-audit --no-fund --loglevel=error \
             "@anthropic-ai/mcpb@$MCPB_VERSION" >/dev/null
     fi
-    say "MCP Bundles: $*"
-    "$WORK/venv/bin/python" tools/mcpb.py "$MCPB" "$DIST" "$@" >&2
-    local name
-    for name in "$@"; do BUNDLES+=("$DIST/kite-skills-$name.mcpb"); done
 }
 
 wheelhouse() {
@@ -173,27 +177,16 @@ wheelhouse() {
     say "done: $(ls "$dir" | wc -l | tr -d ' ') files; build with ./build.sh --offline $dir"
 }
 
-run_tests() {
-    check_python
+# ./build.sh test sets up what the tests need in two jobs that run while the files build
+# (mostly downloads and unpacking, while the build is mostly compressing): test_venv
+# (the venv, ruff, mypy, then the bench venv) and test_programs (apt, npm, the arm64
+# CPython). Each writes its log to .build/logs/ and `finish` shows it when the job is done.
+test_venv() {
     local venv=$WORK/test-venv
     say "test venv"
     make_venv "$venv"
     "$venv/bin/pip" install "${PIP_FLAGS[@]}" -r requirements/runtime.txt -r requirements/dev.txt
     "$venv/bin/pip" install "${PIP_FLAGS[@]}" --no-deps --no-build-isolation -e .
-
-    say "MCP Inspector $INSPECTOR_VERSION (npm)"
-    command -v npm >/dev/null || { apt_install nodejs npm; }
-    if [[ ! -x $WORK/inspector/node_modules/.bin/inspector ]]; then
-        npm install --prefix "$WORK/inspector" --no-audit --no-fund --loglevel=error \
-            "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" >/dev/null
-    fi
-
-    say "Chromium (the dashboard's browser tests; Playwright drives it, downloads nothing)"
-    [[ -x ${CHROMIUM_PATH:-/usr/bin/chromium} ]] \
-        || apt_install --no-install-recommends chromium fonts-liberation
-
-    say "shellcheck (actionlint runs it on the release workflow's scripts)"
-    command -v shellcheck >/dev/null || apt_install shellcheck
 
     say "ruff"
     "$venv/bin/ruff" check .
@@ -202,21 +195,78 @@ run_tests() {
     say "mypy --strict (the whole package)"
     "$venv/bin/mypy" --strict kite_skills
 
+    bench_venv  # tests/test_bench.py runs ./build.sh bench --tiny
+}
+
+test_programs() {
+    command -v npm >/dev/null || { apt_install nodejs npm; }
+    say "Chromium (the dashboard's browser tests; Playwright drives it, downloads nothing)"
+    [[ -x ${CHROMIUM_PATH:-/usr/bin/chromium} ]] \
+        || apt_install --no-install-recommends chromium fonts-liberation
+
+    say "shellcheck (actionlint runs it on the release workflow's scripts)"
+    command -v shellcheck >/dev/null || apt_install shellcheck
+
+    install_mcpb
+    say "MCP Inspector $INSPECTOR_VERSION (npm)"
+    if [[ ! -x $WORK/inspector/node_modules/.bin/inspector ]]; then
+        npm install --prefix "$WORK/inspector" --no-audit --no-fund --loglevel=error \
+            "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" >/dev/null
+    fi
+
+    # tests/test_aarch64.py runs tools/arm64-python.sh itself (a no-op once it is set up):
+    # here it is out of the tests' way. Debian's, as root; elsewhere the test says why not.
+    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+        say "Debian's arm64 CPython 3.11 for qemu-user (tools/arm64-python.sh)"
+        tools/arm64-python.sh "$WORK/arm64-python" >/dev/null \
+            || say "tools/arm64-python.sh failed: tests/test_aarch64.py will try again"
+    fi
+}
+
+JOBS=()
+# start NAME: run the function NAME in the background, its output in .build/logs/NAME.log.
+start() {
+    mkdir -p "$WORK/logs"
+    "$1" >"$WORK/logs/$1.log" 2>&1 &
+    JOBS+=("$!")
+    eval "JOB_$1=$!"
+}
+
+# finish NAME: wait for the job NAME, show its log, and stop if it failed.
+finish() {
+    local pid rc=0
+    eval "pid=\$JOB_$1"
+    wait "$pid" || rc=$?
+    cat "$WORK/logs/$1.log" >&2
+    [[ $rc -eq 0 ]] || die "$1 failed (exit $rc): its output is above and in .build/logs/$1.log"
+}
+
+stop_jobs() {
+    local pid
+    for pid in ${JOBS[@]+"${JOBS[@]}"}; do kill "$pid" 2>/dev/null || true; done
+}
+
+run_tests() {
+    finish test_venv
     # Two workers (pytest-xdist): most of the suite's time is spent waiting on subprocesses
     # (zipapp starts, builds), so two cores run it in about 0.6x the time of one.
     say "pytest (2 workers)"
     KITE_SKILLS_PYZ=$DIST/kite-skills.pyz \
     KITE_SKILLS_INSPECTOR=$WORK/inspector/node_modules/.bin/inspector \
     KITE_SKILLS_MCPB=$MCPB \
-        "$venv/bin/pytest" -p no:cacheprovider -n 2 "$@"
+        "$WORK/test-venv/bin/pytest" -p no:cacheprovider -n 2 --dist loadscope --no-loadscope-reorder "$@"
+}
+
+bench_venv() {
+    say "bench venv"
+    make_venv "$WORK/bench-venv"
+    "$WORK/bench-venv/bin/pip" install "${PIP_FLAGS[@]}" -r requirements/bench.txt
 }
 
 bench() {
     [[ -f $DIST/kite-skills.pyz ]] || die "dist/kite-skills.pyz is missing — run ./build.sh first"
     check_python
-    say "bench venv"
-    make_venv "$WORK/bench-venv"
-    "$WORK/bench-venv/bin/pip" install "${PIP_FLAGS[@]}" -r requirements/bench.txt
+    bench_venv
     PYTHONPATH=$ROOT "$WORK/bench-venv/bin/python" bench/run.py "$@"
 }
 
@@ -229,7 +279,10 @@ ALL=(linux-x86_64 linux-aarch64 macos-arm64 macos-x86_64 windows-amd64)
 case "${1:-}" in
     "") build "" ;;
     --all) build "" "${ALL[@]}"; bundles "${ALL[@]}"; release_sums "${BUNDLES[@]}" ;;
-    test) shift; build "" "${ALL[@]}"; bundles "${ALL[@]}"; release_sums "${BUNDLES[@]}"
+    test) shift; check_python; trap stop_jobs EXIT
+        start test_venv; start test_programs
+        build "" "${ALL[@]}"
+        finish test_programs; bundles "${ALL[@]}"; release_sums "${BUNDLES[@]}"
         run_tests "$@" ;;
     bench) shift; bench "$@" ;;
     --wheelhouse) [[ -n ${2:-} ]] || die "usage: ./build.sh --wheelhouse DIR"; wheelhouse "$2" ;;

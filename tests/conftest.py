@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from . import zipapp_guard
+from . import rebuild, zipapp_guard
 
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True, deadline=None)
 settings.register_profile(
@@ -54,9 +54,33 @@ def pytest_runtest_protocol(item: pytest.Item) -> Iterator[object]:
         zipapp_guard.leaving(item)
 
 
+# The suite's longest modules (a minute or more of one worker each: the tiny bench, the
+# rebuild, qemu, building and unpacking zipapps, every Inspector call), run first, longest
+# first. ./build.sh test's two workers take whole modules (pytest-xdist --dist loadscope, so
+# that a module-scoped fixture runs once) in this order (--no-loadscope-reorder) and share out
+# the short ones after them, instead of one worker ending the run alone on a long one. The
+# order of the other modules is left as collected.
+FIRST = (
+    "tests/test_bench.py",
+    "tests/test_offline_build.py",  # the rebuild (tests/rebuild.py), read by test_release too
+    "tests/test_zipapps.py",
+    "tests/test_cache.py",
+    "tests/test_aarch64.py",
+    "tests/server/test_inspector.py",
+    "tests/sandbox/test_inspector.py",
+    "tests/test_unpack.py",
+    "tests/dashboard/test_browser.py",
+    "tests/test_mcpb.py",
+    "tests/test_bytecode.py",
+)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that asks for the built zipapp must carry ``@pytest.mark.zipapp``, so that
-    ``pytest -m "not zipapp"`` (the build-free inner loop) never needs a build."""
+    ``pytest -m "not zipapp"`` (the build-free inner loop) never needs a build. The modules
+    in FIRST go first."""
+    rank = {name: n for n, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(FIRST)))
     unmarked = [
         item.nodeid
         for item in items
@@ -106,3 +130,25 @@ def apps(tmp_path: Path) -> Iterator[Path]:
     folder.mkdir(parents=True)
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh ``./build.sh --wheelhouse`` (every platform's wheels, from the index), made
+    once for every xdist worker (tests/rebuild.py)."""
+    shared = rebuild.shared_folder(tmp_path_factory)
+    wheels, outcome = rebuild.once(shared, "wheels", rebuild.download_wheelhouse)
+    assert outcome.returncode == 0, outcome.stderr
+    return wheels
+
+
+@pytest.fixture(scope="session")
+def offline_rebuild(wheelhouse: Path, tmp_path_factory: pytest.TempPathFactory) -> rebuild.Rebuild:
+    """This tree built once more, offline from :func:`wheelhouse`, in another folder, once
+    for every xdist worker (tests/rebuild.py)."""
+    shared = rebuild.shared_folder(tmp_path_factory)
+    folder, outcome = rebuild.once(
+        shared, "second-build", lambda f: rebuild.offline_build(wheelhouse, f / "checkout")
+    )
+    assert outcome.returncode == 0, outcome.stderr
+    return rebuild.Rebuild(folder / "checkout", outcome)

@@ -4,51 +4,27 @@ build from it with no index at all.
 The offline build runs in a copy of this tree in another folder, so it also proves that
 the same sources give the same zipapp bytes (the sha256 that ./build.sh wrote). By default
 it builds this machine's file; with KITE_SKILLS_SLOW=1 it builds every platform's file and
-compares all of them (./build.sh test has built them all online): a few minutes.
+compares all of them (./build.sh test has built them all online): a few minutes. The build
+is the suite's one rebuild (tests/rebuild.py), which tests/test_release.py reads as well.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from kite_skills.launcher.preamble import PLATFORMS
 
+from .rebuild import SLOW, Rebuild
+
 pytestmark = pytest.mark.zipapp  # ./build.sh --wheelhouse and the built dist/kite-skills.pyz
 
 ROOT = Path(__file__).resolve().parents[1]
-SLOW = os.environ.get("KITE_SKILLS_SLOW") == "1"
 
 
-def tracked_files() -> list[str]:
-    listing = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return [line for line in listing.stdout.splitlines() if (ROOT / line).is_file()]
-
-
-def digest(directory: Path, name: str) -> str:
-    return (directory / "dist" / f"{name}.sha256").read_text().split()[0]
-
-
-@pytest.fixture(scope="module")
-def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    wheels = tmp_path_factory.mktemp("wheels")
-    download = subprocess.run(
-        [str(ROOT / "build.sh"), "--wheelhouse", str(wheels)],
-        capture_output=True,
-        text=True,
-    )
-    assert download.returncode == 0, download.stderr
-    return wheels
+def digest(dist: Path, name: str) -> str:
+    return (dist / f"{name}.sha256").read_text().split()[0]
 
 
 def test_the_wheelhouse_holds_every_platforms_binaries(wheelhouse: Path) -> None:
@@ -63,40 +39,12 @@ def test_the_wheelhouse_holds_every_platforms_binaries(wheelhouse: Path) -> None
     assert any(n.startswith("pywin32-") for n in names)
 
 
-def offline_build(wheelhouse: Path, copy: Path, platforms: list[str]) -> None:
-    for relative in tracked_files():
-        (copy / relative).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / relative, copy / relative)
-    env = {**os.environ, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": "", "PIP_CONFIG_FILE": os.devnull}
-    build = subprocess.run(
-        [str(copy / "build.sh"), "--offline", str(wheelhouse), *platforms],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    assert build.returncode == 0, build.stderr
-
-
-def test_offline_build_from_a_wheelhouse_gives_the_same_bytes(
-    wheelhouse: Path, tmp_path: Path
-) -> None:
-    copy = tmp_path / "elsewhere"
+def test_offline_build_from_a_wheelhouse_gives_the_same_bytes(offline_rebuild: Rebuild) -> None:
     host = (ROOT / "dist" / "kite-skills.pyz").resolve()
-    offline_build(wheelhouse, copy, [] if SLOW else [next(iter(_host()))])
-    assert digest(copy, "kite-skills.pyz") == digest(ROOT, "kite-skills.pyz")
-    assert (copy / "dist" / "kite-skills.pyz").read_bytes() == host.read_bytes()
+    copy = offline_rebuild.dist
+    assert digest(copy, "kite-skills.pyz") == digest(ROOT / "dist", "kite-skills.pyz")
+    assert (copy / "kite-skills.pyz").read_bytes() == host.read_bytes()
     if SLOW:  # ./build.sh --all in two folders, one of them offline: every file the same
         for name in PLATFORMS:
             pyz = f"kite-skills-{name}.pyz"
-            assert digest(copy, pyz) == digest(ROOT, pyz), pyz
-
-
-def _host() -> set[str]:
-    import platform
-    import sys
-
-    from kite_skills.launcher.preamble import platform_for
-
-    name = platform_for(sys.platform, platform.machine())
-    assert name is not None
-    return {name}
+            assert digest(copy, pyz) == digest(ROOT / "dist", pyz), pyz

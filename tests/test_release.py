@@ -3,8 +3,8 @@ the same twice, by a workflow actionlint finds nothing in; the wheel's index met
 the wheel installed as a command with pipx and with uv, offline.
 
 The workflow tests need no build. The others (``zipapp``) read dist/ and .build/wheels, which
-./build.sh --all makes (./build.sh test does); the reproducibility test builds this machine's
-file twice more, offline, in two other folders: a few minutes."""
+./build.sh --all makes (./build.sh test does); the reproducibility test reads the suite's one
+rebuild of this machine's file, offline in another folder (tests/rebuild.py): a few minutes."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from ruamel.yaml import YAML
 from kite_skills import __version__
 from kite_skills.launcher.preamble import PLATFORMS, platform_for
 
+from .rebuild import Rebuild
 from .zipapp_platforms import PYTHONS, Interpreter, runnable, session_messages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -206,61 +207,22 @@ def test_sha256sum_checks_every_file_and_refuses_a_changed_one(tmp_path: Path) -
 # Two builds, the same bytes -----------------------------------------------------------------
 
 
-def copy_tree(destination: Path, umask: int, mtime: float) -> None:
-    """This tree's files (tracked or new, not ignored) as a checkout under ``umask`` made at
-    ``mtime`` would have them."""
-    listing = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    for relative in listing.stdout.splitlines():
-        source = ROOT / relative
-        if not source.is_file():
-            continue
-        target = destination / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, target)
-        executable = source.stat().st_mode & 0o111
-        target.chmod((0o777 if executable else 0o666) & ~umask)
-        os.utime(target, (mtime, mtime))
-
-
 @pytest.mark.zipapp
-def test_a_second_build_in_another_folder_gives_the_same_bytes(tmp_path: Path) -> None:
-    """This machine's file and the wheel, built again offline from .build/wheels in a folder of
-    another length, from a checkout made under umask 002 at another time, with another time
-    zone and SOURCE_DATE_EPOCH, give the bytes of the suite's own build in dist/ (one extra
-    build, not two: the suite's build is the first)."""
-    if not any(WHEELHOUSE.glob("shiv-*.whl")):
-        pytest.fail(f"{WHEELHOUSE} has no build tools — run ./build.sh (it keeps them there)")
+def test_a_second_build_in_another_folder_gives_the_same_bytes(offline_rebuild: Rebuild) -> None:
+    """This machine's file and the wheel, built again offline from a fresh wheelhouse in a
+    folder of another length, from a checkout made under umask 002 at another time, with
+    another time zone and SOURCE_DATE_EPOCH (tests/rebuild.py: the suite's one rebuild, which
+    tests/test_offline_build.py reads too), give the bytes of the suite's own build in dist/
+    (one extra build, not two: the suite's build is the first)."""
     host = platform_for(sys.platform, platform.machine())
     assert host is not None
     first = ROOT / "dist"
     if not (first / f"kite-skills-{host}.pyz").is_file():
         pytest.fail(f"{first} has no kite-skills-{host}.pyz — run ./build.sh first")
-    copy = tmp_path / "second-build"
-    copy_tree(copy, 0o002, 1_700_000_000.0)
-    env = {
-        **os.environ,
-        "TZ": "Asia/Kolkata",
-        "SOURCE_DATE_EPOCH": "1",
-        "PIP_NO_INDEX": "1",
-        "PIP_FIND_LINKS": "",
-        "PIP_CONFIG_FILE": os.devnull,
-    }
-    build = subprocess.run(
-        ["bash", "-c", 'umask 002 && exec ./build.sh --offline "$0" "$1"', WHEELHOUSE, host],
-        cwd=copy,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1800,
-    )
-    assert build.returncode == 0, build.stderr[-3000:]
-    second = copy / "dist"
+    checkout = offline_rebuild.checkout  # made as under umask 002, at another time
+    assert (checkout / "build.sh").stat().st_mode & 0o777 == 0o775
+    assert (checkout / "README.md").stat().st_mtime == 1_700_000_000.0
+    second = offline_rebuild.dist
     for name in (f"kite-skills-{host}.pyz", WHEEL.name):
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
     with zipfile.ZipFile(second / f"kite-skills-{host}.pyz") as archive:

@@ -1,11 +1,14 @@
 """Build the per-platform zipapps from a wheelhouse (build.sh runs this with its build venv,
 which has pip and shiv).
 
-For one platform, the pinned wheels are installed once per target CPython version with
-``pip install --target --platform --python-version --implementation cp``, the trees are
-merged into one site-packages (a file present in several trees must be byte-identical;
-only the install records ``RECORD``/``WHEEL`` of a compiled package are merged line by
-line), shiv packs it reproducibly, and the preamble goes in front of shiv's bootstrap.
+For one platform, the pinned compiled wheels are installed once per target CPython version
+with ``pip install --target --platform --python-version --implementation cp`` (the
+pure-Python ones, the same wheel for every version and platform, once for the whole build),
+the trees are merged into one site-packages (a file present in several trees must be
+byte-identical; only the install records ``RECORD``/``WHEEL`` of a compiled package are
+merged line by line), shiv packs it reproducibly, and the preamble goes in front of shiv's
+bootstrap. The platforms are built side by side, one process each, and so are their
+downloads.
 
     python tools/zipapps.py download WHEELHOUSE [PLATFORM...]
     python tools/zipapps.py build WHEELHOUSE KITE_SKILLS_WHEEL OUT_DIR [PLATFORM...]
@@ -17,6 +20,7 @@ line), shiv packs it reproducibly, and the preamble goes in front of shiv's boot
 from __future__ import annotations
 
 import base64
+import concurrent.futures
 import hashlib
 import os
 import platform
@@ -172,25 +176,37 @@ def pure_names(wheelhouse: Path) -> set[str]:
 
 def download(wheelhouse: Path, targets: list[str]) -> None:
     """Every wheel the targets need. A pure-Python wheel is fetched once; the compiled ones
-    once per (platform, version). A (platform, version, pins) already fetched is skipped."""
+    once per (platform, version). A (platform, version, pins) already fetched is skipped.
+    The first (platform, version) fetches the pure-Python wheels; then each platform's
+    versions are fetched one after the other, the platforms side by side (no two of them
+    share a wheel: a compiled wheel names its platform, and cryptography's abi3 wheel,
+    shared by the versions, is fetched once per platform)."""
     wheelhouse.mkdir(parents=True, exist_ok=True)
-    for target in targets:
-        shared, per_version = requirements(target, everything=True)
-        for version in PYTHONS:
-            options = pip_target_options(target, version)
-            pins = [*shared, *per_version]
-            key = hashlib.sha256(repr((options, pins)).encode()).hexdigest()[:20]
-            stamp = wheelhouse / f".downloaded-{key}"
-            if stamp.exists():
-                continue
-            pure = pure_names(wheelhouse)
-            wanted = [pin for pin in pins if _name(pin) not in pure]
-            if wanted:
-                subprocess.run(
-                    [*PIP, "download", *PIP_QUIET, *options, "-d", str(wheelhouse), *wanted],
-                    check=True,
-                )
-            stamp.write_text(f"{target} {version}\n")
+    if not targets:
+        return
+    download_versions(wheelhouse, targets[0], PYTHONS[:1])
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(targets)) as pool:
+        for done in [pool.submit(download_versions, wheelhouse, t, PYTHONS) for t in targets]:
+            done.result()
+
+
+def download_versions(wheelhouse: Path, target: str, versions: list[str]) -> None:
+    shared, per_version = requirements(target, everything=True)
+    for version in versions:
+        options = pip_target_options(target, version)
+        pins = [*shared, *per_version]
+        key = hashlib.sha256(repr((options, pins)).encode()).hexdigest()[:20]
+        stamp = wheelhouse / f".downloaded-{key}"
+        if stamp.exists():
+            continue
+        pure = pure_names(wheelhouse)
+        wanted = [pin for pin in pins if _name(pin) not in pure]
+        if wanted:
+            subprocess.run(
+                [*PIP, "download", *PIP_QUIET, *options, "-d", str(wheelhouse), *wanted],
+                check=True,
+            )
+        stamp.write_text(f"{target} {version}\n")
 
 
 def install(wheelhouse: Path, target: str, version: str, pins: list[str], dest: Path) -> None:
@@ -327,7 +343,7 @@ def pack(site_packages: Path, out: Path, target: str) -> None:
         interpreter="/usr/bin/env python3",
         main="kite_skills.launcher.first:main",  # recorded only: MAIN replaces shiv's __main__
         env=env,
-        compressed=True,
+        compressed=False,  # recompress() compresses every member, once
     )
     recompress(out)
 
@@ -363,14 +379,46 @@ def recompress(pyz: Path) -> None:
     os.replace(rewritten, pyz)
 
 
-def build(wheelhouse: Path, wheel: Path, out_dir: Path, target: str) -> Path:
+def compiled_names(wheelhouse: Path) -> set[str]:
+    """Packages the wheelhouse holds a wheel of that is not pure Python (one per platform and
+    version)."""
+    return {
+        _name(wheel.name.split("-")[0])
+        for wheel in wheelhouse.glob("*.whl")
+        if not wheel.name.endswith("-none-any.whl")
+    }
+
+
+def split_pins(wheelhouse: Path, pins: list[str]) -> tuple[list[str], list[str]]:
+    """(pure, compiled): a pin is pure when the wheelhouse holds no wheel of it that names a
+    platform or an interpreter, so pip installs the same wheel for every target."""
+    compiled = compiled_names(wheelhouse)
+    return (
+        [pin for pin in pins if _name(pin) not in compiled],
+        [pin for pin in pins if _name(pin) in compiled],
+    )
+
+
+def install_pure(wheelhouse: Path, wheel: Path, target: str, dest: Path) -> Path:
+    """The pure-Python pins of ``target`` and kite-skills' own wheel, installed once: the
+    same files whatever the platform and the version (the first of PYTHONS is named)."""
+    pure, _ = split_pins(wheelhouse, requirements(target)[0])
+    shutil.rmtree(dest, ignore_errors=True)
+    install(wheelhouse, target, PYTHONS[0], [*pure, str(wheel)], dest)
+    return dest
+
+
+def build(wheelhouse: Path, wheel: Path, out_dir: Path, target: str, pure: Path) -> Path:
+    """``target``'s file from ``pure`` (:func:`install_pure`) and its compiled pins, installed
+    per version."""
     stage = ROOT / ".build" / "stage" / target
     shutil.rmtree(stage, ignore_errors=True)
     shared, per_version = requirements(target)
-    trees = []
-    for version in PYTHONS:
+    _, compiled = split_pins(wheelhouse, shared)
+    trees = [pure]
+    for version in PYTHONS if compiled else []:
         tree = stage / f"cp{version.replace('.', '')}"
-        install(wheelhouse, target, version, [*shared, str(wheel)], tree)
+        install(wheelhouse, target, version, compiled, tree)
         trees.append(tree)
     site_packages = stage / "site-packages"
     merge(trees, site_packages)
@@ -398,6 +446,29 @@ def build(wheelhouse: Path, wheel: Path, out_dir: Path, target: str) -> Path:
     write_sha256(out)
     shutil.rmtree(stage)
     return out
+
+
+def build_all(wheelhouse: Path, wheel: Path, out_dir: Path, targets: list[str]) -> None:
+    """Every target's file, each in a process of its own (packing is mostly LZMA: one core
+    each), from pure-Python trees installed once."""
+    pures: dict[tuple[str, ...], Path] = {}
+    jobs = []
+    for target in targets:
+        pins = tuple(split_pins(wheelhouse, requirements(target)[0])[0])
+        if pins not in pures:
+            dest = ROOT / ".build" / "stage" / f"pure-{len(pures)}"
+            pures[pins] = install_pure(wheelhouse, wheel, target, dest)
+        jobs.append((target, pures[pins]))
+    if len(jobs) == 1:
+        outs = [build(wheelhouse, wheel, out_dir, *jobs[0])]
+    else:
+        with concurrent.futures.ProcessPoolExecutor(max_workers=len(jobs)) as pool:
+            futures = [pool.submit(build, wheelhouse, wheel, out_dir, *job) for job in jobs]
+            outs = [future.result() for future in futures]
+    for pure in pures.values():
+        shutil.rmtree(pure)
+    for out in outs:
+        print(f"{out} ({out.stat().st_size} bytes)")  # noqa: T201
 
 
 def write_catalog_facts(site_packages: Path) -> None:
@@ -470,9 +541,7 @@ def main(argv: list[str]) -> None:
         unknown = [t for t in targets if t not in PIP_PLATFORMS]
         if unknown:
             sys.exit(f"zipapps.py: unknown platform {unknown[0]} (known: {', '.join(PLATFORMS)})")
-        for target in targets:
-            out = build(wheelhouse, wheel, out_dir, target)
-            print(f"{out} ({out.stat().st_size} bytes)")  # noqa: T201
+        build_all(wheelhouse, wheel, out_dir, targets)
         host = host_platform()
         if host in targets:
             # The old name stays the host's file, so existing client configs keep working.
