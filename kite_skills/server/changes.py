@@ -196,13 +196,14 @@ class ChangeFeed:
                 await self.publish(event)
         for name in change.changed:
             await self.publish(ResourceUpdated(uri=uri_of(name)))
-        # Descriptions last: reading them all takes about a second at 100,000 live skills,
-        # and the announcements above must not wait for it (bench section 4). They are read
-        # only when a listener is registered, and only when the versions moved.
+        # Descriptions last: the first check reads them all (about a second at 100,000 live
+        # skills), and the announcements above must not wait for it (bench section 4). They
+        # are read only when a listener is registered, and only when the versions moved.
         if not self._on_description_change or not change.moved:
             return
         assert self._live is not None
-        described = await store_thread.run(self._live.described)
+        live = self._live
+        described = await store_thread.run(lambda: live.described(change))
         if described and not change.came_or_went:
             for event in self._on_description_change:
                 await self.publish(event)

@@ -16,6 +16,11 @@ LIST_LIVE: Final = (
 )
 LIVE_VERSIONS: Final = "SELECT name, updated_at FROM skills WHERE status = 'live' ORDER BY name"
 LIVE_SUMMARIES: Final = "SELECT name, description FROM skills WHERE status = 'live' ORDER BY name"
+# The same for some names only (``{}``: one ``?`` per name, at most NAMES_PER_QUERY).
+LIVE_SUMMARIES_NAMED: Final = (
+    "SELECT name, description FROM skills WHERE status = 'live' AND name IN ({})"
+)
+NAMES_PER_QUERY: Final = 500  # well under SQLite's limit of host parameters
 # Search ranks with bm25, one query word (FTS phrase) at a time; a skill's score is the sum over
 # the words it contains, which is what bm25 over the OR of all the words gives. Weights: a hit
 # in the name counts most, then the description, then the body.

@@ -17,7 +17,7 @@ import shlex
 import sqlite3
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -613,6 +613,19 @@ class Store:
         with self._read() as conn:
             rows = conn.execute(_sql.LIVE_SUMMARIES).fetchall()
         return self._summaries(rows)
+
+    def live_descriptions(self, names: Sequence[str]) -> dict[str, str]:
+        """The descriptions of those of ``names`` that are live, by name (no body read; a row
+        not valid UTF-8 is left out and logged once): what changed skills now say, without
+        reading every live skill's description."""
+        found: dict[str, str] = {}
+        with self._read() as conn:
+            for start in range(0, len(names), _sql.NAMES_PER_QUERY):
+                chunk = list(names[start : start + _sql.NAMES_PER_QUERY])
+                query = _sql.LIVE_SUMMARIES_NAMED.format(", ".join("?" * len(chunk)))
+                rows = conn.execute(query, chunk).fetchall()
+                found.update((s.name, s.description) for s in self._summaries(rows))
+        return found
 
     def mark(self) -> Mark:
         """What differs whenever anything may have been committed to the file since it was
