@@ -22,7 +22,7 @@ import pytest
 from kite_skills.launcher.preamble import PLATFORMS, interpreter_of
 from kite_skills.launcher.start import UNPACKED
 
-from .server.harness import server_env, zipapp
+from .server.harness import server_env, sigint_at_default, zipapp
 from .zipapp_platforms import PYTHONS, platform_file, run, runnable
 
 pytestmark = pytest.mark.zipapp
@@ -330,6 +330,7 @@ def interrupted(root: Path, tmp_path: Path, delay: float) -> tuple[int, str, byt
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=server_env(root, tmp_path / "s.db"),
+        preexec_fn=sigint_at_default,  # as a terminal starts it, even from a background job
     )
     time.sleep(delay)  # where the signal lands, not a measured time
     process.send_signal(signal.SIGINT)
