@@ -5,13 +5,11 @@ cache. Real files, real subprocesses."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import time
@@ -369,28 +367,5 @@ def test_ctrl_c_during_the_files_own_start_exits_130_without_a_traceback(tmp_pat
                 assert before_the_files_code(code, stderr), (delay, root.name, code, stderr)
     # Most signals land in the file's start (a first start takes a second or more here).
     assert len(handled) >= len(DELAYS), handled
-    # And what an interrupted first start left is no obstacle: one later start on each
-    # different leftover (the same files give the same start; a start stopped before it made
-    # SHIV_ROOT left an ordinary first start, which the tests above make).
-    seen: set[str] = set()
-    for n in range(len(DELAYS)):
-        left = leftover(tmp_path / f"fresh-{n}")
-        if left is not None and left not in seen:
-            seen.add(left)
-            help_orders(sys.executable, tmp_path / f"fresh-{n}", tmp_path)
-
-
-def leftover(root: Path) -> str | None:
-    """What ``root`` holds, as a digest of every path's name, kind, mode and bytes; None when
-    there is no ``root``."""
-    if not root.exists():
-        return None
-    digest = hashlib.sha256(oct(root.stat().st_mode).encode())
-    for path in sorted(root.rglob("*")):
-        info = path.lstat()
-        digest.update(f"\0{path.relative_to(root)}\0{info.st_mode:o}\0".encode())
-        if stat.S_ISREG(info.st_mode):
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
-        elif stat.S_ISLNK(info.st_mode):
-            digest.update(os.readlink(path).encode())
-    return digest.hexdigest()
+    for n in range(len(DELAYS)):  # and what an interrupted first start left is no obstacle
+        help_orders(sys.executable, tmp_path / f"fresh-{n}", tmp_path)
