@@ -32,6 +32,7 @@ import threading
 import time
 import zipfile
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -1062,6 +1063,15 @@ def machine() -> dict[str, Any]:
 TINY_SCRATCH = Path("/dev/shm")
 
 
+def run_sections(sections: list[tuple[str, Callable[[Results], None]]]) -> Results:
+    """One lane of a tiny run: its sections in order, into rows of its own."""
+    res = Results()
+    for heading, run in sections:
+        say(f"== {heading}")
+        run(res)
+    return res
+
+
 def scratch(tiny: bool) -> str | None:
     """Where the run's work directory goes: the system's temporary folder, or for a tiny run
     /dev/shm when it is a memory file system with room that may hold programs. A tiny run's
@@ -1113,33 +1123,35 @@ def main(argv: list[str] | None = None) -> int:
         main_label, main_py = next((p for p in pythons if "3.11." in p[0]), pythons[0])
         say("== baseline zipapp (bench/minimal_server.py over the same site-packages)")
         base = build_baseline(pyz, work)
-        if "1" in only:
-            settle(tiny)
-            say("== 1. time to first response")
-            startup(res, pyz, base, pythons[:1] if tiny else pythons, 1 if tiny else 10, work,
-                    tiny)  # fmt: skip
-        if only & {"2", "5"}:
-            settle(tiny)
-            say("== 2. request cost (and 5. memory)")
-            requests(res, pyz, base, main_py, 4 if tiny else 200, work, tiny)
-        if "3" in only:
-            settle(tiny)
-            say("== 3. catalog scale")
-            catalog_scale(res, [10, 100] if tiny else [10, 100, 1000, 10000], work)
-        if "4" in only:
-            settle(tiny)
-            say("== 4. store scale")
-            sizes = [100, 300] if tiny else [1000, 10000, 100000]
-            store_scale(res, sizes, 5 if tiny else 100, pyz, main_py, work, 1 if tiny else 20,
-                        tiny)  # fmt: skip
-        if "6" in only:
-            settle(tiny)
-            say("== 6. artefacts")
-            artefacts(res, pyz, main_py, work, probe_root(work, main_label), tiny)
-        if "7" in only:
-            settle(tiny)
-            say("== 7. the sandbox")
-            sandbox(res, pyz, base, main_py, 1 if tiny else 10, work, tiny)
+        sizes = [100, 300] if tiny else [1000, 10000, 100000]
+        sections: list[tuple[bool, str, Callable[[Results], None]]] = [  # (run?, heading, run)
+            ("1" in only, "1. time to first response",
+             lambda r: startup(r, pyz, base, pythons[:1] if tiny else pythons,
+                               1 if tiny else 10, work, tiny)),
+            (bool(only & {"2", "5"}), "2. request cost (and 5. memory)",
+             lambda r: requests(r, pyz, base, main_py, 4 if tiny else 200, work, tiny)),
+            ("3" in only, "3. catalog scale",
+             lambda r: catalog_scale(r, [10, 100] if tiny else [10, 100, 1000, 10000], work)),
+            ("4" in only, "4. store scale",
+             lambda r: store_scale(r, sizes, 5 if tiny else 100, pyz, main_py, work,
+                                   1 if tiny else 20, tiny)),
+            ("6" in only, "6. artefacts",
+             lambda r: artefacts(r, pyz, main_py, work, probe_root(work, main_label), tiny)),
+            ("7" in only, "7. the sandbox",
+             lambda r: sandbox(r, pyz, base, main_py, 1 if tiny else 10, work, tiny)),
+        ]  # fmt: skip
+        wanted = [(heading, run) for chosen, heading, run in sections if chosen]
+        if tiny:  # section 1 beside the others (which share SHIV_ROOTs, so in order)
+            lanes = [wanted[:1], wanted[1:]] if "1" in only else [wanted]
+            with ThreadPoolExecutor(len(lanes)) as pool:
+                for part in pool.map(run_sections, lanes):
+                    res.rows += part.rows
+                    res.curves.update(part.curves)
+        else:
+            for heading, run in wanted:
+                settle()
+                say(f"== {heading}")
+                run(res)
     info = machine()
     info["seconds"] = round(time.perf_counter() - started)
     info["tiny"] = tiny
