@@ -9,7 +9,10 @@ that the zipapp runs on; 2 request cost in one warm session; 3 catalog scale; 4 
 5 memory; 6 artefacts; 7 the sandbox (`kite-skills sandbox`) against the baseline. Writes
 DIR/latest.json and DIR/latest.png (the scale curves), prints the table on stdout and progress
 on stderr. ``--tiny`` runs few iterations at small sizes, so the
-test suite can check the structure of the output (never the speed).
+test suite can check the structure of the output (never the speed): every section and every
+kind of row, each from one sample per subject on one CPython, unpacking as little as it can
+(what one section unpacked, the next reuses), with section 1 running beside the others and
+its files on /dev/shm. Its numbers mean little; a full run's are the results.
 """
 
 from __future__ import annotations
