@@ -1066,13 +1066,14 @@ def machine() -> dict[str, Any]:
 TINY_SCRATCH = Path("/dev/shm")
 
 
-def run_sections(sections: list[tuple[str, Callable[[Results], None]]]) -> Results:
-    """One lane of a tiny run: its sections in order, into rows of its own."""
-    res = Results()
+def run_lane(sections: list[tuple[str, Callable[[Results], None]]]) -> dict[str, Results]:
+    """One lane of a tiny run: its sections in order, each into rows of its own."""
+    done: dict[str, Results] = {}
     for heading, run in sections:
         say(f"== {heading}")
-        run(res)
-    return res
+        done[heading] = Results()
+        run(done[heading])
+    return done
 
 
 def scratch(tiny: bool) -> str | None:
@@ -1118,40 +1119,45 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="kite-bench-", dir=scratch(tiny)) as tmp:
         work = Path(tmp)
-        say("== interpreters the zipapp runs on")
-        pythons = interpreters(pyz, work, tiny)
-        if not pythons:
-            say("bench: no interpreter here runs the zipapp")
-            return 2
+        with ThreadPoolExecutor(1) as early:  # a tiny run builds the baseline meanwhile
+            ahead = early.submit(build_baseline, pyz, work) if tiny else None
+            say("== interpreters the zipapp runs on")
+            pythons = interpreters(pyz, work, tiny)
+            if not pythons:
+                say("bench: no interpreter here runs the zipapp")
+                return 2
+            say("== baseline zipapp (bench/minimal_server.py over the same site-packages)")
+            base = ahead.result() if ahead else build_baseline(pyz, work)
         main_label, main_py = next((p for p in pythons if "3.11." in p[0]), pythons[0])
-        say("== baseline zipapp (bench/minimal_server.py over the same site-packages)")
-        base = build_baseline(pyz, work)
         sizes = [100, 300] if tiny else [1000, 10000, 100000]
-        sections: list[tuple[bool, str, Callable[[Results], None]]] = [  # (run?, heading, run)
-            ("1" in only, "1. time to first response",
+        # (run it?, its lane in a tiny run, heading, run): 2, 3, 4 and 7 share SHIV_ROOTs (in
+        # this order), 1 and 6 use their own
+        sections: list[tuple[bool, int, str, Callable[[Results], None]]] = [
+            ("1" in only, 0, "1. time to first response",
              lambda r: startup(r, pyz, base, pythons[:1] if tiny else pythons,
                                1 if tiny else 10, work, tiny)),
-            (bool(only & {"2", "5"}), "2. request cost (and 5. memory)",
+            (bool(only & {"2", "5"}), 1, "2. request cost (and 5. memory)",
              lambda r: requests(r, pyz, base, main_py, 4 if tiny else 200, work, tiny)),
-            ("3" in only, "3. catalog scale",
+            ("3" in only, 1, "3. catalog scale",
              lambda r: catalog_scale(r, [10, 100] if tiny else [10, 100, 1000, 10000], work)),
-            ("4" in only, "4. store scale",
+            ("4" in only, 1, "4. store scale",
              lambda r: store_scale(r, sizes, 5 if tiny else 100, pyz, main_py, work,
                                    1 if tiny else 20, tiny)),
-            ("6" in only, "6. artefacts",
+            ("6" in only, 0, "6. artefacts",
              lambda r: artefacts(r, pyz, main_py, work, probe_root(work, main_label), tiny)),
-            ("7" in only, "7. the sandbox",
+            ("7" in only, 1, "7. the sandbox",
              lambda r: sandbox(r, pyz, base, main_py, 1 if tiny else 10, work, tiny)),
         ]  # fmt: skip
-        wanted = [(heading, run) for chosen, heading, run in sections if chosen]
-        if tiny:  # section 1 beside the others (which share SHIV_ROOTs, so in order)
-            lanes = [wanted[:1], wanted[1:]] if "1" in only else [wanted]
-            with ThreadPoolExecutor(len(lanes)) as pool:
-                for part in pool.map(run_sections, lanes):
-                    res.rows += part.rows
-                    res.curves.update(part.curves)
+        wanted = [(lane, heading, run) for chosen, lane, heading, run in sections if chosen]
+        if tiny:  # two lanes at once; the table keeps the sections' order
+            lanes = [[(h, run) for lane, h, run in wanted if lane == n] for n in (0, 1)]
+            with ThreadPoolExecutor(2) as pool:
+                done = {h: part for lane in pool.map(run_lane, lanes) for h, part in lane.items()}
+            for _, heading, _ in wanted:
+                res.rows += done[heading].rows
+                res.curves.update(done[heading].curves)
         else:
-            for heading, run in wanted:
+            for _, heading, run in wanted:
                 settle()
                 say(f"== {heading}")
                 run(res)
