@@ -11,7 +11,7 @@ DIR/latest.json and DIR/latest.png (the scale curves), prints the table on stdou
 on stderr. ``--tiny`` runs few iterations at small sizes, so the
 test suite can check the structure of the output (never the speed): every section and every
 kind of row, each from one sample per subject on one CPython, unpacking as little as it can
-(what one section unpacked, the next reuses), with section 1 running beside the others and
+(what one section unpacked, the next reuses), sections 1 and 6 running beside the others,
 its files on /dev/shm. Its numbers mean little; a full run's are the results.
 """
 
@@ -957,9 +957,8 @@ def artefacts(res: Results, pyz: Path, py: str, work: Path, extracted: Path,
         size = path.stat().st_size / 1e6
         res.add("6. artefacts", f"{path.name} size", f"{size:.1f} MB", value=size, limit=15,
                 target="≤ 15 MB")  # fmt: skip
-    root = extracted
-    total = sum(f.stat().st_size for f in root.rglob("*") if f.is_file())
-    files = sum(1 for f in root.rglob("*") if f.is_file())
+    total = sum(f.stat().st_size for f in extracted.rglob("*") if f.is_file())
+    files = sum(1 for f in extracted.rglob("*") if f.is_file())
     res.add("6. artefacts", f"{pyz.name} extracted (SHIV_ROOT after --version)",
             f"{total / 1e6:.1f} MB in {files:,} files")  # fmt: skip
     _bytecode_evidence(res, pyz, py, extracted if tiny else work / "bytecode-size")
@@ -1078,9 +1077,9 @@ def run_lane(sections: list[tuple[str, Callable[[Results], None]]]) -> dict[str,
 
 def scratch(tiny: bool) -> str | None:
     """Where the run's work directory goes: the system's temporary folder, or for a tiny run
-    /dev/shm when it is a memory file system with room that may hold programs. A tiny run's
-    0.5 GB of unpacked copies is gone within the minute; a disk (ext4 mounted with discard)
-    takes longer to delete them than the run takes to make them."""
+    /dev/shm (memory, on Linux) when it has room and may hold programs. A tiny run's 0.4 GB
+    of unpacked copies is thrown away within the minute, and deleting them from a disk (here
+    ext4 mounted with discard) took 24 s, longer than its sections 6 and 7."""
     if not tiny or not TINY_SCRATCH.is_dir() or not os.access(TINY_SCRATCH, os.W_OK):
         return None
     room = os.statvfs(TINY_SCRATCH)
