@@ -1079,7 +1079,7 @@ def scratch(tiny: bool) -> str | None:
     """Where the run's work directory goes: the system's temporary folder, or for a tiny run
     /dev/shm (memory, on Linux) when it has room and may hold programs. A tiny run's 0.4 GB
     of unpacked copies is thrown away within the minute, and deleting them from a disk (here
-    ext4 mounted with discard) took 24 s, longer than its sections 6 and 7."""
+    ext4 mounted with discard) took 24 s of a 100 s run."""
     if not tiny or not TINY_SCRATCH.is_dir() or not os.access(TINY_SCRATCH, os.W_OK):
         return None
     room = os.statvfs(TINY_SCRATCH)
