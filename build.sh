@@ -257,10 +257,19 @@ run_tests() {
         "$WORK/test-venv/bin/pytest" -p no:cacheprovider -n 2 --dist loadscope --no-loadscope-reorder "$@"
 }
 
+# The bench venv, unless it exists already made from the same pins (make_venv's and
+# requirements/bench.txt): ./build.sh test makes it, then tests/test_bench.py runs
+# ./build.sh bench, which need not ask pip again.
 bench_venv() {
+    local venv=$WORK/bench-venv made
+    made=$({ declare -f make_venv; cat requirements/build.txt requirements/runtime.txt requirements/bench.txt; } | cksum)
+    if [[ -x $venv/bin/python && -f $venv/made-from && $(<"$venv/made-from") == "$made" ]]; then
+        return
+    fi
     say "bench venv"
-    make_venv "$WORK/bench-venv"
-    "$WORK/bench-venv/bin/pip" install "${PIP_FLAGS[@]}" -r requirements/bench.txt
+    make_venv "$venv"
+    "$venv/bin/pip" install "${PIP_FLAGS[@]}" -r requirements/bench.txt
+    printf '%s\n' "$made" >"$venv/made-from"
 }
 
 bench() {
