@@ -9,7 +9,8 @@
 #                                 and dist/SHA256SUMS (every platform's file, bundle and the wheel)
 #   ./build.sh test               build every file, then install test tools and run every test
 #   ./build.sh bench [--tiny]     benchmark the built zipapps (bench/run.py; table + plot)
-#   ./build.sh --wheelhouse DIR   download every wheel every platform's build needs into DIR
+#   ./build.sh --wheelhouse DIR   every wheel every platform's build needs, into DIR (from the
+#                                 build's cache .build/wheels; what it lacks is downloaded)
 #   ./build.sh --offline DIR [PLATFORM...]
 #                                 build every file (or those named) from such a directory,
 #                                 with no package index (and no MCP Bundles: npm needs one)
@@ -48,16 +49,30 @@ check_python() {
     die "no CPython 3.11 or newer found (tried python3, python3.14 … python3.11) — install one or set PYTHON"
 }
 
-# make_venv DIR [pip index options...]: a venv with the pinned build tools.
+# make_venv DIR [pip index options...]: a venv with the pinned build tools (pip among them: every
+# build runs the same pip, whichever CPython made the venv).
 make_venv() {
     local venv=$1; shift
     if [[ ! -x $venv/bin/python ]]; then
         "$PYTHON" -m venv "$venv"
     fi
-    "$venv/bin/pip" install "${PIP_FLAGS[@]}" "$@" -r requirements/build.txt shiv==1.0.8 \
+    pip_install "$venv" "$@" -r requirements/build.txt \
         "$(grep '^ruamel.yaml==' requirements/runtime.txt)" \
         "$(grep '^markdown-it-py==' requirements/runtime.txt)" \
         "$(grep '^mdurl==' requirements/runtime.txt)"
+}
+
+# pip_install VENV ARGS...: VENV's `pip install ARGS`, skipped when VENV already had the same
+# install (the same arguments, requirement files and pyproject.toml: a stamp in VENV names
+# their hash), so that a second ./build.sh or ./build.sh bench spends no time in pip.
+pip_install() {
+    local venv=$1; shift
+    local stamp
+    stamp=$venv/.installed-$({ printf '%s\n' "$@"; cat requirements/*.txt pyproject.toml; } \
+        | "$venv/bin/python" -c 'import hashlib, sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest()[:20])')
+    [[ -f $stamp ]] && return
+    "$venv/bin/python" -m pip install "${PIP_FLAGS[@]}" "$@"
+    touch "$stamp"
 }
 
 size_of() { wc -c < "$1" | tr -d ' '; }
@@ -99,16 +114,6 @@ build() {
         wheelhouse=$WORK/wheels
         say "wheels for ${*:-this machine} (cached in $wheelhouse)"
         "$py" tools/zipapps.py download "$wheelhouse" "${@:-$("$py" tools/zipapps.py host)}"
-        # The build tools too, so that `./build.sh --offline .build/wheels` rebuilds with no
-        # index (tests/test_release.py builds twice that way and compares the bytes).
-        local pin missing=()
-        for pin in $(grep -v '^#' requirements/build.txt) shiv==1.0.8; do
-            compgen -G "$wheelhouse/${pin/==/-}-*.whl" >/dev/null || missing+=("$pin")
-        done
-        if [[ ${#missing[@]} -gt 0 ]]; then
-            "$py" -m pip download "${PIP_FLAGS[@]}" --no-deps --only-binary=:all: \
-                -d "$wheelhouse" "${missing[@]}"
-        fi
     fi
     say "zipapps: ${*:-this machine}"
     "$py" tools/zipapps.py build "$wheelhouse" "$wheel" "$DIST" "$@" >&2
@@ -165,15 +170,20 @@ install_mcpb() {
     fi
 }
 
+# wheelhouse DIR: every platform's wheels and the build tools, fetched into the build's own
+# cache .build/wheels (what an earlier build or --wheelhouse fetched is not fetched again),
+# then the wheels of the pinned versions copied into DIR.
 wheelhouse() {
     local dir=$1
     check_python
     mkdir -p "$dir"
     dir=$(cd "$dir" && pwd)
-    say "downloading every wheel the build needs (every platform, CPython 3.11-3.14) into $dir"
-    "$PYTHON" -m pip download "${PIP_FLAGS[@]}" --only-binary=:all: -d "$dir" \
-        -r requirements/build.txt shiv==1.0.8
-    "$PYTHON" tools/zipapps.py download "$dir"
+    say "build venv ($("$PYTHON" -c 'import platform; print("CPython", platform.python_version())'))"
+    make_venv "$WORK/venv"
+    say "every wheel the build needs (every platform, CPython 3.11-3.14), cached in $WORK/wheels"
+    "$WORK/venv/bin/python" tools/zipapps.py download "$WORK/wheels"
+    say "copying them into $dir"
+    "$WORK/venv/bin/python" tools/zipapps.py export "$WORK/wheels" "$dir" >/dev/null
     say "done: $(ls "$dir" | wc -l | tr -d ' ') files; build with ./build.sh --offline $dir"
 }
 
@@ -185,8 +195,8 @@ test_venv() {
     local venv=$WORK/test-venv
     say "test venv"
     make_venv "$venv"
-    "$venv/bin/pip" install "${PIP_FLAGS[@]}" -r requirements/runtime.txt -r requirements/dev.txt
-    "$venv/bin/pip" install "${PIP_FLAGS[@]}" --no-deps --no-build-isolation -e .
+    pip_install "$venv" -r requirements/runtime.txt -r requirements/dev.txt
+    pip_install "$venv" --no-deps --no-build-isolation -e .
 
     say "ruff"
     "$venv/bin/ruff" check .
@@ -291,6 +301,6 @@ case "${1:-}" in
         dir=$(cd "$2" && pwd); shift 2
         build "$dir" "${@:-${ALL[@]}}"
         if every_platform "${@:-${ALL[@]}}"; then release_sums; fi ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' ;;
     *) die "unknown argument '$1' — try ./build.sh --help" ;;
 esac
