@@ -54,12 +54,34 @@ check_python() {
 make_venv() {
     local venv=$1; shift
     if [[ ! -x $venv/bin/python ]]; then
-        "$PYTHON" -m venv "$venv"
+        new_venv "$venv" "$@"
     fi
     pip_install "$venv" "$@" -r requirements/build.txt \
         "$(grep '^ruamel.yaml==' requirements/runtime.txt)" \
         "$(grep '^markdown-it-py==' requirements/runtime.txt)" \
         "$(grep '^mdurl==' requirements/runtime.txt)"
+}
+
+# new_venv DIR [pip index options...]: a venv with the pinned pip. When the wheelhouse (the
+# --find-links directory, else .build/wheels) holds that pip's wheel, pip installs itself
+# from it, running from the wheel, instead of the CPython's bundled pip being installed only
+# to be replaced (half the time: an offline build's venv, a venv made again).
+new_venv() {
+    local venv=$1; shift
+    local wheels=$WORK/wheels pin pip_wheel
+    while [[ $# -gt 0 ]]; do
+        [[ $1 == --find-links ]] && wheels=$2
+        shift
+    done
+    pin=$(grep '^pip==' requirements/build.txt)
+    pip_wheel=$(compgen -G "$wheels/pip-${pin#pip==}-py3-none-any.whl" || true)
+    if [[ -z $pip_wheel ]]; then
+        "$PYTHON" -m venv "$venv"
+        return
+    fi
+    "$PYTHON" -m venv --without-pip "$venv"
+    "$venv/bin/python" "$pip_wheel/pip" install "${PIP_FLAGS[@]}" --no-index "$pip_wheel" \
+        || { rm -rf "$venv"; die "installing $pip_wheel into $venv failed (the messages above)"; }
 }
 
 # pip_install VENV ARGS...: VENV's `pip install ARGS`, skipped when VENV already had the same
