@@ -218,7 +218,8 @@ test_venv() {
     say "test venv"
     make_venv "$venv"
     pip_install "$venv" -r requirements/runtime.txt -r requirements/dev.txt
-    pip_install "$venv" --no-deps --no-build-isolation -e .
+    # -q once more: setuptools' warning that an editable install is one, which pip 26 shows
+    pip_install "$venv" -q --no-deps --no-build-isolation -e .
 
     say "ruff"
     "$venv/bin/ruff" check .
