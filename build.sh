@@ -84,6 +84,18 @@ new_venv() {
         || { rm -rf "$venv"; die "installing $pip_wheel into $venv failed (the messages above)"; }
 }
 
+# fetch_pip: the pinned pip's wheel into .build/wheels, for new_venv, with the driving CPython's
+# own pip when it has one (under a second of CPU; a venv made from the wheel saves six). Without
+# it nothing is lost: new_venv installs the CPython's bundled pip and then the pinned one.
+fetch_pip() {
+    local pin
+    pin=$(grep '^pip==' requirements/build.txt)
+    compgen -G "$WORK/wheels/pip-${pin#pip==}-py3-none-any.whl" >/dev/null && return
+    "$PYTHON" -m pip --version >/dev/null 2>&1 || return 0
+    "$PYTHON" -m pip download "${PIP_FLAGS[@]}" --no-deps --only-binary=:all: \
+        -d "$WORK/wheels" "$pin" >/dev/null 2>&1 || true
+}
+
 # pip_install VENV ARGS...: VENV's `pip install ARGS`, skipped when VENV already had the same
 # install (the same arguments, requirement files and pyproject.toml: a stamp in VENV names
 # their hash), so that a second ./build.sh or ./build.sh bench spends no time in pip.
@@ -104,7 +116,11 @@ build() {
     local wheelhouse=$1; shift
     local index_opts=()
     check_python
-    [[ -n $wheelhouse ]] && index_opts=(--no-index --find-links "$wheelhouse")
+    if [[ -n $wheelhouse ]]; then
+        index_opts=(--no-index --find-links "$wheelhouse")
+    else
+        fetch_pip
+    fi
     say "build venv ($("$PYTHON" -c 'import platform; print("CPython", platform.python_version())'))"
     make_venv "$WORK/venv" ${index_opts[@]+"${index_opts[@]}"}
     local py=$WORK/venv/bin/python
@@ -201,6 +217,7 @@ wheelhouse() {
     mkdir -p "$dir"
     dir=$(cd "$dir" && pwd)
     say "build venv ($("$PYTHON" -c 'import platform; print("CPython", platform.python_version())'))"
+    fetch_pip
     make_venv "$WORK/venv"
     say "every wheel the build needs (every platform, CPython 3.11-3.14), cached in $WORK/wheels"
     "$WORK/venv/bin/python" tools/zipapps.py download "$WORK/wheels"
@@ -313,6 +330,7 @@ case "${1:-}" in
     "") build "" ;;
     --all) build "" "${ALL[@]}"; bundles "${ALL[@]}"; release_sums "${BUNDLES[@]}" ;;
     test) shift; check_python; trap stop_jobs EXIT
+        fetch_pip  # before the jobs: the three venvs take pip from its wheel (new_venv)
         start test_venv; start test_programs
         build "" "${ALL[@]}"
         finish test_programs; bundles "${ALL[@]}"; release_sums "${BUNDLES[@]}"
