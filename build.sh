@@ -311,15 +311,9 @@ run_tests() {
 # requirements/bench.txt): ./build.sh test makes it, then tests/test_bench.py runs
 # ./build.sh bench, which need not ask pip again.
 bench_venv() {
-    local venv=$WORK/bench-venv made
-    made=$({ declare -f make_venv; cat requirements/build.txt requirements/runtime.txt requirements/bench.txt; } | cksum)
-    if [[ -x $venv/bin/python && -f $venv/made-from && $(<"$venv/made-from") == "$made" ]]; then
-        return
-    fi
     say "bench venv"
-    make_venv "$venv"
-    "$venv/bin/pip" install "${PIP_FLAGS[@]}" -r requirements/bench.txt
-    printf '%s\n' "$made" >"$venv/made-from"
+    make_venv "$WORK/bench-venv"
+    pip_install "$WORK/bench-venv" -r requirements/bench.txt
 }
 
 bench() {
