@@ -64,14 +64,14 @@ FIRST = (
     "tests/test_bench.py",
     "tests/test_offline_build.py",  # the rebuild (tests/rebuild.py), read by test_release too
     "tests/test_zipapps.py",
-    "tests/test_cache.py",
+    "tests/test_unpack.py",
+    "tests/dashboard/test_browser.py",
     "tests/test_aarch64.py",
     "tests/server/test_inspector.py",
     "tests/sandbox/test_inspector.py",
-    "tests/test_unpack.py",
-    "tests/dashboard/test_browser.py",
-    "tests/test_mcpb.py",
     "tests/test_bytecode.py",
+    "tests/test_mcpb.py",
+    "tests/test_cache.py",
 )
 
 

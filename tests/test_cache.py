@@ -10,11 +10,13 @@ import json
 import os
 import shutil
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
 import time
 import zipfile
+import zlib
 from pathlib import Path
 
 import pytest
@@ -57,21 +59,45 @@ def test_unwritable_home_without_shiv_root_is_one_line(tmp_path: Path) -> None:
 
 
 def another_build(source: Path, target: Path) -> str:
-    """The same program with another build id: to shiv's cache, a different build."""
+    """The same program with another build id: to shiv's cache, a different build. Only
+    environment.json changes; every other member keeps its bytes as stored, compressed (packing
+    the archive again took half a minute: some members are LZMA)."""
+    with zipfile.ZipFile(source) as old:
+        info = old.getinfo("environment.json")
+        environment = json.loads(old.read(info))
+    assert info.compress_type == zipfile.ZIP_DEFLATED and not info.flag_bits & 0x08, info
+    environment["build_id"] = "0" * 63 + "1"
+    body = json.dumps(environment).encode()
+    deflate = zlib.compressobj(wbits=-15)  # raw deflate, as in a zip member
+    packed = deflate.compress(body) + deflate.flush()
+    fields = (zlib.crc32(body), len(packed), len(body))  # CRC-32, compressed and full size
+    delta = len(packed) - info.compress_size
+    data = bytearray(source.read_bytes())
+    # The central directory (at the end): this member's fields, and the offsets of the members
+    # after it (offsets count from the archive's start, after the preamble).
+    end = data.rindex(b"PK\x05\x06")
+    size, start = struct.unpack_from("<2L", data, end + 12)
+    prefix = end - size - start
+    record = end - size
+    while record < end:
+        names, extra, comment = struct.unpack_from("<3H", data, record + 28)
+        (offset,) = struct.unpack_from("<L", data, record + 42)
+        if data[record + 46 : record + 46 + names] == b"environment.json":
+            struct.pack_into("<3L", data, record + 16, *fields)
+        elif offset > info.header_offset - prefix:
+            struct.pack_into("<L", data, record + 42, offset + delta)
+        record += 46 + names + extra + comment
+    struct.pack_into("<L", data, end + 16, start + delta)
+    # The member itself: its local header's fields, then the new compressed bytes.
+    struct.pack_into("<3L", data, info.header_offset + 14, *fields)
+    names, extra = struct.unpack_from("<2H", data, info.header_offset + 26)
+    begin = info.header_offset + 30 + names + extra
+    data[begin : begin + info.compress_size] = packed
     target.parent.mkdir(parents=True)
-    data = source.read_bytes()
-    start = data.index(b"PK\x03\x04")
-    with zipfile.ZipFile(source) as old, target.open("wb") as fd:
-        fd.write(data[:start])
-        with zipfile.ZipFile(fd, "w") as new:
-            for info in old.infolist():
-                body = old.read(info)
-                if info.filename == "environment.json":
-                    environment = json.loads(body)
-                    environment["build_id"] = "0" * 63 + "1"
-                    body = json.dumps(environment).encode()
-                new.writestr(info, body)
-    return "0" * 63 + "1"
+    target.write_bytes(data)
+    with zipfile.ZipFile(target) as new:
+        assert json.loads(new.read("environment.json")) == environment
+    return str(environment["build_id"])
 
 
 def build_id(pyz: Path) -> str:

@@ -153,13 +153,17 @@ def test_every_file_declares_its_platform_and_cpython_3_11_to_3_14() -> None:
 
 
 @pytest.fixture(scope="module")
-def import_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[str]]:
+def import_logs(shiv_root: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[str]]:
     """Every mode of the host's file, on every CPython here, with the import log on:
-    mode label -> the modules it imported (on any interpreter)."""
+    mode label -> the modules it imported (on any interpreter). They run from the module's
+    extraction, which the tests above unpacked for each CPython (and wrote its bytecode): a
+    first start imports more of the standard library and shiv's bootstrap, but nothing more
+    of the file's distributions, so a fresh cache per CPython would only unpack and compile
+    again."""
     logs: dict[str, set[str]] = {}
     for python in RUNNABLE:
         work = tmp_path_factory.mktemp(f"imports-{python.version}")
-        env = server_env(work / "shiv", work / "skills.db", PYTHONPROFILEIMPORTTIME="1")
+        env = server_env(shiv_root, work / "skills.db", PYTHONPROFILEIMPORTTIME="1")
         env["HOME"] = str(work)
         for label, args, _ in MODES:
             if label in ("server", "server-modern"):
@@ -219,22 +223,23 @@ def test_the_server_imports_mcps_windows_helpers(import_logs: dict[str, set[str]
     assert "site-packages/kite-skills-per-version.pth" in names
 
 
+@pytest.fixture(scope="module")
 def extension_modules(import_logs: dict[str, set[str]]) -> list[str]:
     """Imported modules that are compiled extensions in the host's file."""
-    names = zipfile.ZipFile(zipapp()).namelist()
+    binaries = [n for n in zipfile.ZipFile(zipapp()).namelist() if n.endswith((".so", ".pyd"))]
     found = []
     for module in sorted(set().union(*import_logs.values())):
         stem = "site-packages/" + module.replace(".", "/") + "."
-        if any(n.startswith(stem) and n.endswith((".so", ".pyd")) for n in names):
+        if any(n.startswith(stem) for n in binaries):
             found.append(module)
     return found
 
 
 @pytest.mark.parametrize("name", sorted(PLATFORMS))
 def test_each_extension_module_has_a_binary_for_every_declared_python(
-    name: str, import_logs: dict[str, set[str]]
+    name: str, extension_modules: list[str]
 ) -> None:
-    modules = extension_modules(import_logs)
+    modules = extension_modules
     assert {"pydantic_core._pydantic_core", "rpds.rpds", "_cffi_backend"} <= set(modules)
     with zipfile.ZipFile(platform_file(name)) as archive:
         names = set(archive.namelist())
@@ -244,7 +249,8 @@ def test_each_extension_module_has_a_binary_for_every_declared_python(
                 suffixes = extension_suffixes(name, python)[:2]  # tagged or abi3, never bare
                 matches = [stem + s for s in suffixes if stem + s in names]
                 assert matches, f"{name}: no {module} for CPython {python} ({suffixes})"
-                kinds = binary_kinds(archive.read(matches[0])[:4096])
+                with archive.open(matches[0]) as binary:  # its headers, not all of it
+                    kinds = binary_kinds(binary.read(4096))
                 assert BINARY[name] in kinds, f"{matches[0]} is {kinds}, not {BINARY[name]}"
 
 
@@ -297,17 +303,25 @@ def test_every_local_interpreter_was_found() -> None:
     assert f"{sys.version_info[0]}.{sys.version_info[1]}" in versions
 
 
-@pytest.mark.parametrize("python", RUNNABLE, ids=ids)
-def test_the_windows_file_puts_its_interpreters_pywin32_on_sys_path(
-    python: Interpreter, tmp_path: Path
-) -> None:
-    """What shiv's bootstrap does with the Windows file's site-packages (site.addsitedir),
-    on this OS: the .pth adds this version's pywin32 tree and its win32 folder."""
+@pytest.fixture(scope="module")
+def windows_site_packages(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Windows file's site-packages, unpacked as shiv would (each CPython's pywin32 win32
+    folder, and the .pth), once for every CPython's test: site.addsitedir only reads it."""
+    folder = tmp_path_factory.mktemp("windows")
     with zipfile.ZipFile(platform_file("windows-amd64")) as archive:
         members = [n for n in archive.namelist() if n.startswith("site-packages/")]
         members = [n for n in members if "/_per_version/" not in n or "/win32/" in n or ".pth" in n]
-        archive.extractall(tmp_path, members)
-    site_packages = tmp_path / "site-packages"
+        archive.extractall(folder, members)
+    return folder / "site-packages"
+
+
+@pytest.mark.parametrize("python", RUNNABLE, ids=ids)
+def test_the_windows_file_puts_its_interpreters_pywin32_on_sys_path(
+    python: Interpreter, windows_site_packages: Path
+) -> None:
+    """What shiv's bootstrap does with the Windows file's site-packages (site.addsitedir),
+    on this OS: the .pth adds this version's pywin32 tree and its win32 folder."""
+    site_packages = windows_site_packages
     code = (
         "import site, sys; site.addsitedir(sys.argv[1]); "
         "print('\\n'.join(p for p in sys.path if '_per_version' in p))"

@@ -16,6 +16,7 @@ import io
 import json
 import logging
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -63,6 +64,15 @@ def zipapp() -> Path:
     a test that asks for it without ``@pytest.mark.zipapp`` (tests/zipapp_guard.py)."""
     zipapp_guard.require_mark("the built zipapp")
     return checked_zipapp()
+
+
+def sigint_at_default() -> None:
+    """``preexec_fn`` for a child that a test interrupts with SIGINT: the child starts with
+    SIGINT at its default, whatever this process inherited. A job that a non-interactive shell
+    puts in the background (``pytest ... &``) starts with SIGINT ignored, and so would every
+    child; Python then never raises KeyboardInterrupt, and the test would see the caller's
+    shell, not the server."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def target_for(test: pytest.Item) -> Target:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from .harness import MODERN, ROOT
+from .harness import MODERN, ROOT, sigint_at_default
 
 WAIT_SECONDS = 60  # a bound for a broken server to be seen hanging, never a measured time
 
@@ -85,6 +85,7 @@ def test_ctrl_c_during_a_start_exits_130_without_a_traceback(tmp_path: Path, mod
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=_env(tmp_path / "skills.db"),
+        preexec_fn=sigint_at_default,  # as a terminal starts it, even from a background job
     )
     try:
         code, stderr = _ended(process)
@@ -123,6 +124,7 @@ def test_ctrl_c_ends_a_server_whose_client_stopped_reading(tmp_path: Path) -> No
         stdout=subprocess.PIPE,  # never read
         stderr=subprocess.PIPE,
         env=_env(tmp_path / "skills.db"),
+        preexec_fn=sigint_at_default,  # as a terminal starts it, even from a background job
     )
     try:
         assert process.stdin is not None and process.stdout is not None
