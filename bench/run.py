@@ -9,7 +9,10 @@ that the zipapp runs on; 2 request cost in one warm session; 3 catalog scale; 4 
 5 memory; 6 artefacts; 7 the sandbox (`kite-skills sandbox`) against the baseline. Writes
 DIR/latest.json and DIR/latest.png (the scale curves), prints the table on stdout and progress
 on stderr. ``--tiny`` runs few iterations at small sizes, so the
-test suite can check the structure of the output (never the speed).
+test suite can check the structure of the output (never the speed): every section and every
+kind of row, each from one sample per subject on one CPython, unpacking as little as it can
+(what one section unpacked, the next reuses), sections 1 and 6 running beside the others,
+its files on /dev/shm. Its numbers mean little; a full run's are the results.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import threading
 import time
 import zipfile
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -125,10 +129,12 @@ INIT = {
 }
 
 
-def settle() -> None:
+def settle(tiny: bool = False) -> None:
     """Write what the subjects unpacked to disk now. Left to the kernel, the 30 MB a first run
-    writes is flushed some 30 s later, in the middle of whatever is being timed then."""
-    os.sync()
+    writes is flushed some 30 s later, in the middle of whatever is being timed then. A tiny
+    run times nothing that matters, and a sync can wait seconds on other programs' writes."""
+    if not tiny:
+        os.sync()
 
 
 def first_response(command: list[str], env: dict[str, str], era: str) -> float:
@@ -273,10 +279,13 @@ class Session:
 # ---- the subjects ---------------------------------------------------------------------------
 
 
-def interpreters(pyz: Path, work: Path) -> list[tuple[str, str]]:
-    """(label, path) of every CPython 3.10–3.14 here whose `--version` run of the zipapp works."""
+def interpreters(pyz: Path, work: Path, tiny: bool = False) -> list[tuple[str, str]]:
+    """(label, path) of every CPython 3.10–3.14 here whose `--version` run of the zipapp works
+    (each into its own fresh SHIV_ROOT, ``probe_root``). ``tiny`` stops at the first that
+    does, trying python3.11 first: the one the other sections use when it is here."""
     seen: dict[str, str] = {}
-    candidates = [shutil.which(f"python3.{minor}") for minor in range(10, 15)]
+    minors = (11, 10, 12, 13, 14) if tiny else range(10, 15)
+    candidates = [shutil.which(f"python3.{minor}") for minor in minors]
     pyenv = Path.home() / ".pyenv" / "versions"
     if pyenv.is_dir():
         candidates += [str(p) for p in sorted(pyenv.glob("3.1[0-4]*/bin/python3"))]
@@ -296,14 +305,22 @@ def interpreters(pyz: Path, work: Path) -> list[tuple[str, str]]:
         if version in seen:
             continue
         seen[version] = candidate
-        env = {**os.environ, "SHIV_ROOT": str(work / f"probe-{version}")}
+        label = f"CPython {version}"
+        env = {**os.environ, "SHIV_ROOT": str(probe_root(work, label))}
         runs = subprocess.run(
             [candidate, str(pyz), "--version"], capture_output=True, timeout=120, env=env
         )
-        say(f"  CPython {version} ({candidate}): {'runs' if runs.returncode == 0 else 'skipped'}")
+        say(f"  {label} ({candidate}): {'runs' if runs.returncode == 0 else 'skipped'}")
         if runs.returncode == 0:
-            found.append((f"CPython {version}", candidate))
+            found.append((label, candidate))
+            if tiny:
+                break
     return found
+
+
+def probe_root(work: Path, label: str) -> Path:
+    """The SHIV_ROOT of ``interpreters``' `--version` run on ``label`` ("CPython 3.11.7")."""
+    return work / f"probe-{label.split()[-1]}"
 
 
 def build_baseline(pyz: Path, work: Path) -> Path:
@@ -334,19 +351,39 @@ def build_baseline(pyz: Path, work: Path) -> Path:
 # ---- 1. time to first response --------------------------------------------------------------
 
 
+def bytecode_written(shiv_root: Path, bound: float = 120.0) -> None:
+    """Wait for the bytecode our PYTHONDONTWRITEBYTECODE=1 warm-up left a detached process to
+    write (kite_skills.launcher.bytecode.write_later: its marker comes last), so that it does
+    not compete with the samples timed next."""
+    deadline = time.monotonic() + bound
+    while not any(shiv_root.glob("*/site-packages/.kite-skills-bytecode-server-*")):
+        if time.monotonic() > deadline:
+            say(f"bench: no bytecode marker in {shiv_root} after {bound:.0f} s; timing on")
+            return
+        time.sleep(0.1)
+
+
 def startup(res: Results, pyz: Path, base: Path, pythons: list[tuple[str, str]], runs: int,
-            work: Path) -> None:  # fmt: skip
+            work: Path, tiny: bool = False) -> None:  # fmt: skip
+    """Warm, first-run and PYTHONDONTWRITEBYTECODE=1 starts of ours and the baseline, per era.
+    ``tiny`` unpacks less: only the first era warms up (the second finds both unpacked), and
+    its warm-ups in the fresh warm SHIV_ROOT are its first-run samples."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["KITE_SKILLS_DB"] = str(work / "startup.db")
     for label, py in pythons:
         warm = {**env, "SHIV_ROOT": str(work / f"warm-{label}")}
         dwb = {**env, "SHIV_ROOT": str(work / f"dwb-{label}"), "PYTHONDONTWRITEBYTECODE": "1"}
         for era in ("legacy", "modern"):
-            for subject_env in (warm, dwb):  # extract and (for warm) compile once
-                first_response([py, str(base)], subject_env, era)
-                first_response([py, str(pyz)], subject_env, era)
             names = ("base", "warm", "first", "dwb", "base_first", "base_dwb")
             samples: dict[str, list[float]] = {name: [] for name in names}
+            warm_ups_sampled = tiny and era == "legacy"
+            if era == "legacy" or not tiny:
+                for subject_env in (warm, dwb):  # extract and (for warm) compile once
+                    for name, subject in (("base_first", base), ("first", pyz)):
+                        took = first_response([py, str(subject)], subject_env, era)
+                        if warm_ups_sampled and subject_env is warm:
+                            samples[name].append(took)
+                bytecode_written(Path(dwb["SHIV_ROOT"]))
             for n in range(runs):
                 cold = {**env, "SHIV_ROOT": str(work / f"cold-{label}-{era}-{n}")}
                 subjects = [
@@ -357,11 +394,13 @@ def startup(res: Results, pyz: Path, base: Path, pythons: list[tuple[str, str]],
                     ("base_first", [py, str(base)], cold),
                     ("base_dwb", [py, str(base)], dwb),
                 ]
+                if warm_ups_sampled and n == 0:  # the warm-ups were this run's first runs
+                    subjects = [subject for subject in subjects if subject[2] is not cold]
                 random.shuffle(subjects)  # no subject always runs right after another
                 for name, command, subject_env in subjects:
                     samples[name].append(first_response(command, subject_env, era))
                 shutil.rmtree(work / f"cold-{label}-{era}-{n}", ignore_errors=True)
-                settle()
+                settle(tiny)
             path = "initialize + tools/list" if era == "legacy" else "server/discover + tools/list"
             med = {k: statistics.median(v) for k, v in samples.items()}
             for top, bottom, measure, limit in (
@@ -396,7 +435,8 @@ SEED = [
 ]
 
 
-def requests(res: Results, pyz: Path, base: Path, py: str, runs: int, work: Path) -> None:
+def requests(res: Results, pyz: Path, base: Path, py: str, runs: int, work: Path,
+             tiny: bool = False) -> None:  # fmt: skip
     from kite_skills.store import Store, human
 
     db = work / "requests.db"
@@ -405,7 +445,7 @@ def requests(res: Results, pyz: Path, base: Path, py: str, runs: int, work: Path
     env = {**os.environ, "SHIV_ROOT": str(work / "warm-requests"), "KITE_SKILLS_DB": str(db)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     _first_run_memory(res, pyz, base, py, env)  # which also leaves both unpacked: warm
-    settle()
+    settle(tiny)
     ours = Session([py, str(pyz)], env)
     baseline = Session([py, str(base)], env)
     saved = iter(range(10**6))
@@ -492,18 +532,24 @@ def requests(res: Results, pyz: Path, base: Path, py: str, runs: int, work: Path
 # ---- 7. the sandbox ----------------------------------------------------------------------
 
 
-def sandbox(res: Results, pyz: Path, base: Path, py: str, runs: int, work: Path) -> None:
+def sandbox(res: Results, pyz: Path, base: Path, py: str, runs: int, work: Path,
+            tiny: bool = False) -> None:  # fmt: skip
     """`kite-skills sandbox` (the simulated Kite MCP server) against the baseline: time to
     first response in both eras, and a tool call that goes through the simulation
     (portfolio profile: advance the clock, ask the account, shape the Go struct, journal it)
-    against the baseline's no-op tool."""
+    against the baseline's no-op tool. ``tiny`` warms up once, in section 2's SHIV_ROOT when
+    there is one (both unpacked and compiled there by the same ``py``)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["SHIV_ROOT"] = str(work / "warm-sandbox")
+    requests_root = work / "warm-requests"
+    reuse = tiny and requests_root.is_dir()
+    env["SHIV_ROOT"] = str(requests_root if reuse else work / "warm-sandbox")
     journal = work / "sandbox-journal.jsonl"
     ours = [py, str(pyz), "sandbox", "--journal", str(journal), "--at", "2026-12-02 11:30"]
     for era in ("legacy", "modern"):
-        first_response([py, str(base)], env, era)  # unpack and compile both once
-        first_response(ours, env, era)
+        if not tiny or era == "legacy":  # unpack and compile both once
+            if not reuse:
+                first_response([py, str(base)], env, era)
+            first_response(ours, env, era)  # (and the sandbox's own modules)
         samples: dict[str, list[float]] = {"sandbox": [], "base": []}
         for _ in range(runs):
             subjects = [("sandbox", ours), ("base", [py, str(base)])]
@@ -521,7 +567,7 @@ def sandbox(res: Results, pyz: Path, base: Path, py: str, runs: int, work: Path)
             limit=1.10,
             target="≤ 1.10×",
         )
-    settle()
+    settle(tiny)
     session = Session(ours, env)
     baseline = Session([py, str(base)], env)
     call = ("tools/call", {"name": "portfolio", "arguments": {"mode": "profile"}})
@@ -757,7 +803,7 @@ def synthetic(n: int, seed: int = 7) -> Iterator[tuple[str, str, str]]:
 
 
 def store_scale(res: Results, sizes: list[int], runs: int, pyz: Path, py: str,
-                work: Path, notices: int) -> None:  # fmt: skip
+                work: Path, notices: int, tiny: bool = False) -> None:  # fmt: skip
     from kite_skills.store import Store, agent, human
 
     curves: dict[str, list[tuple[int, float]]] = {label: [] for label, _ in QUERY_CLASSES}
@@ -767,7 +813,7 @@ def store_scale(res: Results, sizes: list[int], runs: int, pyz: Path, py: str,
         with Store.open(db) as store:
             human.import_skills(store, synthetic(n), via="cli", who="bench")
         say(f"  built {n:,} live skills in {time.perf_counter() - started:.1f} s")
-        settle()
+        settle(tiny)
         with Store.open(db) as store:
             for label, q in QUERY_CLASSES:
                 store.search(q)
@@ -914,25 +960,27 @@ class Dashboard:
 # ---- 6. artefacts ---------------------------------------------------------------------------
 
 
-def artefacts(res: Results, pyz: Path, py: str, work: Path) -> None:
+def artefacts(res: Results, pyz: Path, py: str, work: Path, extracted: Path,
+              tiny: bool = False) -> None:  # fmt: skip
+    """Each file's size; what ``pyz`` unpacks: ``extracted``, the fresh SHIV_ROOT that
+    ``interpreters`` ran `pyz --version` into with ``py`` (this process's environment, as here);
+    and the bytecode a first run compiles (``tiny``: compiled in ``extracted``, not unpacked
+    again)."""
     for path in sorted(pyz.parent.glob("kite-skills*.pyz")):
         size = path.stat().st_size / 1e6
         res.add("6. artefacts", f"{path.name} size", f"{size:.1f} MB", value=size, limit=15,
                 target="≤ 15 MB")  # fmt: skip
-    root = work / "extract-size"
-    subprocess.run([py, str(pyz), "--version"], check=True, capture_output=True,
-                   env={**os.environ, "SHIV_ROOT": str(root)})  # fmt: skip
-    total = sum(f.stat().st_size for f in root.rglob("*") if f.is_file())
-    files = sum(1 for f in root.rglob("*") if f.is_file())
+    total = sum(f.stat().st_size for f in extracted.rglob("*") if f.is_file())
+    files = sum(1 for f in extracted.rglob("*") if f.is_file())
     res.add("6. artefacts", f"{pyz.name} extracted (SHIV_ROOT after --version)",
             f"{total / 1e6:.1f} MB in {files:,} files")  # fmt: skip
-    _bytecode_evidence(res, pyz, py, work)
+    _bytecode_evidence(res, pyz, py, extracted if tiny else work / "bytecode-size")
 
 
-def _bytecode_evidence(res: Results, pyz: Path, py: str, work: Path) -> None:
+def _bytecode_evidence(res: Results, pyz: Path, py: str, root: Path) -> None:
     """What shipping the bytecode a first run compiles would add to a file: the ``.pyc`` a
-    server start writes (one CPython's), deflated as the archive stores Python files."""
-    root = work / "bytecode-size"
+    server start writes (one CPython's) into the SHIV_ROOT ``root``, deflated as the archive
+    stores Python files."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     first_response([py, str(pyz)], {**env, "SHIV_ROOT": str(root)}, "legacy")
     compiled = sorted(root.rglob("*.pyc"))
@@ -1027,6 +1075,31 @@ def machine() -> dict[str, Any]:
 
 # ---- main -----------------------------------------------------------------------------------
 
+TINY_SCRATCH = Path("/dev/shm")
+
+
+def run_lane(sections: list[tuple[str, Callable[[Results], None]]]) -> dict[str, Results]:
+    """One lane of a tiny run: its sections in order, each into rows of its own."""
+    done: dict[str, Results] = {}
+    for heading, run in sections:
+        say(f"== {heading}")
+        done[heading] = Results()
+        run(done[heading])
+    return done
+
+
+def scratch(tiny: bool) -> str | None:
+    """Where the run's work directory goes: the system's temporary folder, or for a tiny run
+    /dev/shm (memory, on Linux) when it has room and may hold programs. A tiny run's 0.4 GB
+    of unpacked copies is thrown away within the minute, and deleting them from a disk (here
+    ext4 mounted with discard) took 24 s of a 100 s run."""
+    if not tiny or not TINY_SCRATCH.is_dir() or not os.access(TINY_SCRATCH, os.W_OK):
+        return None
+    room = os.statvfs(TINY_SCRATCH)
+    if room.f_flag & os.ST_NOEXEC or room.f_bavail * room.f_frsize < 2e9:
+        return None  # the unpacked .so files must load; Docker's default is 64 MB, noexec
+    return str(TINY_SCRATCH)
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
@@ -1056,41 +1129,50 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     res = Results()
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="kite-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="kite-bench-", dir=scratch(tiny)) as tmp:
         work = Path(tmp)
-        say("== interpreters the zipapp runs on")
-        pythons = interpreters(pyz, work)
-        if not pythons:
-            say("bench: no interpreter here runs the zipapp")
-            return 2
-        main_py = next((p for label, p in pythons if "3.11." in label), pythons[0][1])
-        say("== baseline zipapp (bench/minimal_server.py over the same site-packages)")
-        base = build_baseline(pyz, work)
-        if "1" in only:
-            settle()
-            say("== 1. time to first response")
-            startup(res, pyz, base, pythons[:1] if tiny else pythons, 2 if tiny else 10, work)
-        if only & {"2", "5"}:
-            settle()
-            say("== 2. request cost (and 5. memory)")
-            requests(res, pyz, base, main_py, 4 if tiny else 200, work)
-        if "3" in only:
-            settle()
-            say("== 3. catalog scale")
-            catalog_scale(res, [10, 100] if tiny else [10, 100, 1000, 10000], work)
-        if "4" in only:
-            settle()
-            say("== 4. store scale")
-            sizes = [100, 300] if tiny else [1000, 10000, 100000]
-            store_scale(res, sizes, 5 if tiny else 100, pyz, main_py, work, 2 if tiny else 20)
-        if "6" in only:
-            settle()
-            say("== 6. artefacts")
-            artefacts(res, pyz, main_py, work)
-        if "7" in only:
-            settle()
-            say("== 7. the sandbox")
-            sandbox(res, pyz, base, main_py, 2 if tiny else 10, work)
+        with ThreadPoolExecutor(1) as early:  # a tiny run builds the baseline meanwhile
+            ahead = early.submit(build_baseline, pyz, work) if tiny else None
+            say("== interpreters the zipapp runs on")
+            pythons = interpreters(pyz, work, tiny)
+            if not pythons:
+                say("bench: no interpreter here runs the zipapp")
+                return 2
+            say("== baseline zipapp (bench/minimal_server.py over the same site-packages)")
+            base = ahead.result() if ahead else build_baseline(pyz, work)
+        main_label, main_py = next((p for p in pythons if "3.11." in p[0]), pythons[0])
+        sizes = [100, 300] if tiny else [1000, 10000, 100000]
+        # (run it?, its lane in a tiny run, heading, run): 2, 3, 4 and 7 share SHIV_ROOTs (in
+        # this order), 1 and 6 use their own
+        sections: list[tuple[bool, int, str, Callable[[Results], None]]] = [
+            ("1" in only, 0, "1. time to first response",
+             lambda r: startup(r, pyz, base, pythons[:1] if tiny else pythons,
+                               1 if tiny else 10, work, tiny)),
+            (bool(only & {"2", "5"}), 1, "2. request cost (and 5. memory)",
+             lambda r: requests(r, pyz, base, main_py, 4 if tiny else 200, work, tiny)),
+            ("3" in only, 1, "3. catalog scale",
+             lambda r: catalog_scale(r, [10, 100] if tiny else [10, 100, 1000, 10000], work)),
+            ("4" in only, 1, "4. store scale",
+             lambda r: store_scale(r, sizes, 5 if tiny else 100, pyz, main_py, work,
+                                   1 if tiny else 20, tiny)),
+            ("6" in only, 0, "6. artefacts",
+             lambda r: artefacts(r, pyz, main_py, work, probe_root(work, main_label), tiny)),
+            ("7" in only, 1, "7. the sandbox",
+             lambda r: sandbox(r, pyz, base, main_py, 1 if tiny else 10, work, tiny)),
+        ]  # fmt: skip
+        wanted = [(lane, heading, run) for chosen, lane, heading, run in sections if chosen]
+        if tiny:  # two lanes at once; the table keeps the sections' order
+            lanes = [[(h, run) for lane, h, run in wanted if lane == n] for n in (0, 1)]
+            with ThreadPoolExecutor(2) as pool:
+                done = {h: part for lane in pool.map(run_lane, lanes) for h, part in lane.items()}
+            for _, heading, _ in wanted:
+                res.rows += done[heading].rows
+                res.curves.update(done[heading].curves)
+        else:
+            for _, heading, run in wanted:
+                settle()
+                say(f"== {heading}")
+                run(res)
     info = machine()
     info["seconds"] = round(time.perf_counter() - started)
     info["tiny"] = tiny

@@ -134,8 +134,8 @@ def apps(tmp_path: Path) -> Iterator[Path]:
 
 @pytest.fixture(scope="session")
 def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh ``./build.sh --wheelhouse`` (every platform's wheels, from the index), made
-    once for every xdist worker (tests/rebuild.py)."""
+    """``./build.sh --wheelhouse`` into a new folder (every platform's wheels, copied from the
+    build's cache .build/wheels), made once for every xdist worker (tests/rebuild.py)."""
     shared = rebuild.shared_folder(tmp_path_factory)
     wheels, outcome = rebuild.once(shared, "wheels", rebuild.download_wheelhouse)
     assert outcome.returncode == 0, outcome.stderr

@@ -1,9 +1,15 @@
 """The one rebuild the suite makes (tests/test_offline_build.py and tests/test_release.py share
 it through the session fixtures ``wheelhouse`` and ``offline_rebuild`` in tests/conftest.py):
-a fresh ``./build.sh --wheelhouse``, then ``./build.sh --offline`` from it in a copy of this
-tree in another folder, a checkout as one made under umask 002 at another time would be,
-with another time zone and SOURCE_DATE_EPOCH and no package index. The tests compare its
+``./build.sh --wheelhouse`` into a new folder, then ``./build.sh --offline`` from it in a copy
+of this tree in another folder, a checkout as one made under umask 002 at another time would
+be, with another time zone and SOURCE_DATE_EPOCH and no package index. The tests compare its
 bytes with the suite's own build in dist/.
+
+``--wheelhouse`` copies the wheels from the build's cache .build/wheels, downloading first
+only what the cache lacks: under ./build.sh test the build before pytest has just filled it
+from the index, so the online download is exercised there, once, and not repeated here. The
+offline build reads nothing but the new folder, so it still fails if the copy lacks a wheel
+it needs.
 
 This machine's file is built; with ``KITE_SKILLS_SLOW=1`` every platform's (a few minutes).
 Under pytest-xdist the workers share it (:func:`once`): the first to ask makes it, under a

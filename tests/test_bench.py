@@ -48,6 +48,7 @@ def test_tiny_bench_writes_the_table_the_json_and_the_plot(tmp_path: Path) -> No
     assert data["machine"]["interpreters"]
     assert len(data["rows"]) == len(rows)
     measures = [r["measure"] for r in data["rows"]]
+    assert measures == [row[1] for row in rows]  # the JSON's rows are the table's, in its order
     for expected in (
         "warm, vs the baseline server",
         "first run (fresh SHIV_ROOT), vs the baseline's first run",

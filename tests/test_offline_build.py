@@ -1,5 +1,10 @@
-"""An air-gapped build: download a wheelhouse (every platform, every target CPython), then
-build from it with no index at all.
+"""An air-gapped build: a wheelhouse (every platform, every target CPython), then a build from
+it with no index at all.
+
+``./build.sh --wheelhouse`` copies the wheels from the build's own cache (.build/wheels),
+downloading only what it lacks: the download from the index is the build's (./build.sh test
+builds every platform's file first, from a fresh clone's empty cache). The offline build sees
+only the new folder, so a wheel missing from it fails the build.
 
 The offline build runs in a copy of this tree in another folder, so it also proves that
 the same sources give the same zipapp bytes (the sha256 that ./build.sh wrote). By default
@@ -10,6 +15,9 @@ is the suite's one rebuild (tests/rebuild.py), which tests/test_release.py reads
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +29,24 @@ from .rebuild import SLOW, Rebuild
 pytestmark = pytest.mark.zipapp  # ./build.sh --wheelhouse and the built dist/kite-skills.pyz
 
 ROOT = Path(__file__).resolve().parents[1]
+CACHE = ROOT / ".build" / "wheels"
+
+
+def pins(*files: str) -> set[tuple[str, str]]:
+    """(normalized name, version) of every pin in requirements/FILES."""
+    found = set()
+    for name in files:
+        for line in (ROOT / "requirements" / name).read_text().splitlines():
+            pin = line.split("#")[0].split(";")[0].strip()
+            if pin:
+                project, version = pin.split("==")
+                found.add((re.sub(r"[-_.]+", "_", project).lower(), version))
+    return found
+
+
+def pinned(wheel: str) -> tuple[str, str]:
+    project, version = wheel.split("-")[:2]
+    return re.sub(r"[-_.]+", "_", project).lower(), version
 
 
 def digest(dist: Path, name: str) -> str:
@@ -37,6 +63,51 @@ def test_the_wheelhouse_holds_every_platforms_binaries(wheelhouse: Path) -> None
             )
     assert any("aarch64" in n for n in names) and any("arm64" in n for n in names)
     assert any(n.startswith("pywin32-") for n in names)
+
+
+def test_the_wheelhouse_holds_the_build_tools_and_only_pinned_versions(wheelhouse: Path) -> None:
+    """What the offline build's venv installs (requirements/build.txt: pip, setuptools, shiv)
+    is there, and nothing of a version the lock does not pin (the build's cache keeps what
+    older locks fetched)."""
+    held = {pinned(p.name) for p in wheelhouse.iterdir()}
+    assert all(p.name.endswith(".whl") for p in wheelhouse.iterdir())
+    assert pins("build.txt") <= held
+    assert held == pins("runtime.txt", "build.txt")
+
+
+def export(cache: Path, into: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "zipapps.py"), "export", str(cache), str(into)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_a_cache_that_lost_a_pinned_wheel_gives_no_wheelhouse(tmp_path: Path) -> None:
+    """``--wheelhouse`` copies from .build/wheels: a wheel missing there (deleted after it was
+    fetched) stops it, naming the pin, instead of leaving a wheelhouse that fails later on
+    the machine with no network. A wheel of a version no longer pinned is left behind."""
+    wheels = sorted(CACHE.glob("*.whl"))
+    if not any(w.name.startswith("pydantic_core-") for w in wheels):
+        pytest.fail(f"{CACHE} has no pydantic_core wheels — run ./build.sh --all first")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for wheel in wheels:
+        (cache / wheel.name).symlink_to(wheel)
+    stale = "mcp-0.9.0-py3-none-any.whl"
+    (cache / stale).write_bytes(b"")
+    whole = export(cache, tmp_path / "whole")
+    assert whole.returncode == 0, whole.stderr
+    assert not (tmp_path / "whole" / stale).exists()
+    assert {pinned(p.name) for p in (tmp_path / "whole").iterdir()} == pins(
+        "runtime.txt", "build.txt"
+    )
+    for wheel in cache.glob("pydantic_core-*.whl"):
+        wheel.unlink()
+    broken = export(cache, tmp_path / "broken")
+    assert broken.returncode == 1
+    assert "has no wheel of pydantic_core==" in broken.stderr, broken.stderr
 
 
 def test_offline_build_from_a_wheelhouse_gives_the_same_bytes(offline_rebuild: Rebuild) -> None:

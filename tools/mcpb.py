@@ -16,6 +16,7 @@ same bytes.
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import os
 import shutil
@@ -258,8 +259,11 @@ def main(argv: list[str]) -> None:
         sys.exit(f"mcpb.py: unknown platform {unknown[0]} (known: {', '.join(PLATFORMS)})")
     # Every platform's file serves the same tools: this machine's says which.
     tools = served_tools(dist / zipapp_name(host_platform()))
-    for target in targets:
-        out = build(mcpb, dist, target, tools)
+    # The bundles side by side (each in its own stage folder): mcpb's node start and its
+    # deflating of the zipapp, a few seconds each, overlap.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(len(targets), 1)) as pool:
+        outs = list(pool.map(lambda target: build(mcpb, dist, target, tools), targets))
+    for out in outs:
         print(f"{out} ({out.stat().st_size} bytes)")  # noqa: T201
 
 

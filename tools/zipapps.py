@@ -11,6 +11,7 @@ bootstrap. The platforms are built side by side, one process each, and so are th
 downloads.
 
     python tools/zipapps.py download WHEELHOUSE [PLATFORM...]
+    python tools/zipapps.py export WHEELHOUSE DIR
     python tools/zipapps.py build WHEELHOUSE KITE_SKILLS_WHEEL OUT_DIR [PLATFORM...]
     python tools/zipapps.py normalize-wheel WHEEL
     python tools/zipapps.py sums OUT_DIR [FILE...]
@@ -175,19 +176,46 @@ def pure_names(wheelhouse: Path) -> set[str]:
 
 
 def download(wheelhouse: Path, targets: list[str]) -> None:
-    """Every wheel the targets need. A pure-Python wheel is fetched once; the compiled ones
-    once per (platform, version). A (platform, version, pins) already fetched is skipped.
-    The first (platform, version) fetches the pure-Python wheels; then each platform's
-    versions are fetched one after the other, the platforms side by side (no two of them
-    share a wheel: a compiled wheel names its platform, and cryptography's abi3 wheel,
-    shared by the versions, is fetched once per platform)."""
+    """Every wheel the targets need, and the build tools (requirements/build.txt). A
+    pure-Python wheel is fetched once; the compiled ones once per (platform, version). A
+    (platform, version, pins) already fetched is skipped (a stamp in ``wheelhouse`` names its
+    hash), and so are build tools already fetched. The first (platform, version) fetches the
+    pure-Python wheels; then each platform's versions are fetched one after the other, the
+    platforms side by side (no two of them share a wheel: a compiled wheel names its
+    platform, and cryptography's abi3 wheel, shared by the versions, is fetched once per
+    platform)."""
     wheelhouse.mkdir(parents=True, exist_ok=True)
     if not targets:
         return
     download_versions(wheelhouse, targets[0], PYTHONS[:1])
-    with concurrent.futures.ThreadPoolExecutor(max_workers=len(targets)) as pool:
-        for done in [pool.submit(download_versions, wheelhouse, t, PYTHONS) for t in targets]:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(targets) + 1) as pool:
+        jobs = [pool.submit(download_versions, wheelhouse, t, PYTHONS) for t in targets]
+        jobs.append(pool.submit(download_tools, wheelhouse))
+        for done in jobs:
             done.result()
+
+
+def build_tools() -> list[str]:
+    """The pins of requirements/build.txt: what the build venv runs (pip, setuptools, shiv)."""
+    lines = (ROOT / "requirements" / "build.txt").read_text().splitlines()
+    return [pin for pin in (line.split("#")[0].strip() for line in lines) if pin]
+
+
+def download_tools(wheelhouse: Path) -> None:
+    """The build tools' wheels (pure Python, the same for every platform), so that
+    ``./build.sh --offline`` makes its venv from the wheelhouse alone. shiv's dependencies
+    are pinned beside it (pip, setuptools here; click in runtime.txt)."""
+    pins = build_tools()
+    stamp = wheelhouse / f".downloaded-{digest(['tools', pins])}"
+    if stamp.exists():
+        return
+    options = ["--only-binary=:all:", "--no-deps", "-d", str(wheelhouse)]
+    subprocess.run([*PIP, "download", *PIP_QUIET, *options, *pins], check=True)
+    stamp.write_text("build tools\n")
+
+
+def digest(value: object) -> str:
+    return hashlib.sha256(repr(value).encode()).hexdigest()[:20]
 
 
 def download_versions(wheelhouse: Path, target: str, versions: list[str]) -> None:
@@ -195,8 +223,7 @@ def download_versions(wheelhouse: Path, target: str, versions: list[str]) -> Non
     for version in versions:
         options = pip_target_options(target, version)
         pins = [*shared, *per_version]
-        key = hashlib.sha256(repr((options, pins)).encode()).hexdigest()[:20]
-        stamp = wheelhouse / f".downloaded-{key}"
+        stamp = wheelhouse / f".downloaded-{digest((options, pins))}"
         if stamp.exists():
             continue
         pure = pure_names(wheelhouse)
@@ -207,6 +234,37 @@ def download_versions(wheelhouse: Path, target: str, versions: list[str]) -> Non
                 check=True,
             )
         stamp.write_text(f"{target} {version}\n")
+
+
+def export(wheelhouse: Path, dest: Path) -> list[Path]:
+    """Copy from ``wheelhouse`` (filled by :func:`download` for every platform) into ``dest``
+    the wheels of every pin: runtime.txt's for every platform (not-in-zipapp.txt's too: the
+    wheel's install needs them) and build.txt's. Wheels of other versions that an older
+    lock left in the cache stay behind. Each file is written under a temporary name and
+    renamed, so an interrupted copy leaves no half wheel."""
+    pins = set(build_tools())
+    for target in PIP_PLATFORMS:
+        shared, per_version = requirements(target, everything=True)
+        pins |= {*shared, *per_version}
+    wanted = {(_name(pin), pin.split("==")[1].strip()) for pin in pins}
+    dest.mkdir(parents=True, exist_ok=True)
+    copied = []
+    for wheel in sorted(wheelhouse.glob("*.whl")):
+        name, version = wheel.name.split("-")[:2]
+        if (_name(name), version) not in wanted:
+            continue
+        partial = dest / f".{wheel.name}.partial"
+        shutil.copyfile(wheel, partial)
+        os.replace(partial, dest / wheel.name)
+        copied.append(dest / wheel.name)
+    found = {(_name(p.name.split("-")[0]), p.name.split("-")[1]) for p in copied}
+    if wanted - found:
+        missing = ", ".join(sorted(f"{n}=={v}" for n, v in wanted - found))
+        sys.exit(
+            f"zipapps.py: {wheelhouse} has no wheel of {missing}, though its stamps say they "
+            f"were fetched — delete {wheelhouse} and run ./build.sh --wheelhouse again"
+        )
+    return copied
 
 
 def install(wheelhouse: Path, target: str, version: str, pins: list[str], dest: Path) -> None:
@@ -535,6 +593,9 @@ def write_sha256(path: Path) -> None:
 def main(argv: list[str]) -> None:
     if len(argv) >= 2 and argv[0] == "download":
         download(Path(argv[1]), argv[2:] or list(PIP_PLATFORMS))
+    elif len(argv) == 3 and argv[0] == "export":
+        copied = export(Path(argv[1]), Path(argv[2]))
+        print(f"{len(copied)} wheels in {argv[2]}")  # noqa: T201
     elif len(argv) >= 4 and argv[0] == "build":
         wheelhouse, wheel, out_dir = Path(argv[1]), Path(argv[2]), Path(argv[3])
         targets = argv[4:] or [host_platform()]
