@@ -982,6 +982,8 @@ def _bytecode_evidence(res: Results, pyz: Path, py: str, root: Path) -> None:
     server start writes (one CPython's) into the SHIV_ROOT ``root``, deflated as the archive
     stores Python files."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    # A store of the bench's own: the default one is the person's (~/.local/share/kite-skills).
+    env["KITE_SKILLS_DB"] = str(root.parent / "bytecode-evidence.db")
     first_response([py, str(pyz)], {**env, "SHIV_ROOT": str(root)}, "legacy")
     compiled = sorted(root.rglob("*.pyc"))
     packed = io.BytesIO()
