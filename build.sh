@@ -68,13 +68,12 @@ make_venv() {
 # to be replaced (an offline build's venv: 10.5 s -> 7 s).
 new_venv() {
     local venv=$1; shift
-    local wheels=$WORK/wheels pin pip_wheel
+    local wheels=$WORK/wheels pip_wheel
     while [[ $# -gt 0 ]]; do
         [[ $1 == --find-links ]] && wheels=$2
         shift
     done
-    pin=$(grep '^pip==' requirements/build.txt)
-    pip_wheel=$(compgen -G "$wheels/pip-${pin#pip==}-py3-none-any.whl" || true)
+    pip_wheel=$(pinned_pip_wheel "$wheels")
     if [[ -z $pip_wheel ]]; then
         "$PYTHON" -m venv "$venv"
         return
@@ -88,12 +87,17 @@ new_venv() {
 # own pip when it has one (under a second of CPU; a venv made from the wheel saves six). Without
 # it nothing is lost: new_venv installs the CPython's bundled pip and then the pinned one.
 fetch_pip() {
-    local pin
-    pin=$(grep '^pip==' requirements/build.txt)
-    compgen -G "$WORK/wheels/pip-${pin#pip==}-py3-none-any.whl" >/dev/null && return
+    [[ -n $(pinned_pip_wheel "$WORK/wheels") ]] && return
     "$PYTHON" -m pip --version >/dev/null 2>&1 || return 0
     "$PYTHON" -m pip download "${PIP_FLAGS[@]}" --no-deps --only-binary=:all: \
-        -d "$WORK/wheels" "$pin" >/dev/null 2>&1 || true
+        -d "$WORK/wheels" "$(grep '^pip==' requirements/build.txt)" >/dev/null 2>&1 || true
+}
+
+# pinned_pip_wheel DIR: the path of the pinned pip's wheel in DIR, or nothing.
+pinned_pip_wheel() {
+    local pin
+    pin=$(grep '^pip==' requirements/build.txt)
+    compgen -G "$1/pip-${pin#pip==}-py3-none-any.whl" || true
 }
 
 # pip_install VENV ARGS...: VENV's `pip install ARGS`, skipped when VENV already had the same
