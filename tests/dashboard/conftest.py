@@ -1,12 +1,13 @@
-"""Dashboard fixtures: a real store file, the real app, Starlette's TestClient."""
+"""Dashboard fixtures: a real store file, the real app, Starlette's TestClient; and the
+browser tests' Chromium (tests/dashboard/chromium.py)."""
 
 from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -14,6 +15,8 @@ from starlette.testclient import TestClient
 from kite_skills.dashboard.app import build_app
 from kite_skills.dashboard.security import Door
 from kite_skills.store import Store, agent
+
+from .chromium import launch_options
 
 if TYPE_CHECKING:
     from ..server.harness import Target
@@ -107,3 +110,21 @@ def target(request: pytest.FixtureRequest) -> Target:
 @pytest.fixture(scope="session")
 def shiv_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("shiv")
+
+
+@pytest.fixture(scope="module")
+async def chromium(
+    anyio_backend: object, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Any]:
+    """One headless Chromium (Playwright's async API) for a module's async browser tests; each
+    test opens its own context on it. Module-scoped like the anyio plugin's ``anyio_backend``:
+    while it is set up, the module's tests run in the one event loop it was launched from."""
+    from playwright.async_api import async_playwright
+
+    options = launch_options(tmp_path_factory.mktemp("browser-home"))
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(**options)
+        try:
+            yield browser
+        finally:
+            await browser.close()

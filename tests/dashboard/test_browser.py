@@ -1,7 +1,8 @@
 """End-to-end in a real browser: Debian's Chromium driven by Playwright (no browser download),
 the dashboard as a real process (``python -m kite_skills dashboard`` from this tree) and the MCP
 server in process, on one store file, and each flow ending in what an MCP client sees over
-stdio.
+stdio. The module launches one Chromium (the ``chromium`` fixture, tests/dashboard/conftest.py)
+and each test opens a fresh browser context on it.
 
 Screenshots go to ``$KITE_SKILLS_SCREENSHOTS`` when set (``docs/`` to refresh those the
 docs show), else to the test's temporary directory.
@@ -10,7 +11,6 @@ docs show), else to the test's temporary directory.
 from __future__ import annotations
 
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -22,7 +22,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 from mcp import Client
 
@@ -33,18 +32,6 @@ from ..server.test_user_skills_e2e import Notes, listed_names, subscribe, text_o
 
 pytestmark = pytest.mark.anyio
 
-CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-]
 CLIENT = {"name": "claude-code", "version": "2.1.0"}
 BODY = "# Compare two funds\n\n1. Fetch both funds' holdings.\n2. Compare expense ratios.\n"
 HOSTILE = (
@@ -134,43 +121,29 @@ def dashboard(shiv_root: Path, db: Path, tmp_path: Path) -> Any:
 
 
 @asynccontextmanager
-async def browser_page(link: str, tmp_path: Path, width: int = 1100) -> AsyncIterator[Any]:
-    """A fresh Chromium (fresh profile) on the dashboard, signed in through its link."""
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.fail(
-            f"Chromium not found at {CHROMIUM!r}: apt-get install -y --no-install-recommends "
-            "chromium (./build.sh test does), or set CHROMIUM_PATH",
-            pytrace=False,
-        )
-    from playwright.async_api import async_playwright
-
-    home = tmp_path / "browser-home"
-    home.mkdir(exist_ok=True)
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(
-            executable_path=CHROMIUM,
-            args=ARGS,
-            timeout=30_000,
-            env={**os.environ, "HOME": str(home)},
-        )
+async def browser_page(
+    browser: Any, link: str, tmp_path: Path, width: int = 1100
+) -> AsyncIterator[Any]:
+    """A fresh context of the module's Chromium (the ``chromium`` fixture: its own cookies,
+    storage and pages, as a browser of its own) on the dashboard, signed in through its link."""
+    context = await browser.new_context(viewport={"width": width, "height": 900})
+    try:
+        context.set_default_timeout(10_000)
+        page = await context.new_page()
+        page.dialogs = []  # type: ignore[attr-defined]
+        page.on("dialog", lambda d: page.dialogs.append(d.message))  # type: ignore[attr-defined]
+        response = await page.goto(link)
+        assert response is not None and response.status == 200
+        assert page.url.endswith("/skills")  # the token left the address bar
         try:
-            context = await browser.new_context(viewport={"width": width, "height": 900})
-            context.set_default_timeout(10_000)
-            page = await context.new_page()
-            page.dialogs = []  # type: ignore[attr-defined]
-            page.on("dialog", lambda d: page.dialogs.append(d.message))  # type: ignore[attr-defined]
-            response = await page.goto(link)
-            assert response is not None and response.status == 200
-            assert page.url.endswith("/skills")  # the token left the address bar
-            try:
-                yield page
-            except BaseException:
-                await page.screenshot(path=str(tmp_path / "failure.png"), full_page=True)
-                (tmp_path / "failure.html").write_text(await page.content())
-                sys.stderr.write(f"browser at {page.url}; see {tmp_path}/failure.*\n")
-                raise
-        finally:
-            await browser.close()
+            yield page
+        except BaseException:
+            await page.screenshot(path=str(tmp_path / "failure.png"), full_page=True)
+            (tmp_path / "failure.html").write_text(await page.content())
+            sys.stderr.write(f"browser at {page.url}; see {tmp_path}/failure.*\n")
+            raise
+    finally:
+        await context.close()
 
 
 @pytest.fixture
@@ -189,7 +162,7 @@ async def click(page: Any, selector: str) -> None:
 
 
 async def test_an_agent_draft_is_waiting_then_published_and_the_agent_reads_it(
-    dashboard: DashboardProcess, mcp: Any, tmp_path: Path
+    dashboard: DashboardProcess, chromium: Any, mcp: Any, tmp_path: Path
 ) -> None:
     notes = Notes()
     async with mcp(notes) as client:
@@ -204,8 +177,8 @@ async def test_an_agent_draft_is_waiting_then_published_and_the_agent_reads_it(
         )
         assert not saved.is_error, text_of(saved)
         assert "kite-skills dashboard" in text_of(saved)
-        await anyio.sleep(0.7)  # the server's watcher takes its first reading
-        async with browser_page(dashboard.new_link(), tmp_path) as page:
+        # The server's watcher took its first reading before it served that first request.
+        async with browser_page(chromium, dashboard.new_link(), tmp_path) as page:
             await page.goto(dashboard.link)
             assert await page.text_content("#waiting-count") == "1"
             row = await page.text_content("#waiting tbody tr")
@@ -245,7 +218,7 @@ async def _live(db: Path) -> None:
 
 
 async def test_a_revision_is_shown_as_a_diff_then_accepted_and_the_agent_reads_it(
-    dashboard: DashboardProcess, mcp: Any, db: Path, tmp_path: Path
+    dashboard: DashboardProcess, chromium: Any, mcp: Any, db: Path, tmp_path: Path
 ) -> None:
     await _live(db)
     notes = Notes()
@@ -265,7 +238,7 @@ async def test_a_revision_is_shown_as_a_diff_then_accepted_and_the_agent_reads_i
             },
         )
         assert proposal.structured_content["outcome"] == "proposed"  # type: ignore[index]
-        async with browser_page(dashboard.new_link(), tmp_path) as page:
+        async with browser_page(chromium, dashboard.new_link(), tmp_path) as page:
             row = await page.text_content("#waiting tbody tr")
             assert "proposed revision" in row
             await click(page, "#waiting a")
@@ -289,14 +262,14 @@ async def test_a_revision_is_shown_as_a_diff_then_accepted_and_the_agent_reads_i
 
 
 async def test_reject_leaves_the_live_text(
-    dashboard: DashboardProcess, mcp: Any, db: Path, tmp_path: Path
+    dashboard: DashboardProcess, chromium: Any, mcp: Any, db: Path, tmp_path: Path
 ) -> None:
     await _live(db)
     async with mcp(Notes()) as client:
         await tool(
             client, "skillSave", {"name": "compare-funds", "description": "x", "body": "# other\n"}
         )
-        async with browser_page(dashboard.new_link(), tmp_path) as page:
+        async with browser_page(chromium, dashboard.new_link(), tmp_path) as page:
             await click(page, "#waiting a")
             await click(page, "#reject")
             assert "rejected the proposed revision" in await page.text_content(".flash")
@@ -305,7 +278,7 @@ async def test_reject_leaves_the_live_text(
 
 
 async def test_publish_is_refused_when_the_agent_changed_the_draft_after_the_page_showed_it(
-    dashboard: DashboardProcess, mcp: Any, tmp_path: Path
+    dashboard: DashboardProcess, chromium: Any, mcp: Any, tmp_path: Path
 ) -> None:
     async with mcp(Notes()) as client:
         await tool(
@@ -313,7 +286,7 @@ async def test_publish_is_refused_when_the_agent_changed_the_draft_after_the_pag
             "skillSave",
             {"name": "g1", "description": "Holdings", "body": "1. Summarise the holdings.\n"},
         )
-        async with browser_page(dashboard.new_link(), tmp_path) as page:
+        async with browser_page(chromium, dashboard.new_link(), tmp_path) as page:
             await click(page, "#waiting a")
             await tool(
                 client,
@@ -329,9 +302,9 @@ async def test_publish_is_refused_when_the_agent_changed_the_draft_after_the_pag
 
 
 async def test_new_and_edit_with_a_validation_error_then_a_fix(
-    dashboard: DashboardProcess, mcp: Any, tmp_path: Path
+    dashboard: DashboardProcess, chromium: Any, mcp: Any, tmp_path: Path
 ) -> None:
-    async with browser_page(dashboard.new_link(), tmp_path) as page:
+    async with browser_page(chromium, dashboard.new_link(), tmp_path) as page:
         await click(page, "nav a[href='/skills/new']")
         await page.fill("#name", "My Way")
         await page.fill("#description", "When I trade my way")
@@ -357,14 +330,14 @@ async def test_new_and_edit_with_a_validation_error_then_a_fix(
 
 
 async def test_archive_takes_it_out_of_the_agents_list(
-    dashboard: DashboardProcess, mcp: Any, db: Path, tmp_path: Path
+    dashboard: DashboardProcess, chromium: Any, mcp: Any, db: Path, tmp_path: Path
 ) -> None:
     await _live(db)
     notes = Notes()
     async with mcp(notes) as client:
+        # The server's watcher took its first reading before it served that first request.
         assert await listed_names(client) == ["compare-funds"]
-        await anyio.sleep(0.7)
-        async with browser_page(dashboard.new_link(), tmp_path) as page:
+        async with browser_page(chromium, dashboard.new_link(), tmp_path) as page:
             await click(page, "#live a")
             await click(page, "#archive")
             assert await page.text_content("#status") == "archived"
@@ -373,10 +346,10 @@ async def test_archive_takes_it_out_of_the_agents_list(
 
 
 async def test_delete_asks_then_removes(
-    dashboard: DashboardProcess, mcp: Any, db: Path, tmp_path: Path
+    dashboard: DashboardProcess, chromium: Any, mcp: Any, db: Path, tmp_path: Path
 ) -> None:
     await _live(db)
-    async with browser_page(dashboard.new_link(), tmp_path) as page:
+    async with browser_page(chromium, dashboard.new_link(), tmp_path) as page:
         await click(page, "#live a")
         await click(page, "#delete")
         assert "Delete compare-funds?" in await page.text_content("h1")
@@ -391,7 +364,7 @@ async def test_delete_asks_then_removes(
 
 
 async def test_hostile_text_shows_as_text_and_runs_nothing(
-    dashboard: DashboardProcess, db: Path, tmp_path: Path
+    dashboard: DashboardProcess, chromium: Any, db: Path, tmp_path: Path
 ) -> None:
     with Store.open(db) as store:
         agent.save(
@@ -406,7 +379,7 @@ async def test_hostile_text_shows_as_text_and_runs_nothing(
             "UPDATE skills SET body = ?, description = description || ? WHERE name = 'hostile'",
             (HOSTILE, "\u202eevil"),
         )
-    async with browser_page(dashboard.new_link(), tmp_path) as page:
+    async with browser_page(chromium, dashboard.new_link(), tmp_path) as page:
         for path in ("/skills", "/skills/hostile", "/skills/hostile/edit", "/skills/log"):
             await page.goto(dashboard.link.split("/skills")[0] + path)
             counts = await page.evaluate(
@@ -436,7 +409,9 @@ async def test_hostile_text_shows_as_text_and_runs_nothing(
         assert page.dialogs == []
 
 
-async def test_readable_on_a_phone(dashboard: DashboardProcess, db: Path, tmp_path: Path) -> None:
+async def test_readable_on_a_phone(
+    dashboard: DashboardProcess, chromium: Any, db: Path, tmp_path: Path
+) -> None:
     await _live(db)
     with Store.open(db) as store:
         agent.save(
@@ -446,7 +421,7 @@ async def test_readable_on_a_phone(dashboard: DashboardProcess, db: Path, tmp_pa
             BODY,
             who="bot",
         )
-    async with browser_page(dashboard.new_link(), tmp_path, width=390) as page:
+    async with browser_page(chromium, dashboard.new_link(), tmp_path, width=390) as page:
         for path in ("/skills", "/skills/compare-funds", "/skills/log", "/skills/new"):
             await page.goto(dashboard.link.split("/skills")[0] + path)
             overflow = await page.evaluate(
@@ -468,13 +443,13 @@ HIDING = (
 
 
 async def test_the_page_shows_what_a_rendered_view_hides_and_names_its_line(
-    dashboard: DashboardProcess, db: Path, tmp_path: Path
+    dashboard: DashboardProcess, chromium: Any, db: Path, tmp_path: Path
 ) -> None:
     """Issue 23, item 1: a reference definition, the comment idiom, a link's title and
     destination and an image's description never appeared on the page a person reviews."""
     with Store.open(db) as store:
         agent.save(store, "exits", "When the user exits a position", HIDING, who="bot")
-    async with browser_page(dashboard.link, tmp_path) as page:
+    async with browser_page(chromium, dashboard.link, tmp_path) as page:
         await click(page, "#waiting a")
         seen = await page.inner_text("body")
         for hidden in (
@@ -501,13 +476,13 @@ async def test_the_page_shows_what_a_rendered_view_hides_and_names_its_line(
 
 
 async def test_a_character_reference_never_reorders_what_the_page_shows(
-    dashboard: DashboardProcess, db: Path, tmp_path: Path
+    dashboard: DashboardProcess, chromium: Any, db: Path, tmp_path: Path
 ) -> None:
     """Issue 23, item 4: the renderer decoded ``&#x202E;`` into a real right-to-left
     override after the page had marked hidden characters, so "05.99" read "99.50"."""
     with Store.open(db) as store:
         agent.save(store, "limit", "Limit orders", "Limit price: &#x202E;05.99\n", who="bot")
-    async with browser_page(dashboard.link, tmp_path) as page:
+    async with browser_page(chromium, dashboard.link, tmp_path) as page:
         await click(page, "#waiting a")
         if await page.locator("#rendered summary").count():
             await page.click("#rendered summary")  # the rendered view, folded away

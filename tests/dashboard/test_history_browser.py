@@ -30,7 +30,7 @@ REVISED = "# Compare two funds\n\n1. Fetch holdings.\n2. Buy the cheaper one at 
 
 
 async def test_reject_with_reason_history_compare_and_restore_in_a_browser(
-    dashboard: DashboardProcess, mcp: Any, db: Path, tmp_path: Path
+    dashboard: DashboardProcess, chromium: Any, mcp: Any, db: Path, tmp_path: Path
 ) -> None:
     await _live(db)
     notes = Notes()
@@ -41,7 +41,7 @@ async def test_reject_with_reason_history_compare_and_restore_in_a_browser(
             client, "skillSave", {"name": NAME, "description": "Compare", "body": REVISED}
         )
         assert not proposal.is_error, text_of(proposal)
-        async with browser_page(dashboard.new_link(), tmp_path) as page:
+        async with browser_page(chromium, dashboard.new_link(), tmp_path) as page:
             await page.goto(dashboard.link.split("?")[0] + f"/{NAME}")
             for _ in range(100):  # the server writes receipts off the request path
                 if "claude-code 2.1.0" in (await page.text_content("#last-read") or ""):

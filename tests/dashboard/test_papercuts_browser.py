@@ -5,8 +5,6 @@ diff lines that show, and the stale refusal a click meets."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import socket
 import threading
 import time
@@ -21,17 +19,8 @@ from kite_skills.dashboard.app import build_app
 from kite_skills.dashboard.security import Door
 from kite_skills.store import Store, agent, human
 
-CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-]
+from .chromium import launch_options
+
 DESKTOP = {"width": 1280, "height": 900}
 
 
@@ -80,22 +69,13 @@ def served(db: Path) -> Iterator[Served]:
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.fail(
-            f"Chromium not found at {CHROMIUM!r}: apt-get install -y --no-install-recommends "
-            "chromium (./build.sh test does), or set CHROMIUM_PATH",
-            pytrace=False,
-        )
+    """The module's Chromium, on Playwright's sync API (these tests are not async); each test
+    opens its own context on it (``page``)."""
     from playwright.sync_api import sync_playwright
 
-    home = tmp_path_factory.mktemp("browser-home")
+    options = launch_options(tmp_path_factory.mktemp("browser-home"))
     with sync_playwright() as pw:
-        launched = pw.chromium.launch(
-            executable_path=CHROMIUM,
-            args=ARGS,
-            timeout=30_000,
-            env={**os.environ, "HOME": str(home)},
-        )
+        launched = pw.chromium.launch(**options)
         try:
             yield launched
         finally:
