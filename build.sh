@@ -39,18 +39,30 @@ UV=$WORK/uv/bin/uv
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
 
-fits() { "$1" -c 'import sys; sys.exit(sys.implementation.name != "cpython" or sys.version_info < (3, 11))' 2>/dev/null; }
+# fitting PYTHON: the path of the interpreter PYTHON runs when it is CPython 3.11 or newer,
+# else nothing. The build then runs that path itself, past a version manager's shim (pyenv's
+# is a shell script that costs half a second of each of the build's dozen calls).
+fitting() {
+    "$1" -c 'import sys
+if sys.implementation.name == "cpython" and sys.version_info >= (3, 11):
+    print(sys.executable or sys.argv[1])' "$1" 2>/dev/null || true
+}
 
 check_python() {
+    local found
     if [[ -n ${PYTHON:-} ]]; then
         command -v "$PYTHON" >/dev/null || die "PYTHON=$PYTHON not found — set PYTHON to a CPython 3.11 or newer"
-        fits "$PYTHON" || die "PYTHON=$PYTHON is not CPython 3.11 or newer — set PYTHON to one that is"
+        found=$(fitting "$PYTHON")
+        [[ -n $found ]] || die "PYTHON=$PYTHON is not CPython 3.11 or newer — set PYTHON to one that is"
+        PYTHON=$found
         return
     fi
     local candidate
     for candidate in python3 python3.14 python3.13 python3.12 python3.11; do
-        if command -v "$candidate" >/dev/null && fits "$candidate"; then
-            PYTHON=$candidate
+        command -v "$candidate" >/dev/null || continue
+        found=$(fitting "$candidate")
+        if [[ -n $found ]]; then
+            PYTHON=$found
             return
         fi
     done
