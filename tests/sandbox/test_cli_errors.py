@@ -1,16 +1,36 @@
-"""What a person sees when `kite-skills sandbox` cannot start as asked, in a real subprocess:
-a bad option value is one stderr line and exit 2; a bad scenario file is one `path:line:`
-line per problem and a summary, exit 1; never a traceback, and stdout (JSON-RPC's) empty."""
+"""What a person sees when `kite-skills sandbox` cannot start as asked: a bad option value is
+one stderr line and exit 2; a bad scenario file is one `path:line:` line per problem and a
+summary, exit 1; never a traceback, and stdout (JSON-RPC's) empty.
+
+The refusals run in this process, through the entry point `python -m kite_skills` calls
+(:func:`kite_skills.cli.main`, whose result it passes to ``sys.exit``): each comes before
+anything is served, and starting an interpreter for each cost ten times the test. The exit
+status is what main returned or SystemExit's code; stdout and stderr are read at the file
+descriptors (capfd); any other exception fails the test (in a process: a traceback). Their
+environment is the subprocesses' (:func:`tests.sandbox.sandbox_harness.env`), and stdin is a
+file with no descriptor, so a case that wrongly got as far as serving fails at once.
+
+Three cases run `python -m kite_skills sandbox` in a real subprocess, for what only a process
+shows: a refusal's exit status 2 and one-line stderr as the process ends (argparse's
+SystemExit leaves through the interpreter, not through main), and the start line of a sandbox
+that serves (until stdin ends; at a terminal, a pty) — a served case never runs in process."""
 
 from __future__ import annotations
 
+import gc
+import io
+import logging
 import os
 import pty
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from kite_skills import cli
 
 from .sandbox_harness import env
 
@@ -31,7 +51,17 @@ market:
 """
 
 
+@dataclass(frozen=True)
+class Done:
+    """How a `kite-skills sandbox` run ended (the fields a CompletedProcess has)."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
 def run(home: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """`python -m kite_skills sandbox ARGV` in a real subprocess, stdin empty."""
     return subprocess.run(
         [sys.executable, "-m", "kite_skills", "sandbox", *argv],
         stdin=subprocess.DEVNULL,
@@ -40,6 +70,47 @@ def run(home: Path, *argv: str) -> subprocess.CompletedProcess[str]:
         env=env(home),
         timeout=120,
     )
+
+
+@pytest.fixture
+def sandbox(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> Iterator[Callable[..., Done]]:
+    """`kite-skills sandbox ARGV` in this process, for a case that never serves: with run()'s
+    environment (and no EXCLUDED_TOOLS), stdin with no descriptor, and what a start changes
+    in the process put back after it (logging.basicConfig's root handler, the collector's
+    frozen objects: kite_skills/stack_loading.py)."""
+    for name, value in env(tmp_path).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("EXCLUDED_TOOLS", raising=False)
+    monkeypatch.setattr(sys, "stdin", io.StringIO())
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+
+    def start(*argv: str) -> Done:
+        capfd.readouterr()
+        try:
+            code = cli.main(["sandbox", *argv])
+        except SystemExit as stop:
+            assert isinstance(stop.code, int), stop.code
+            code = stop.code
+        out, err = capfd.readouterr()
+        return Done(code, out, err)
+
+    try:
+        yield start
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+        gc.unfreeze()
+
+
+def said_in_one_line(done: Done | subprocess.CompletedProcess[str], said: str) -> None:
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("kite-skills sandbox: error: ") and said in lines[0], lines[0]
 
 
 @pytest.mark.parametrize(
@@ -60,21 +131,27 @@ def run(home: Path, *argv: str) -> subprocess.CompletedProcess[str]:
         (["bogus"], "invalid choice: 'bogus'"),
     ],
 )
-def test_a_bad_option_is_one_line_and_exit_2(tmp_path: Path, argv: list[str], said: str) -> None:
-    done = run(tmp_path, "--journal", str(tmp_path / "j.jsonl"), *argv)
-    assert done.returncode == 2, done.stderr
-    assert done.stdout == ""
-    lines = done.stderr.splitlines()
-    assert len(lines) == 1, done.stderr
-    assert lines[0].startswith("kite-skills sandbox: error: ") and said in lines[0], lines[0]
+def test_a_bad_option_is_one_line_and_exit_2(
+    sandbox: Callable[..., Done], tmp_path: Path, argv: list[str], said: str
+) -> None:
+    done = sandbox("--journal", str(tmp_path / "j.jsonl"), *argv)
+    said_in_one_line(done, said)
     assert not (tmp_path / "j.jsonl").exists() or argv[0] == "--journal"
 
 
-def test_a_bad_scenario_file_names_every_problem_and_serves_nothing(tmp_path: Path) -> None:
+def test_a_bad_option_ends_the_process_with_exit_2_and_one_line(tmp_path: Path) -> None:
+    done = run(tmp_path, "--journal", str(tmp_path / "j.jsonl"), "--speed", "fast")
+    said_in_one_line(done, "argument --speed: 'fast': give simulated seconds per real second")
+    assert not (tmp_path / "j.jsonl").exists()
+
+
+def test_a_bad_scenario_file_names_every_problem_and_serves_nothing(
+    sandbox: Callable[..., Done], tmp_path: Path
+) -> None:
     bad = tmp_path / "mine.yaml"
     bad.write_text(BAD_SCENARIO, "utf-8")
     journal = tmp_path / "j.jsonl"
-    done = run(tmp_path, "--scenario", str(bad), "--journal", str(journal))
+    done = sandbox("--scenario", str(bad), "--journal", str(journal))
     assert done.returncode == 1 and done.stdout == ""
     lines = done.stderr.splitlines()
     assert [line.split(":", 2)[1] for line in lines[:-1]] == ["3", "4", "6", "9", "10", "14"]
@@ -100,11 +177,11 @@ def test_a_bad_scenario_file_names_every_problem_and_serves_nothing(tmp_path: Pa
     ],
 )
 def test_an_unreadable_scenario_file_is_said_in_place(
-    tmp_path: Path, content: bytes, said: str
+    sandbox: Callable[..., Done], tmp_path: Path, content: bytes, said: str
 ) -> None:
     bad = tmp_path / "broken.yaml"
     bad.write_bytes(content)
-    done = run(tmp_path, "--scenario", str(bad), "--journal", str(tmp_path / "j.jsonl"))
+    done = sandbox("--scenario", str(bad), "--journal", str(tmp_path / "j.jsonl"))
     assert done.returncode == 1 and done.stdout == ""
     lines = done.stderr.splitlines()
     assert len(lines) == 2 and lines[0].startswith(f"{bad}:") and said in lines[0], done.stderr
@@ -149,10 +226,12 @@ def test_at_a_terminal_the_start_line_says_it_waits_for_an_mcp_client(tmp_path: 
     )
 
 
-def test_a_journal_option_naming_another_file_leaves_it_alone(tmp_path: Path) -> None:
+def test_a_journal_option_naming_another_file_leaves_it_alone(
+    sandbox: Callable[..., Done], tmp_path: Path
+) -> None:
     notes = tmp_path / "notes.md"
     notes.write_text("# my notes\n", "utf-8")
-    done = run(tmp_path, "--journal", str(notes))
+    done = sandbox("--journal", str(notes))
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines() == [
         f"kite-skills sandbox: error: {notes}: this file is not a sandbox journal, and the "
@@ -162,7 +241,7 @@ def test_a_journal_option_naming_another_file_leaves_it_alone(tmp_path: Path) ->
 
 
 def test_infinite_and_enormous_numbers_in_a_scenario_are_problems_not_a_crash(
-    tmp_path: Path,
+    sandbox: Callable[..., Done], tmp_path: Path
 ) -> None:
     bad = tmp_path / "huge.yaml"
     bad.write_text(
@@ -177,7 +256,7 @@ def test_infinite_and_enormous_numbers_in_a_scenario_are_problems_not_a_crash(
         '      - ["11:31", 1e400]\n',
         "utf-8",
     )
-    done = run(tmp_path, "--scenario", str(bad), "--journal", str(tmp_path / "j.jsonl"))
+    done = sandbox("--scenario", str(bad), "--journal", str(tmp_path / "j.jsonl"))
     assert done.returncode == 1 and done.stdout == "" and "Traceback" not in done.stderr
     lines = done.stderr.splitlines()
     assert [line.split(":", 2)[1] for line in lines[:-1]] == ["2", "4", "4", "7", "9"]
