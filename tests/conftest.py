@@ -44,6 +44,14 @@ def pytest_report_header() -> str:
 BUILT_FIXTURES = frozenset({"pyz"})  # runs dist/kite-skills.pyz
 
 
+@pytest.fixture(scope="session")
+def shiv_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One private shiv cache for each worker's whole run: the first start unpacks (and
+    writes the bytecode of what it imports), every later one in any module is warm. A test
+    about unpacking itself makes its own (tests/test_unpack.py, tests/test_build.py)."""
+    return tmp_path_factory.mktemp("shiv")
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item) -> Iterator[object]:
     """Tell zipapp_guard which test runs (a test not marked zipapp that finds the build fails)."""

@@ -22,6 +22,8 @@ pytestmark = pytest.mark.zipapp
 
 @pytest.fixture(scope="module")
 def shiv_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Its own, not the suite's (tests/conftest.py): the first test proves the file unpacks
+    into an empty private SHIV_ROOT."""
     return tmp_path_factory.mktemp("shiv")
 
 

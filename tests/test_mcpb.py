@@ -251,11 +251,6 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     return folder, unpack(bundle_file(HOST), folder)
 
 
-@pytest.fixture(scope="module")
-def shiv_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("shiv")
-
-
 def text_of(result: types.CallToolResult) -> str:
     return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
 

@@ -66,11 +66,6 @@ def ids(interpreter: Interpreter) -> str:
     return interpreter.version
 
 
-@pytest.fixture(scope="module")
-def shiv_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("shiv")
-
-
 def test_this_machine_has_a_cpython_the_file_accepts() -> None:
     assert {i.version for i in RUNNABLE} >= {f"{sys.version_info[0]}.{sys.version_info[1]}"}
 

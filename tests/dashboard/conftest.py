@@ -107,11 +107,6 @@ def target(request: pytest.FixtureRequest) -> Target:
     return target_for(request.node)
 
 
-@pytest.fixture(scope="session")
-def shiv_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("shiv")
-
-
 @pytest.fixture(scope="module")
 async def chromium(
     anyio_backend: object, tmp_path_factory: pytest.TempPathFactory

@@ -24,12 +24,6 @@ def target(request: pytest.FixtureRequest) -> Target:
     return target_for(request.node)
 
 
-@pytest.fixture(scope="session")
-def shiv_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One private shiv cache for the whole run (the first start extracts; later are warm)."""
-    return tmp_path_factory.mktemp("shiv")
-
-
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     return tmp_path / "skills.db"
