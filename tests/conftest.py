@@ -80,6 +80,8 @@ FIRST = (
     "tests/test_bytecode.py",
     "tests/test_mcpb.py",
     "tests/test_cache.py",
+    "tests/test_packaging.py",  # ten seconds each: collected last, they ended the run alone
+    "tests/test_release.py",
 )
 
 
