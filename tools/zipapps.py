@@ -249,6 +249,7 @@ def export(wheelhouse: Path, dest: Path) -> list[Path]:
     wanted = {(_name(pin), pin.split("==")[1].strip()) for pin in pins}
     dest.mkdir(parents=True, exist_ok=True)
     copied = []
+    found: set[tuple[str, str]] = set()
     for wheel in sorted(wheelhouse.glob("*.whl")):
         name, version = wheel.name.split("-")[:2]
         if (_name(name), version) not in wanted:
@@ -257,7 +258,7 @@ def export(wheelhouse: Path, dest: Path) -> list[Path]:
         shutil.copyfile(wheel, partial)
         os.replace(partial, dest / wheel.name)
         copied.append(dest / wheel.name)
-    found = {(_name(p.name.split("-")[0]), p.name.split("-")[1]) for p in copied}
+        found.add((_name(name), version))
     if wanted - found:
         missing = ", ".join(sorted(f"{n}=={v}" for n, v in wanted - found))
         sys.exit(
