@@ -150,8 +150,9 @@ def test_every_file_declares_its_platform_and_cpython_3_11_to_3_14() -> None:
 @pytest.fixture(scope="module")
 def import_logs(shiv_root: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[str]]:
     """Every mode of the host's file, on every CPython here, with the import log on:
-    mode label -> the modules it imported (on any interpreter). They run from the module's
-    extraction, which the tests above unpacked for each CPython (and wrote its bytecode): a
+    mode label -> the modules it imported (on any interpreter). They run from the worker's
+    extraction (``shiv_root``, tests/conftest.py), which the tests above unpacked for each
+    CPython (and wrote its bytecode): a
     first start imports more of the standard library and shiv's bootstrap, but nothing more
     of the file's distributions, so a fresh cache per CPython would only unpack and compile
     again."""
