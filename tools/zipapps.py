@@ -459,11 +459,13 @@ def split_pins(wheelhouse: Path, pins: list[str]) -> tuple[list[str], list[str]]
 
 
 def install_pure(wheelhouse: Path, wheel: Path, target: str, dest: Path) -> Path:
-    """The pure-Python pins of ``target`` and kite-skills' own wheel, installed once: the
-    same files whatever the platform and the version (the first of PYTHONS is named)."""
+    """The pure-Python pins of ``target`` and kite-skills' own wheel, installed once, with
+    the catalog's facts: the same files whatever the platform and the version (the first of
+    PYTHONS is named)."""
     pure, _ = split_pins(wheelhouse, requirements(target)[0])
     shutil.rmtree(dest, ignore_errors=True)
     install(wheelhouse, target, PYTHONS[0], [*pure, str(wheel)], dest)
+    write_catalog_facts(dest)
     return dest
 
 
@@ -481,7 +483,6 @@ def build(wheelhouse: Path, wheel: Path, out_dir: Path, target: str, pure: Path)
         trees.append(tree)
     site_packages = stage / "site-packages"
     merge(trees, site_packages)
-    write_catalog_facts(site_packages)
     if per_version:
         for version in PYTHONS:
             tree = site_packages / "_per_version" / f"cp{version.replace('.', '')}"
@@ -533,7 +534,8 @@ def build_all(wheelhouse: Path, wheel: Path, out_dir: Path, targets: list[str]) 
 def write_catalog_facts(site_packages: Path) -> None:
     """What the Markdown parser finds in the shipped catalog, stored in it so that a start
     parses nothing. The packed code computes it (-S: kite_skills and markdown-it only as they
-    are in ``site_packages``), under a fingerprint of that code which a start checks."""
+    are in ``site_packages``; both are pure Python, so the pure tree serves every platform),
+    under a fingerprint of that code which a start checks."""
     subprocess.run([sys.executable, "-S", "-c", WRITE_FACTS, str(site_packages)], check=True)
 
 
