@@ -94,7 +94,10 @@ try:
 except ImportError:  # Python 2
     import signal
 
-signal.signal(signal.SIGINT, lambda signum, frame: os._exit(130))
+try:
+    signal.signal(signal.SIGINT, lambda signum, frame: os._exit(130))
+except KeyboardInterrupt:  # a Ctrl-C before this line: signal() delivers it first
+    os._exit(130)
 import sys
 import zipimport
 
