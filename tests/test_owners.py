@@ -42,18 +42,22 @@ def _tree(path: Path) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
 
 
-def _strings(path: Path) -> Iterator[tuple[int, str]]:
+@cache
+def _strings(path: Path) -> tuple[tuple[int, str], ...]:
     """``(line, text)`` of every string in ``path``'s code: literals and the literal parts of
-    f-strings, but not docstrings (nor any other string standing alone as a statement)."""
-    tree = _tree(path)
+    f-strings, but not docstrings (nor any other string standing alone as a statement).
+    Kept per file, as the tree is: every test reads them."""
+    nodes = list(ast.walk(_tree(path)))
     prose = {
         id(node.value)
-        for node in ast.walk(tree)
+        for node in nodes
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
     }
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in prose:
-            yield node.lineno, node.value
+    return tuple(
+        (node.lineno, node.value)
+        for node in nodes
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in prose
+    )
 
 
 def _where(path: Path, line: int) -> str:
@@ -93,10 +97,13 @@ def _name_of(node: ast.expr) -> str:
     return ""
 
 
-def _compares(path: Path) -> Iterator[tuple[int, list[ast.expr]]]:
-    for node in ast.walk(_tree(path)):
-        if isinstance(node, ast.Compare):
-            yield node.lineno, [node.left, *node.comparators]
+@cache
+def _compares(path: Path) -> tuple[tuple[int, list[ast.expr]], ...]:
+    return tuple(
+        (node.lineno, [node.left, *node.comparators])
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Compare)
+    )
 
 
 def _outside(folder: str) -> list[Path]:
