@@ -39,6 +39,9 @@ from kite_skills import __version__  # noqa: E402
 from kite_skills.launcher import build_info  # noqa: E402
 from kite_skills.launcher.preamble import PLATFORMS, platform_for  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "tools"))
+import pinned_links  # noqa: E402
+
 PYTHONS = ["3.11", "3.12", "3.13", "3.14"]
 # pip platform tags per file; pip also accepts older macOS versions and universal2.
 PIP_PLATFORMS: dict[str, list[str]] = {
@@ -190,12 +193,31 @@ def download(wheelhouse: Path, targets: list[str]) -> None:
     wheelhouse.mkdir(parents=True, exist_ok=True)
     if not targets:
         return
-    download_versions(wheelhouse, targets[0], PYTHONS[:1])
+    fetched = [version_stamp(wheelhouse, t, v).exists() for t in targets for v in PYTHONS]
+    if all(fetched) and tools_stamp(wheelhouse).exists():
+        return
+    index = index_options(wheelhouse, targets)
+    download_versions(wheelhouse, targets[0], PYTHONS[:1], index)
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(targets) + 1) as pool:
-        jobs = [pool.submit(download_versions, wheelhouse, t, PYTHONS) for t in targets]
-        jobs.append(pool.submit(download_tools, wheelhouse))
+        jobs = [pool.submit(download_versions, wheelhouse, t, PYTHONS, index) for t in targets]
+        jobs.append(pool.submit(download_tools, wheelhouse, index))
         for done in jobs:
             done.result()
+
+
+def index_options(wheelhouse: Path, targets: list[str]) -> list[str]:
+    """pip's options to read the pinned releases' files from one local page
+    (tools/pinned_links.py), or none when the index cannot list them in JSON."""
+    pins = set(build_tools())
+    for target in targets:
+        shared, per_version = requirements(target, everything=True)
+        pins |= {*shared, *per_version}
+    page = pinned_links.page_for(pinned_links.index_url(PIP), sorted(pins))
+    if page is None:
+        return []
+    path = wheelhouse / ".pinned-links.html"
+    path.write_text(page, encoding="utf-8")
+    return ["--no-index", "--find-links", str(path)]
 
 
 def build_tools() -> list[str]:
@@ -204,16 +226,19 @@ def build_tools() -> list[str]:
     return [pin for pin in (line.split("#")[0].strip() for line in lines) if pin]
 
 
-def download_tools(wheelhouse: Path) -> None:
+def tools_stamp(wheelhouse: Path) -> Path:
+    return wheelhouse / f".downloaded-{digest(['tools', build_tools()])}"
+
+
+def download_tools(wheelhouse: Path, index: list[str]) -> None:
     """The build tools' wheels (pure Python, the same for every platform), so that
     ``./build.sh --offline`` makes its venv from the wheelhouse alone. shiv's dependencies
     are pinned beside it (pip, setuptools here; click in runtime.txt)."""
-    pins = build_tools()
-    stamp = wheelhouse / f".downloaded-{digest(['tools', pins])}"
+    stamp = tools_stamp(wheelhouse)
     if stamp.exists():
         return
-    options = ["--only-binary=:all:", "--no-deps", "-d", str(wheelhouse)]
-    subprocess.run([*PIP, "download", *PIP_QUIET, *options, *pins], check=True)
+    options = ["--only-binary=:all:", "--no-deps", *index, "-d", str(wheelhouse)]
+    subprocess.run([*PIP, "download", *PIP_QUIET, *options, *build_tools()], check=True)
     stamp.write_text("build tools\n")
 
 
@@ -221,21 +246,25 @@ def digest(value: object) -> str:
     return hashlib.sha256(repr(value).encode()).hexdigest()[:20]
 
 
-def download_versions(wheelhouse: Path, target: str, versions: list[str]) -> None:
+def version_stamp(wheelhouse: Path, target: str, version: str) -> Path:
+    """The mark that ``target``'s wheels for ``version`` were fetched, named by a hash of
+    the pip options and pins that fetched them."""
+    shared, per_version = requirements(target, everything=True)
+    pins = [*shared, *per_version]
+    return wheelhouse / f".downloaded-{digest((pip_target_options(target, version), pins))}"
+
+
+def download_versions(wheelhouse: Path, target: str, versions: list[str], index: list[str]) -> None:
     shared, per_version = requirements(target, everything=True)
     for version in versions:
-        options = pip_target_options(target, version)
-        pins = [*shared, *per_version]
-        stamp = wheelhouse / f".downloaded-{digest((options, pins))}"
+        stamp = version_stamp(wheelhouse, target, version)
         if stamp.exists():
             continue
         pure = pure_names(wheelhouse)
-        wanted = [pin for pin in pins if _name(pin) not in pure]
+        wanted = [pin for pin in [*shared, *per_version] if _name(pin) not in pure]
         if wanted:
-            subprocess.run(
-                [*PIP, "download", *PIP_QUIET, *options, "-d", str(wheelhouse), *wanted],
-                check=True,
-            )
+            options = [*pip_target_options(target, version), *index, "-d", str(wheelhouse)]
+            subprocess.run([*PIP, "download", *PIP_QUIET, *options, *wanted], check=True)
         stamp.write_text(f"{target} {version}\n")
 
 
