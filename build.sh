@@ -369,9 +369,10 @@ stop_jobs() {
 
 run_tests() {
     finish test_venv
-    # Two workers (pytest-xdist): most of the suite's time is spent waiting on subprocesses
-    # (zipapp starts, builds), so two cores run it in about 0.6x the time of one.
-    say "pytest (2 workers)"
+    # Three workers (pytest-xdist) on two cores: besides the CPU time of its subprocesses
+    # (zipapp starts, builds), the suite waits (a server's change poll, a deadline, a browser),
+    # and a third worker fills those waits (pytest 351 s -> 325 s here).
+    say "pytest (3 workers)"
     # Bytecode for the checkout (gitignored) is written: with PYTHONDONTWRITEBYTECODE set (some
     # containers set it) each worker's collection and each subprocess run from the checkout
     # compiled it all again (collection 10.5 -> 4.5 CPU-s). The tests that need the variable

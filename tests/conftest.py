@@ -64,7 +64,7 @@ def pytest_runtest_protocol(item: pytest.Item) -> Iterator[object]:
 
 # The suite's longest modules (a minute or more of one worker each: the tiny bench, the
 # rebuild, qemu, building and unpacking zipapps, every Inspector call), run first, longest
-# first. ./build.sh test's two workers take whole modules (pytest-xdist --dist loadscope, so
+# first. ./build.sh test's three workers take whole modules (pytest-xdist --dist loadscope, so
 # that a module-scoped fixture runs once) in this order (--no-loadscope-reorder) and share out
 # the short ones after them, instead of one worker ending the run alone on a long one. The
 # order of the other modules is left as collected.
