@@ -189,7 +189,8 @@ def download(wheelhouse: Path, targets: list[str]) -> None:
     pure-Python wheels; then each platform's versions are fetched one after the other, the
     platforms side by side (no two of them share a wheel: a compiled wheel names its
     platform, and cryptography's abi3 wheel, shared by the versions, is fetched once per
-    platform)."""
+    platform). Each ``pip download`` reads the pinned releases' files from one local page
+    (:func:`index_options`) when the index lists them in JSON."""
     wheelhouse.mkdir(parents=True, exist_ok=True)
     if not targets:
         return
