@@ -209,16 +209,22 @@ def download(wheelhouse: Path, targets: list[str]) -> None:
 def index_options(wheelhouse: Path, targets: list[str]) -> list[str]:
     """pip's options to read the pinned releases' files from one local page
     (tools/pinned_links.py), or none when the index cannot list them in JSON."""
-    pins = set(build_tools())
-    for target in targets:
-        shared, per_version = requirements(target, everything=True)
-        pins |= {*shared, *per_version}
-    page = pinned_links.page_for(pinned_links.index_url(PIP), sorted(pins))
+    page = pinned_links.page_for(pinned_links.index_url(PIP), sorted(every_pin(targets)))
     if page is None:
         return []
     path = wheelhouse / ".pinned-links.html"
     path.write_text(page, encoding="utf-8")
     return ["--no-index", "--find-links", str(path)]
+
+
+def every_pin(targets: list[str]) -> set[str]:
+    """The build tools' pins and every pin of ``targets`` (not-in-zipapp.txt's too: the
+    wheelhouse also serves the wheel's install)."""
+    pins = set(build_tools())
+    for target in targets:
+        shared, per_version = requirements(target, everything=True)
+        pins |= {*shared, *per_version}
+    return pins
 
 
 def build_tools() -> list[str]:
@@ -275,11 +281,7 @@ def export(wheelhouse: Path, dest: Path) -> list[Path]:
     wheel's install needs them) and build.txt's. Wheels of other versions that an older
     lock left in the cache stay behind. Each file is written under a temporary name and
     renamed, so an interrupted copy leaves no half wheel."""
-    pins = set(build_tools())
-    for target in PIP_PLATFORMS:
-        shared, per_version = requirements(target, everything=True)
-        pins |= {*shared, *per_version}
-    wanted = {(_name(pin), pin.split("==")[1].strip()) for pin in pins}
+    wanted = {(_name(pin), pin.split("==")[1].strip()) for pin in every_pin(list(PIP_PLATFORMS))}
     dest.mkdir(parents=True, exist_ok=True)
     copied = []
     found: set[tuple[str, str]] = set()
