@@ -372,7 +372,8 @@ run_tests() {
     # Three workers (pytest-xdist) on two cores: besides the CPU time of its subprocesses
     # (zipapp starts, builds), the suite waits (a server's change poll, a deadline, a browser),
     # and a third worker fills those waits (pytest 351 s -> 325 s here).
-    say "pytest (3 workers)"
+    local workers=3
+    say "pytest ($workers workers)"
     # Bytecode for the checkout (gitignored) is written: with PYTHONDONTWRITEBYTECODE set (some
     # containers set it) each worker's collection and each subprocess run from the checkout
     # compiled it all again (collection 10.5 -> 4.5 CPU-s). The tests that need the variable
@@ -381,7 +382,7 @@ run_tests() {
         KITE_SKILLS_PYZ="$DIST/kite-skills.pyz" \
         KITE_SKILLS_INSPECTOR="$WORK/inspector/node_modules/.bin/inspector" \
         KITE_SKILLS_MCPB="$MCPB" \
-        "$WORK/test-venv/bin/pytest" -p no:cacheprovider -n 2 --dist loadscope --no-loadscope-reorder "$@"
+        "$WORK/test-venv/bin/pytest" -p no:cacheprovider -n "$workers" --dist loadscope --no-loadscope-reorder "$@"
 }
 
 # The bench venv: ./build.sh test makes it, then tests/test_bench.py runs ./build.sh bench,
