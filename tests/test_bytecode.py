@@ -71,7 +71,9 @@ def test_bytecode_is_written_once_in_the_background_when_python_may_not(tmp_path
 @pytest.mark.zipapp
 def test_the_sandbox_gets_bytecode_for_its_own_modules_after_the_server(tmp_path: Path) -> None:
     """The server's compiler covers what the server loads; the sandbox's simulation, which the
-    server never loads, is compiled once the sandbox stops, or it would compile every start."""
+    server never loads, is compiled once the sandbox stops, or it would compile every start.
+    Its bytecode is timestamp-checked, as the import system's, though SOURCE_DATE_EPOCH is
+    set (py_compile's default then is hash-checked bytecode, whose source each start hashes)."""
     site = _serve_once(tmp_path, PYTHONDONTWRITEBYTECODE="1")
     tag = sys.implementation.cache_tag
     server_done = site / f".kite-skills-bytecode-server-{tag}"
@@ -88,10 +90,12 @@ def test_the_sandbox_gets_bytecode_for_its_own_modules_after_the_server(tmp_path
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "SHIV_ROOT": str(tmp_path / "shiv"),
             "PYTHONDONTWRITEBYTECODE": "1",
+            "SOURCE_DATE_EPOCH": "1",
         },
     )
     sandbox_done = site / f".kite-skills-bytecode-sandbox-{tag}"
     assert _eventually(lambda: sandbox_done.is_file() and simulation.is_file())
+    assert simulation.read_bytes()[4:8] == b"\0\0\0\0"  # flags: checked by timestamp
 
 
 @pytest.mark.zipapp

@@ -26,13 +26,16 @@ from . import build_info
 _MARKER = ".kite-skills-bytecode-{program}-{tag}"
 # argv: the done-marker, then the sources. The marker is written last, so a compiler that
 # failed leaves none and the next server that stops tries again. Windows has no os.nice: there
-# the process is started below normal priority instead.
+# the process is started below normal priority instead. Timestamp-checked bytecode, as the
+# import system writes it (py_compile's default where SOURCE_DATE_EPOCH is set is
+# hash-checked bytecode, whose source every start would hash).
 _COMPILE = (
     "import os, py_compile, sys\n"
     "if hasattr(os, 'nice'):\n"
     "    os.nice(10)\n"
     "for path in sys.argv[2:]:\n"
-    "    py_compile.compile(path, doraise=False, quiet=2)\n"
+    "    py_compile.compile(path, doraise=False, quiet=2,\n"
+    "                       invalidation_mode=py_compile.PycInvalidationMode.TIMESTAMP)\n"
     "open(sys.argv[1], 'a').close()\n"
 )
 
