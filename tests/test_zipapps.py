@@ -429,7 +429,16 @@ def test_no_launcher_file_runs_under_two_names(tmp_path: Path) -> None:
         names = [i.filename for i in members]
     ours = {i.filename: bodies[i.filename] for i in mine}
     assert {n.removeprefix(launcher) for n in ours} == {
-        f"{m}.py" for m in ("__init__", "first", "start", "preamble", "build_info", "bytecode")
+        f"{m}.py"
+        for m in (
+            "__init__",
+            "first",
+            "start",
+            "preamble",
+            "build_info",
+            "bytecode",
+            "compile_ahead",
+        )
     }
     for member, body in ours.items():
         assert [n for n, b in bodies.items() if b == body] == [member]  # no copy elsewhere

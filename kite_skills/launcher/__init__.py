@@ -9,6 +9,8 @@
   and keeping shiv's cache bounded.
 - ``build_info``: the build's facts (platform, CPythons, version), read from the one member
   the build writes; ``doctor`` and ``setup`` ask it too.
+- ``compile_ahead``: on a server's first start, its modules compiled on another core while
+  the start imports them.
 - ``bytecode``: bytecode for the unpacked copy when PYTHONDONTWRITEBYTECODE is set.
 
 Each is one module with one name (``kite_skills.launcher.<name>``), whether it runs from the
