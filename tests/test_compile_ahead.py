@@ -4,6 +4,8 @@ must be what the built file's server compiles."""
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import importlib.util
 import json
 import os
@@ -19,8 +21,6 @@ import pytest
 from kite_skills.launcher import compile_ahead
 
 from .server.harness import ROOT, server_env, zipapp
-
-pytestmark = pytest.mark.zipapp
 
 LISTED: list[str] = json.loads((ROOT / compile_ahead.LISTING).read_text())
 
@@ -80,6 +80,7 @@ def answered_server(tmp_path: Path) -> Iterator[tuple[Path, subprocess.Popen[byt
         server.wait(timeout=60)
 
 
+@pytest.mark.zipapp
 def test_every_listed_module_is_compiled_while_the_first_server_runs(
     answered_server: tuple[Path, subprocess.Popen[bytes]],
 ) -> None:
@@ -94,6 +95,7 @@ def test_every_listed_module_is_compiled_while_the_first_server_runs(
     assert {s: f for s, f in flags.items() if f != b"\0\0\0\0"} == {}
 
 
+@pytest.mark.zipapp
 def test_a_command_that_is_not_the_server_compiles_nothing_ahead(tmp_path: Path) -> None:
     shiv_root = tmp_path / "shiv"
     env = server_env(shiv_root, tmp_path / "skills.db", PYTHONDONTWRITEBYTECODE="1")
@@ -107,6 +109,7 @@ def test_a_command_that_is_not_the_server_compiles_nothing_ahead(tmp_path: Path)
     assert not list(site.rglob("*.pyc"))
 
 
+@pytest.mark.zipapp
 def test_the_list_is_what_the_built_files_server_compiles() -> None:
     """tools/server_modules.py run now on the built file gives the committed list: a change in
     what a server start imports fails here until the list is written again."""
@@ -134,3 +137,48 @@ def test_a_listed_file_that_is_gone_stops_nothing(tmp_path: Path) -> None:
     assert _compiled(site, "pkg/good.py").read_bytes()[4:8] == b"\0\0\0\0"
     assert not _compiled(site, "pkg/broken.py").exists()
     assert os.listdir(site / "pkg" / "__pycache__") == [_compiled(site, "pkg/good.py").name]
+
+
+def test_the_compiler_holds_the_starts_lock_on_the_extraction_until_it_ends(
+    tmp_path: Path,
+) -> None:
+    """Should the server end first, no other start prunes the extraction while the compiler
+    ahead still writes there: it shares the start's lock (preamble.hold). Here its one source
+    is a named pipe, so it waits, holding the lock, until the test writes that source."""
+    site = tmp_path / "site-packages"
+    (site / "pkg").mkdir(parents=True)
+    source = site / "pkg" / "slow.py"
+    os.mkfifo(source)
+    listing = site / compile_ahead.LISTING
+    listing.parent.mkdir(parents=True)
+    listing.write_text(json.dumps(["pkg/slow.py"]))
+    in_use = tmp_path / ".extraction.kite-skills-in-use"
+    held = os.open(in_use, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(held, fcntl.LOCK_SH)  # as preamble.hold takes it
+    compile_ahead.start(site, held)
+    os.close(held)  # the start ends; the compiler goes on
+
+    def free() -> bool:
+        fd = os.open(in_use, os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as a prune asks for it
+            return True
+        except BlockingIOError:
+            return False
+        finally:
+            os.close(fd)
+
+    pipe = None
+    deadline = time.monotonic() + 60
+    while pipe is None and time.monotonic() < deadline:
+        try:  # the compiler has opened the source once a writer can open it
+            pipe = os.open(source, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            assert exc.errno == errno.ENXIO, exc
+            time.sleep(0.05)
+    assert pipe is not None, "the compiler never read its source"
+    assert not free(), "a prune could remove the extraction the compiler writes in"
+    os.write(pipe, b"VALUE = 1\n")
+    os.close(pipe)
+    _until(free, bound=60)
+    assert free() and _compiled(site, "pkg/slow.py").is_file()

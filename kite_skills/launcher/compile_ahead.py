@@ -39,9 +39,11 @@ _COMPILE = (
 )
 
 
-def start(site_packages: Path) -> None:
+def start(site_packages: Path, held: int | None) -> None:
     """Start compiling the server's modules in ``site_packages`` (just unpacked) in the
-    background. Its output goes nowhere: stdout is the MCP wire."""
+    background. The compiler shares ``held``, the start's lock on the extraction (see
+    ``preamble.hold``), so no other start prunes the extraction while it writes there, should
+    this server end first. Its output goes nowhere: stdout is the MCP wire."""
     listing = site_packages / LISTING
     if not listing.is_file():
         return
@@ -52,6 +54,7 @@ def start(site_packages: Path) -> None:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            pass_fds=() if held is None else (held,),
             creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),  # Windows: no console
         )
     except OSError:

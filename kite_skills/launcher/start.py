@@ -231,7 +231,7 @@ def main(launcher: zipimport.zipimporter, load: Loader) -> None:
         # A server start (no arguments: cli.main) whose files the preamble unpacked (shiv's
         # bootstrap replaces the extraction when SHIV_* asks it to: nothing may write there).
         if not sys.argv[1:] and not asks_shiv(os.environ) and unpacked.is_file():
-            load(launcher, "compile_ahead").start(site_packages)
+            load(launcher, "compile_ahead").start(site_packages, held)
         import _bootstrap  # type: ignore[import-not-found]  # shiv's, at the archive's root
 
         # shiv's bootstrap would name the extraction for the file: it uses this one.
