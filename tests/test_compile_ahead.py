@@ -12,7 +12,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -21,6 +21,7 @@ import pytest
 from kite_skills.launcher import compile_ahead
 
 from .server.harness import ROOT, server_env, zipapp
+from .zipapp_platforms import session_messages
 
 LISTED: list[str] = json.loads((ROOT / compile_ahead.LISTING).read_text())
 
@@ -38,9 +39,9 @@ def _compiled(site: Path, source: str) -> Path:
     return Path(importlib.util.cache_from_source(str(site / source)))
 
 
-def _until(check: object, bound: float) -> None:
+def _until(check: Callable[[], bool], bound: float) -> None:
     deadline = time.monotonic() + bound
-    while not check() and time.monotonic() < deadline:  # type: ignore[operator]
+    while not check() and time.monotonic() < deadline:
         time.sleep(0.05)
 
 
@@ -59,16 +60,7 @@ def answered_server(tmp_path: Path) -> Iterator[tuple[Path, subprocess.Popen[byt
         env=env,
     )
     assert server.stdin and server.stdout
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "compile-ahead", "version": "0"},
-        },
-    }
+    initialize = session_messages()[0]
     server.stdin.write(json.dumps(initialize).encode() + b"\n")
     server.stdin.flush()
     assert json.loads(server.stdout.readline())["result"]["serverInfo"]
