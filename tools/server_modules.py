@@ -70,7 +70,14 @@ def server_modules(pyz: Path, python: str = sys.executable) -> list[str]:
             "SHIV_ROOT": str(Path(tmp) / "shiv"),
             "KITE_SKILLS_DB": str(Path(tmp) / "skills.db"),
         }
-        subprocess.run([python, str(pyz), "--version"], env=env, check=True, capture_output=True)
+        unpack = subprocess.run(
+            [python, str(pyz), "--version"], env=env, capture_output=True, text=True
+        )
+        if unpack.returncode != 0:
+            sys.exit(
+                f"server_modules.py: '{pyz} --version' failed — give it a file ./build.sh "
+                f"built:\n{unpack.stderr[-3000:]}"
+            )
         (site_packages,) = Path(tmp, "shiv").glob("*/site-packages")
         for era, messages in SESSIONS.items():
             for cache in list(site_packages.rglob("__pycache__")):
