@@ -106,6 +106,15 @@ def test_a_pin_without_a_wheel_for_the_platform_names_what_is_missing(tmp_path: 
     assert str(folder) in message and "./build.sh" in message
 
 
+def test_a_file_not_named_as_a_wheel_is_named_in_one_line(tmp_path: Path) -> None:
+    folder = wheelhouse(tmp_path, "cffi-2.1.1-cp312-cp312-win_amd64.whl", "download.whl")
+    with pytest.raises(SystemExit) as stopped:
+        zipapps.wheels_for(folder, "windows-amd64", "3.12", ["cffi==2.1.1"])
+    (line,) = str(stopped.value).splitlines()
+    assert line.startswith(f"zipapps.py: {folder / 'download.whl'}: ")
+    assert line.endswith(f"— remove it from {folder}")
+
+
 def make_wheel(folder: Path) -> Path:
     """A compiled-looking wheel with a console script and a data file, as pip builds them."""
     wheel = folder / "demo-1.0-cp312-cp312-manylinux2014_x86_64.whl"

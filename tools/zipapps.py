@@ -331,12 +331,15 @@ def supported_tags(target: str, version: str) -> list[Tag]:
 def wheels_for(wheelhouse: Path, target: str, version: str, pins: list[str]) -> list[Path]:
     """For each pin, the wheel in ``wheelhouse`` that pip would install for CPython
     ``version`` on ``target``: of the pinned version, with the best-ranked supported tag."""
-    from packaging.utils import canonicalize_name, parse_wheel_filename
+    from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 
     rank = {tag: n for n, tag in enumerate(supported_tags(target, version))}
     candidates: dict[tuple[str, str], list[tuple[int, Path]]] = {}
     for wheel in wheelhouse.glob("*.whl"):
-        name, wheel_version, _, tags = parse_wheel_filename(wheel.name)
+        try:
+            name, wheel_version, _, tags = parse_wheel_filename(wheel.name)
+        except InvalidWheelFilename as error:
+            sys.exit(f"zipapps.py: {wheel}: {error} — remove it from {wheelhouse}")
         best = min((rank[tag] for tag in tags if tag in rank), default=None)
         if best is not None:
             candidates.setdefault((name, str(wheel_version)), []).append((best, wheel))
