@@ -124,7 +124,11 @@ pip_install() {
     local venv=$1; shift
     local stamp; stamp=$(stamp_of "$venv" "$@")
     [[ -f $stamp ]] && return
-    "$venv/bin/python" -m pip install "${PIP_FLAGS[@]}" "$@"
+    local hint=""
+    [[ " $* " == *" --no-index "* ]] && hint=" — a wheelhouse made by ./build.sh --wheelhouse \
+from an older commit may lack a tool this one pins (requirements/build.txt): make it again"
+    "$venv/bin/python" -m pip install "${PIP_FLAGS[@]}" "$@" \
+        || die "pip could not install the build tools into $venv (its messages are above)$hint"
     touch "$stamp"
 }
 

@@ -24,7 +24,7 @@ import pytest
 
 from kite_skills.launcher.preamble import PLATFORMS
 
-from .rebuild import SLOW, Rebuild
+from .rebuild import SLOW, Rebuild, offline_build
 
 pytestmark = pytest.mark.zipapp  # ./build.sh --wheelhouse and the built dist/kite-skills.pyz
 
@@ -66,9 +66,9 @@ def test_the_wheelhouse_holds_every_platforms_binaries(wheelhouse: Path) -> None
 
 
 def test_the_wheelhouse_holds_the_build_tools_and_only_pinned_versions(wheelhouse: Path) -> None:
-    """What the offline build's venv installs (requirements/build.txt: pip, setuptools, shiv)
-    is there, and nothing of a version the lock does not pin (the build's cache keeps what
-    older locks fetched)."""
+    """What the offline build's venv installs (requirements/build.txt: pip, setuptools, shiv,
+    installer, packaging) is there, and nothing of a version the lock does not pin (the
+    build's cache keeps what older locks fetched)."""
     held = {pinned(p.name) for p in wheelhouse.iterdir()}
     assert all(p.name.endswith(".whl") for p in wheelhouse.iterdir())
     assert pins("build.txt") <= held
@@ -108,6 +108,25 @@ def test_a_cache_that_lost_a_pinned_wheel_gives_no_wheelhouse(tmp_path: Path) ->
     broken = export(cache, tmp_path / "broken")
     assert broken.returncode == 1
     assert "has no wheel of pydantic_core==" in broken.stderr, broken.stderr
+
+
+def test_a_wheelhouse_without_a_build_tool_stops_the_build_saying_to_make_it_again(
+    wheelhouse: Path, tmp_path: Path
+) -> None:
+    """A wheelhouse made by an older commit lacks a tool this one pins (installer came in
+    after the first wheelhouses): the offline build stops at its venv and says what to do."""
+    older = tmp_path / "wheels"
+    older.mkdir()
+    for wheel in wheelhouse.iterdir():
+        if not wheel.name.startswith("installer-"):
+            (older / wheel.name).symlink_to(wheel)
+    result = offline_build(older, tmp_path / "checkout")
+    assert result.returncode == 1
+    assert "No matching distribution found for installer==" in result.stderr, result.stderr
+    last = result.stderr.splitlines()[-1]
+    assert last.startswith("build.sh: pip could not install the build tools into "), last
+    assert last.endswith("(requirements/build.txt): make it again"), last
+    assert not (tmp_path / "checkout" / "dist").exists()
 
 
 def test_offline_build_from_a_wheelhouse_gives_the_same_bytes(offline_rebuild: Rebuild) -> None:
