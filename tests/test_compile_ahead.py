@@ -14,25 +14,16 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from kite_skills.launcher import compile_ahead
 
 from .server.harness import ROOT, server_env, zipapp
+from .tool_modules import load_tool
 from .zipapp_platforms import session_messages
 
 LISTED: list[str] = json.loads((ROOT / compile_ahead.LISTING).read_text())
-
-
-def _tool() -> ModuleType:
-    path = ROOT / "tools" / "server_modules.py"
-    spec = importlib.util.spec_from_file_location("server_modules", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _compiled(site: Path, source: str) -> Path:
@@ -105,7 +96,7 @@ def test_a_command_that_is_not_the_server_compiles_nothing_ahead(tmp_path: Path)
 def test_the_list_is_what_the_built_files_server_compiles() -> None:
     """tools/server_modules.py run now on the built file gives the committed list: a change in
     what a server start imports fails here until the list is written again."""
-    written = _tool().server_modules(zipapp())
+    written = load_tool("server_modules").server_modules(zipapp())
     assert written == LISTED, (
         "kite_skills/launcher/server_modules.json is stale — run "
         "'python tools/server_modules.py dist/kite-skills.pyz' after ./build.sh"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import http.server
-import importlib.util
 import io
 import json
 import os
@@ -16,25 +15,15 @@ import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from .tool_modules import load_tool
+
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
 
 
-def load_tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "pinned_links", ROOT / "tools" / "pinned_links.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-pinned_links = load_tool()
+pinned_links = load_tool("pinned_links")
 
 
 def wheel(name: str, version: str) -> bytes:

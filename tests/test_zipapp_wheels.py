@@ -6,26 +6,15 @@ and the layout themselves, on wheelhouses and wheels made in the test."""
 
 from __future__ import annotations
 
-import importlib.util
 import posixpath
 import zipfile
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from .tool_modules import load_tool
 
-
-def load_tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("zipapps", ROOT / "tools" / "zipapps.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-zipapps = load_tool()
+zipapps = load_tool("zipapps")
 
 
 def wheelhouse(tmp_path: Path, *names: str) -> Path:

@@ -364,8 +364,13 @@ def install(wheels: list[Path], dest: Path) -> None:
     from installer.destinations import SchemeDictionaryDestination
     from installer.sources import WheelFile
 
-    scheme = {"purelib": dest, "platlib": dest, "data": dest, "scripts": dest / "bin"}
-    scheme["headers"] = dest / "include"
+    scheme = {
+        "purelib": dest,
+        "platlib": dest,
+        "data": dest,
+        "scripts": dest / "bin",
+        "headers": dest / "include",
+    }
     destination = SchemeDictionaryDestination(
         {key: str(path) for key, path in scheme.items()}, "python", "posix"
     )
