@@ -329,23 +329,37 @@ def test_the_windows_file_puts_its_interpreters_pywin32_on_sys_path(
     assert result.stdout.split() == [str(tree), str(tree / "win32")], result.stderr
 
 
-def test_a_server_start_parses_no_markdown(tmp_path: Path) -> None:
+def test_a_server_parses_no_markdown_and_reads_no_tool_schemas(tmp_path: Path) -> None:
     """The build stores what the parser finds in the shipped catalog, under a fingerprint of
-    the packed parser: up to the first tools/list the server imports no Markdown parser, so
-    every body was found there and the fingerprint matched."""
+    the packed parser: through the first tools/list and the first help pages (the root and a
+    recipe, whose links become help keys) the server imports no Markdown parser, so every body
+    was found there and the fingerprint matched. Nor does it load the recorded Kite tool
+    schemas, which only a catalog check reads."""
     assert (
         "site-packages/skills_catalog/markdown-facts.json" in zipfile.ZipFile(zipapp()).namelist()
     )
     env = server_env(tmp_path / "shiv", tmp_path / "skills.db", PYTHONPROFILEIMPORTTIME="1")
-    lines = session_messages()[:3]  # initialize, notifications/initialized, tools/list
+    initialize, initialized, tools_list = session_messages()[:3]
+    # A client without the Skills extension: help answers it with pages.
+    initialize = {**initialize, "params": {**initialize["params"], "capabilities": {}}}
+    helps = [
+        {"jsonrpc": "2.0", "id": n, "method": "tools/call",
+         "params": {"name": "help", "arguments": {"key": key}}}
+        for n, key in ((3, "/"), (4, "/orders/prepare"))
+    ]  # fmt: skip
+    lines = [initialize, initialized, tools_list, *helps]
     stdin = "".join(json.dumps(line) + "\n" for line in lines)
     for _ in range(2):  # the first run unpacks; the second is a warm start
         result = run(sys.executable, zipapp(), [], env, stdin=stdin)
         assert result.returncode == 0, result.stderr[-3000:]
-        assert [json.loads(line)["id"] for line in result.stdout.splitlines()] == [1, 2]
+        replies = [json.loads(line) for line in result.stdout.splitlines()]
+        assert [reply["id"] for reply in replies] == [1, 2, 3, 4]
+        recipe = replies[3]["result"]
+        assert not recipe.get("isError") and "(`/" in recipe["content"][0]["text"]  # keyed links
         modules = imported_modules(result.stderr)
         assert "kite_skills.catalog.loader" in modules
         assert not {m for m in modules if m.startswith(("markdown_it", "mdurl"))}
+        assert "kite_skills.kite_schemas" not in modules
         assert "argparse" not in modules  # serving builds no command-line parser
 
 

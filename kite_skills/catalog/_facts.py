@@ -1,12 +1,14 @@
-"""What the Markdown parser finds in a file (its first heading and its links), and the copy of
-those findings the build stores beside the shipped catalog.
+"""What the Markdown parser finds in a file (its first heading, its links and where each prose
+link is written), and the copy of those findings the build stores beside the shipped catalog.
 
 The zipapp's catalog never changes, yet every start parsed it again: the parser's import and
 the parse were most of what kite-skills added to the SDK's own start-up. So the build writes
 ``FACTS_FILE`` into the packed catalog: each body's findings keyed by the body's SHA-256,
 under a fingerprint of the parser (this package's reader and markdown-it's version). A start
 takes the findings of a body found there and parses any other body, so an edited file or
-another parser can only cost time, never give a wrong answer.
+another parser can only cost time, never give a wrong answer. Where each prose link is
+written (``sources``) is needed only to render a help page, so a start that parses a body
+leaves it to the help page; the stored copy spares the first help answers the parser too.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _markdown
-from ._markdown import Link
+from ._markdown import Link, LinkSource
 
 FACTS_FILE = "markdown-facts.json"
 
@@ -29,6 +31,7 @@ FACTS_FILE = "markdown-facts.json"
 class Facts:
     heading: str | None
     links: tuple[Link, ...]
+    sources: tuple[LinkSource, ...] | None = None  # None: not read yet (a help page parses)
 
 
 def parse(body: str) -> Facts:
@@ -78,7 +81,11 @@ def read(root: Traversable | Path) -> KnownFacts:
             return KnownFacts({})
         return KnownFacts(
             {
-                digest: Facts(entry["heading"], tuple(Link(*link) for link in entry["links"]))
+                digest: Facts(
+                    entry["heading"],
+                    tuple(Link(*link) for link in entry["links"]),
+                    tuple(LinkSource(*source) for source in entry["sources"]),
+                )
                 for digest, entry in stored["bodies"].items()
             }
         )
@@ -94,6 +101,10 @@ def write(root: Path, bodies: list[str]) -> Path:
         entries[_digest(body)] = {
             "heading": facts.heading,
             "links": [[link.line, link.text, link.target] for link in facts.links],
+            "sources": [
+                [source.start, source.end, source.words, source.target]
+                for source in _markdown.link_sources(body)
+            ],
         }
     path = root / FACTS_FILE
     stored = {"parser": parser_fingerprint(), "bodies": dict(sorted(entries.items()))}

@@ -189,31 +189,66 @@ def _links_in(text: str) -> list[Link]:
     return sorted(found, key=lambda link: link.line)
 
 
-def rewrite_links(text: str, rewrite: Callable[[str, str], str | None]) -> str:
-    """Replace each prose link for which ``rewrite(text, target)`` returns a string."""
+@dataclass(frozen=True)
+class LinkSource:
+    """Where a prose link (not an image) is written: ``text[start:end]`` is its whole source,
+    ``[words](target)`` or a reference-style use, which :func:`rewrite_links` replaces."""
+
+    start: int
+    end: int
+    words: str  # the link text as written
+    target: str
+
+
+def link_sources(text: str) -> list[LinkSource]:
+    """Every prose link that :func:`rewrite_links` may replace, in order: each link the parser
+    confirmed in its block, found in the block's source outside code spans. Images are
+    confirmed but never replaced, so they are not listed."""
     tokens, env = _parse(text)
     references = env.get("references", {})
     lines = text.split("\n")
-    for token in reversed([t for t in tokens if t.type == "inline" and t.map is not None]):
-        assert token.map is not None
-        first, last = token.map
-        block = "\n".join(lines[first:last])
-        wanted = [(words, target) for _, words, target in _inline_links(token)]
-        new = _rewrite_block(block, wanted, references, rewrite)
-        if new != block:
-            lines[first:last] = new.split("\n")
-    return "\n".join(lines)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    found: list[LinkSource] = []
+    for token in tokens:
+        if token.type == "inline" and token.map is not None:
+            first, last = token.map
+            block = "\n".join(lines[first:last])
+            wanted = [(words, target) for _, words, target in _inline_links(token)]
+            found += [
+                LinkSource(starts[first] + start, starts[first] + end, words, target)
+                for start, end, words, target in _block_sources(block, wanted, references)
+            ]
+    return found
 
 
-def _rewrite_block(
-    block: str,
-    wanted: list[tuple[str, str]],
-    references: dict[str, Any],
+def rewrite_links(
+    text: str,
     rewrite: Callable[[str, str], str | None],
+    sources: tuple[LinkSource, ...] | None = None,
 ) -> str:
-    code = [m.span() for m in _CODE_SPAN.finditer(block)]
+    """Replace each prose link for which ``rewrite(text, target)`` returns a string.
+    ``sources``: the text's :func:`link_sources`, when known (the build stores them for the
+    shipped catalog); otherwise the text is parsed here."""
     out: list[str] = []
     position = 0
+    for source in link_sources(text) if sources is None else sources:
+        replacement = rewrite(source.words, source.target)
+        if replacement is not None:
+            out.append(text[position : source.start])
+            out.append(replacement)
+            position = source.end
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _block_sources(
+    block: str, wanted: list[tuple[str, str]], references: dict[str, Any]
+) -> Iterator[tuple[int, int, str, str]]:
+    """(start, end, words, target) in ``block`` of each of the parser's links (``wanted``, in
+    order) that is not an image: matched in the source outside code spans."""
+    code = [m.span() for m in _CODE_SPAN.finditer(block)]
     for match in _LINK_SOURCE.finditer(block):
         if not wanted:
             break
@@ -223,13 +258,8 @@ def _rewrite_block(
         if target is None or not _same(match.group("text"), target, wanted[0]):
             continue
         wanted.pop(0)
-        replacement = None if match.group("image") else rewrite(match.group("text"), target)
-        if replacement is not None:
-            out.append(block[position : match.start()])
-            out.append(replacement)
-            position = match.end()
-    out.append(block[position:])
-    return "".join(out)
+        if not match.group("image"):
+            yield match.start(), match.end(), match.group("text"), target
 
 
 def _target_of(match: re.Match[str], references: dict[str, Any]) -> str | None:

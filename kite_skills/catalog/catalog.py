@@ -205,21 +205,21 @@ class Catalog:
         )
         text = node.body
         if node.kind != "category" or node.path.endswith(".md"):
-            text = self._keyed_links(node.path, node.body)
+            text = self._keyed_links(self._files[node.path])
         return HelpPage(
             node.key, node.kind, node.title, node.description, text, node.parent, children
         )
 
-    def _keyed_links(self, source: str, body: str) -> str:
+    def _keyed_links(self, file: CatalogFile) -> str:
         def as_key(text: str, target: str) -> str | None:
             if not _markdown.is_relative(target):
                 return None
-            resolved = resolve_link(source, target)
+            resolved = resolve_link(file.path, target)
             if resolved is None or resolved not in self._files:
                 return None
             return f"{text} (`{key_of(resolved)}`)"
 
-        return _markdown.rewrite_links(body, as_key)
+        return _markdown.rewrite_links(file.body, as_key, file.sources)
 
     def _add_file(self, file: CatalogFile) -> None:
         meta = file.frontmatter or {}

@@ -17,7 +17,7 @@ from ..skill_rules import MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, NAME_PATTERN, N
 from . import _facts, _markdown, _schema
 from ._facts import KnownFacts
 from ._frontmatter import FrontmatterProblem, normalise, split
-from ._markdown import Link
+from ._markdown import Link, LinkSource
 from .model import Problem
 
 CATALOG_PACKAGE = "skills_catalog"
@@ -34,6 +34,9 @@ class CatalogFile:
     body_line: int
     heading: str | None  # the first heading of the body
     links: tuple[Link, ...]  # every link in the body, lines counted from the body's first
+    # Where each prose link is written, when the build stored it (a help page parses the
+    # body otherwise): derived from the body, so not part of what makes two files equal.
+    sources: tuple[LinkSource, ...] | None = field(default=None, compare=False)
 
     # String slicing, not posixpath: a load asks these ~10 times a file.
     @property
@@ -146,7 +149,14 @@ def _read(path: str, raw: bytes, result: Scan) -> None:
         return
     facts = result.known.of(parsed.body) if result.known else _facts.parse(parsed.body)
     result.files[path] = CatalogFile(
-        path, raw, parsed.frontmatter, parsed.body, parsed.body_line, facts.heading, facts.links
+        path,
+        raw,
+        parsed.frontmatter,
+        parsed.body,
+        parsed.body_line,
+        facts.heading,
+        facts.links,
+        facts.sources,
     )
 
 

@@ -42,19 +42,26 @@ def test_a_load_with_the_facts_equals_a_load_that_parses(shipped_copy: Path) -> 
     parsed = loader.scan(SHIPPED, "c")
     assert len(known) == len(with_facts.files) == len(parsed.files)
     assert with_facts.files == parsed.files
+    # The help pages below come from the stored link sources on one side, a parse on the other.
+    assert all(file.sources is not None for file in with_facts.files.values())
+    assert all(file.sources is None for file in parsed.files.values())
     assert with_facts.problems == parsed.problems == []
     assert pages(Catalog(with_facts)) == pages(Catalog(parsed))
 
 
 def test_with_every_body_known_nothing_is_parsed(shipped_copy: Path) -> None:
-    """In a fresh interpreter: loading the catalog imports no Markdown parser."""
+    """In a fresh interpreter: loading the catalog and rendering every help page imports no
+    Markdown parser."""
     code = (
         "import sys\n"
         "from pathlib import Path\n"
         "from kite_skills.catalog import _facts, loader\n"
+        "from kite_skills.catalog.catalog import Catalog\n"
         f"root = Path({str(shipped_copy)!r})\n"
         "result = loader.scan(root, 'c', _facts.read(root))\n"
         "assert not result.problems, result.problems\n"
+        "loaded = Catalog(result)\n"
+        "assert [loaded.help(key) for key in loaded.keys]\n"
         "print(sorted(m for m in sys.modules if m.startswith(('markdown_it', 'mdurl'))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
