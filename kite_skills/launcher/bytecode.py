@@ -71,7 +71,10 @@ def write_later(program: Literal["server", "sandbox"]) -> None:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
-            creationflags=getattr(subprocess, "BELOW_NORMAL_PRIORITY_CLASS", 0),  # Windows'
+            # Windows: a lower priority, and no console window (a desktop client starts the
+            # server without one, and a console program started from it would open its own)
+            creationflags=getattr(subprocess, "BELOW_NORMAL_PRIORITY_CLASS", 0)
+            | getattr(subprocess, "CREATE_NO_WINDOW", 0),
         )
     except OSError:
         pass  # a read-only cache: starts stay slower, nothing else changes
