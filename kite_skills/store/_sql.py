@@ -14,7 +14,11 @@ SELECT_ALL: Final = f"SELECT {SKILL_COLUMNS} FROM skills ORDER BY name"
 LIST_LIVE: Final = (
     "SELECT name, description FROM skills WHERE status = 'live' ORDER BY name LIMIT ?"
 )
-LIVE_VERSIONS: Final = "SELECT name, updated_at FROM skills WHERE status = 'live' ORDER BY name"
+# CAST: a value another program stored as a BLOB still comes back as text (str).
+LIVE_VERSIONS: Final = (
+    "SELECT CAST(name AS TEXT), CAST(updated_at AS TEXT) FROM skills WHERE status = 'live'"
+    " ORDER BY name"
+)
 LIVE_SUMMARIES: Final = "SELECT name, description FROM skills WHERE status = 'live' ORDER BY name"
 # The same for some names only (``{}``: one ``?`` per name, at most NAMES_PER_QUERY).
 LIVE_SUMMARIES_NAMED: Final = (

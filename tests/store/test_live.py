@@ -350,3 +350,31 @@ def test_one_unreadable_row_never_blinds_the_look(store: Store, other: Store) ->
     live(other, "gamma")
     assert skills.poll() == LiveChange(came_or_went=True, changed=("gamma",))
     assert [s.name for s in skills.listing().skills] == ["alpha", "gamma"]
+
+
+def test_a_version_not_valid_utf8_is_still_looked_at(store: Store, other: Store) -> None:
+    """The look reads names and versions through sqlite3's own decoder, which fails a whole
+    query on one bad value: then it reads them again the usual way, and the store's other
+    reads keep their own decoding (a bad row left out and named, never a failed query)."""
+    live(store, "alpha")
+    live(store, "beta")
+    skills = LiveSkills(store)
+    skills.look()
+    with closing(sqlite3.connect(store.path)) as conn, conn:
+        conn.execute("UPDATE skills SET updated_at = CAST(x'ff00' AS TEXT) WHERE name = 'alpha'")
+    live(other, "gamma")
+    assert skills.look() == LiveChange(came_or_went=True, changed=("alpha", "gamma"))
+    assert [s.name for s in skills.listing().skills] == ["alpha", "beta", "gamma"]
+
+
+def test_names_and_versions_another_program_stored_as_blobs_are_looked_at_as_text(
+    store: Store,
+) -> None:
+    live(store, "alpha")
+    live(store, "beta")
+    skills = LiveSkills(store)
+    skills.look()
+    with closing(sqlite3.connect(store.path)) as conn, conn:
+        conn.execute("UPDATE skills SET name = CAST('delta' AS BLOB) WHERE name = 'beta'")
+        conn.execute("UPDATE skills SET updated_at = CAST(updated_at AS BLOB)")
+    assert skills.look() == LiveChange(came_or_went=True, changed=("beta", "delta"))
