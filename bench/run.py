@@ -390,30 +390,27 @@ def startup(res: Results, pyz: Path, base: Path, pythons: list[tuple[str, str]],
                         if warm_ups_sampled and subject_env is warm:
                             samples[name].append(took)
                 bytecode_written(Path(dwb["SHIV_ROOT"]))
+            warm_subjects = [
+                ("base", [py, str(base)], warm),
+                ("warm", [py, str(pyz)], warm),
+                ("dwb", [py, str(pyz)], dwb),
+                ("base_dwb", [py, str(base)], dwb),
+            ]
             for n in range(runs):
                 cold = {**env, "SHIV_ROOT": str(work / f"cold-{label}-{era}-{n}")}
-                subjects = [
-                    ("base", [py, str(base)], warm),
-                    ("warm", [py, str(pyz)], warm),
-                    ("first", [py, str(pyz)], cold),
-                    ("dwb", [py, str(pyz)], dwb),
-                    ("base_first", [py, str(base)], cold),
-                    ("base_dwb", [py, str(base)], dwb),
-                ]
-                if warm_ups_sampled and n == 0:  # the warm-ups were this run's first runs
-                    subjects = [subject for subject in subjects if subject[2] is not cold]
+                subjects = list(warm_subjects)
+                if not (warm_ups_sampled and n == 0):  # else the warm-ups were its first runs
+                    subjects += [
+                        ("first", [py, str(pyz)], cold),
+                        ("base_first", [py, str(base)], cold),
+                    ]
                 random.shuffle(subjects)  # no subject always runs right after another
                 for name, command, subject_env in subjects:
                     samples[name].append(first_response(command, subject_env, era))
                 shutil.rmtree(work / f"cold-{label}-{era}-{n}", ignore_errors=True)
                 settle(tiny)
             for _ in range(runs, warm_runs):
-                subjects = [
-                    ("base", [py, str(base)], warm),
-                    ("warm", [py, str(pyz)], warm),
-                    ("dwb", [py, str(pyz)], dwb),
-                    ("base_dwb", [py, str(base)], dwb),
-                ]
+                subjects = list(warm_subjects)
                 random.shuffle(subjects)
                 for name, command, subject_env in subjects:
                     samples[name].append(first_response(command, subject_env, era))

@@ -11,6 +11,13 @@ from pathlib import Path
 
 from kite_skills.store import SaveResult, Store, agent, human
 
+
+def poke(db_path: Path, sql: str, *params: object) -> None:
+    """Write through a plain connection, as another tool would."""
+    with closing(sqlite3.connect(db_path)) as conn, conn:
+        conn.execute(sql, params)
+
+
 BODY = "# Steps\n\n1. Open the fund page.\n2. Compare the expense ratio.\n"
 
 

@@ -25,7 +25,7 @@ from kite_skills.errors import (
 from kite_skills.store import LATEST_VERSION, Store, agent, human
 from kite_skills.store import db as store_db
 
-from .helpers import BODY, NOBODY, draft, live, unprivileged
+from .helpers import BODY, NOBODY, draft, live, poke, unprivileged
 
 
 def _give_away(folder: Path) -> None:
@@ -188,24 +188,18 @@ def test_disk_full(db_path: Path) -> None:
 # ---- item 4: text that is not UTF-8 ----------------------------------------------------------
 
 
-def _poke(db_path: Path, sql: str, *params: object) -> None:
-    """Write through a plain connection, as another tool would."""
-    with closing(sqlite3.connect(db_path)) as conn, conn:
-        conn.execute(sql, params)
-
-
 @pytest.fixture
 def bad_rows(store: Store, db_path: Path) -> Store:
     live(store, "good-one", description="A fund check")
     live(store, "bad-live", description="Broken live one")
     draft(store, "bad-draft")
     live(store, "bad-blob")
-    _poke(db_path, "UPDATE skills SET body = CAST(? AS TEXT) WHERE name = 'bad-live'", b"ok \xff")
-    _poke(
+    poke(db_path, "UPDATE skills SET body = CAST(? AS TEXT) WHERE name = 'bad-live'", b"ok \xff")
+    poke(
         db_path, "UPDATE skills SET description = CAST(? AS TEXT) WHERE name = 'bad-draft'", b"\xfe"
     )
-    _poke(db_path, "UPDATE skills SET body = ? WHERE name = 'bad-blob'", b"\x80 raw bytes")
-    _poke(db_path, "UPDATE audit_log SET who = CAST(? AS TEXT) WHERE id = 1", b"bot \xff")
+    poke(db_path, "UPDATE skills SET body = ? WHERE name = 'bad-blob'", b"\x80 raw bytes")
+    poke(db_path, "UPDATE audit_log SET who = CAST(? AS TEXT) WHERE id = 1", b"bot \xff")
     return store
 
 
@@ -242,7 +236,7 @@ def test_a_bad_name_is_shown_escaped_and_never_offered_to_the_cli(
     store: Store, db_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     live(store, "fine")
-    _poke(
+    poke(
         db_path,
         "INSERT INTO skills (name, description, body, status, created_at, updated_at)"
         " VALUES (CAST(? AS TEXT), 'd', 'b', 'draft', 't', 't')",
@@ -259,7 +253,7 @@ def test_a_bad_name_is_shown_escaped_and_never_offered_to_the_cli(
 
 
 def test_search_and_list_skip_a_bad_description(bad_rows: Store, db_path: Path) -> None:
-    _poke(
+    poke(
         db_path,
         "UPDATE skills SET description = CAST(? AS TEXT) WHERE name = 'good-one'",
         b"f\xffund",
@@ -355,7 +349,7 @@ def test_a_name_the_store_refuses_is_named_skipped_and_can_be_deleted(
     """A row another tool wrote under a name kite-skills never accepts ("Bad Name"): listings
     skip it and name it once, reading it says what to do, and a person can delete it."""
     live(store, "fine")
-    _poke(
+    poke(
         db_path,
         "INSERT INTO skills (name, description, body, status, created_at, updated_at)"
         " VALUES (?, 'd', 'b', 'draft', 't', 't')",

@@ -16,7 +16,7 @@ import pytest
 
 from kite_skills.store import AgentView, LiveChange, LiveSkills, ReadReceipt, Store, agent, human
 
-from .helpers import draft, live
+from .helpers import draft, live, poke
 
 WAIT = 10.0  # seconds: a bound for a thread handshake, never a measured speed
 
@@ -342,8 +342,7 @@ def test_a_failing_store_is_looked_at_whole_once_it_answers(
 def test_one_unreadable_row_never_blinds_the_look(store: Store, other: Store) -> None:
     live(store, "alpha")
     live(store, "broken")
-    with closing(sqlite3.connect(store.path)) as conn, conn:
-        conn.execute("UPDATE skills SET description = CAST(x'ff00' AS TEXT) WHERE name = 'broken'")
+    poke(store.path, "UPDATE skills SET description = CAST(x'ff00' AS TEXT) WHERE name = 'broken'")
     skills = LiveSkills(store)
     skills.look()
     assert [s.name for s in skills.listing().skills] == ["alpha"]  # left out, logged
@@ -360,8 +359,7 @@ def test_a_version_not_valid_utf8_is_still_looked_at(store: Store, other: Store)
     live(store, "beta")
     skills = LiveSkills(store)
     skills.look()
-    with closing(sqlite3.connect(store.path)) as conn, conn:
-        conn.execute("UPDATE skills SET updated_at = CAST(x'ff00' AS TEXT) WHERE name = 'alpha'")
+    poke(store.path, "UPDATE skills SET updated_at = CAST(x'ff00' AS TEXT) WHERE name = 'alpha'")
     live(other, "gamma")
     assert skills.look() == LiveChange(came_or_went=True, changed=("alpha", "gamma"))
     assert [s.name for s in skills.listing().skills] == ["alpha", "beta", "gamma"]
@@ -374,7 +372,6 @@ def test_names_and_versions_another_program_stored_as_blobs_are_looked_at_as_tex
     live(store, "beta")
     skills = LiveSkills(store)
     skills.look()
-    with closing(sqlite3.connect(store.path)) as conn, conn:
-        conn.execute("UPDATE skills SET name = CAST('delta' AS BLOB) WHERE name = 'beta'")
-        conn.execute("UPDATE skills SET updated_at = CAST(updated_at AS BLOB)")
+    poke(store.path, "UPDATE skills SET name = CAST('delta' AS BLOB) WHERE name = 'beta'")
+    poke(store.path, "UPDATE skills SET updated_at = CAST(updated_at AS BLOB)")
     assert skills.look() == LiveChange(came_or_went=True, changed=("beta", "delta"))
