@@ -309,18 +309,25 @@ RELEASES = [
 ]
 
 
+# (when the AMO is placed, days after the scenario's Wednesday, days until it is released)
+PLACED = [
+    pytest.param("23:56:00", 0, 1, id="the evening before"),
+    pytest.param("08:57:00", 1, 0, id="the same morning"),
+    pytest.param("10:00:00", 3, 2, id="on Saturday"),
+]
+
+
 @pytest.mark.parametrize(
     ("order", "release"), [pytest.param(o, r, id=what) for what, o, r in RELEASES]
 )
-@pytest.mark.parametrize(("placed", "days"), [("23:56:00", 1), ("08:57:00", 0)])
+@pytest.mark.parametrize(("placed", "days", "waits"), PLACED)
 def test_an_amo_is_released_at_its_segments_time_not_a_second_before(
-    order: dict[str, Any], release: str, placed: str, days: int
+    order: dict[str, Any], release: str, placed: str, days: int, waits: int
 ) -> None:
     s = sim()
-    # placed the evening before, or the same morning before the window closes
-    s.advance_to(day_at(s, placed, 1 - days))
+    s.advance_to(day_at(s, placed, days))
     oid = place(s, **order, variety="amo")["order_id"]
-    s.advance_to(day_at(s, release + ":00", days) - timedelta(seconds=1))
+    s.advance_to(day_at(s, release + ":00", waits) - timedelta(seconds=1))
     assert status(s, oid) == "AMO REQ RECEIVED"
     s.advance_to(day_at(s, release + ":00"))
     assert status(s, oid) in ("OPEN", "TRIGGER PENDING", "COMPLETE")
