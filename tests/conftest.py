@@ -41,6 +41,32 @@ def pytest_report_header() -> str:
     return f"hypothesis profile: {_CHOSEN} (derandomize={settings.default.derandomize})"
 
 
+# Programs build-free tests run that ``./build.sh test`` installs with apt (its test_programs
+# job) and a bare ``pip install`` does not, with the tests that need them.
+APT_PROGRAMS = {"shellcheck": "the two actionlint tests in tests/test_release.py"}
+
+
+def missing_programs() -> list[str]:
+    """One line for each program of APT_PROGRAMS that is not on PATH."""
+    return [
+        f"{name} is missing: {tests} will fail — apt-get install {name} "
+        "(./build.sh test installs it)"
+        for name, tests in APT_PROGRAMS.items()
+        if shutil.which(name) is None
+    ]
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Say at the start of a run, once (not in each xdist worker), which programs it lacks:
+    the header pytest_report_header writes is hidden under ``-q``."""
+    if hasattr(session.config, "workerinput"):
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        for line in missing_programs():
+            reporter.write_line(line)
+
+
 BUILT_FIXTURES = frozenset({"pyz"})  # runs dist/kite-skills.pyz
 
 

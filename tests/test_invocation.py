@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from kite_skills.invocation import describe, fragile_place, quote
+from kite_skills.invocation import describe, fragile_place, launcher_text, quote
 from kite_skills.store import Store, agent
 
 from .small_zipapp import environment, make_pyz, run, run_pyz
@@ -43,6 +43,69 @@ def test_an_installed_command_on_path_is_just_its_name(tmp_path: Path) -> None:
     assert (on_path.command, on_path.words) == ("kite-skills", (str(script),))
     elsewhere = describe(str(script), "/py", {"PATH": "/usr/bin"}, "linux", zipapp=False)
     assert elsewhere.command == str(script)  # a venv's script, not on PATH: its full path
+
+
+def _launcher(bin_dir: Path, words: tuple[str, ...]) -> Path:
+    """The launcher ``install-command`` writes for ``words``, on a PATH folder of its own."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    launcher = bin_dir / "kite-skills"
+    launcher.write_text(launcher_text(words, "linux"), encoding="utf-8")
+    launcher.chmod(0o755)
+    return launcher
+
+
+@pytest.mark.parametrize(
+    ("written_for", "started"),
+    [
+        (("/usr/bin/python3", "/apps/kite-skills.pyz"), "/apps/old/kite-skills.pyz"),
+        (("/usr/bin/python3", "/apps/kite-skills.pyz"), "/apps/kite-skills.py"),  # a prefix
+        (("/usr/bin/python3", "/apps/kite-skills.pyz.bak"), "/apps/kite-skills.pyz"),
+        (("/opt/python3.12/bin/python3", "/apps/kite-skills.pyz"), "/apps/kite-skills.pyz"),
+    ],
+)
+def test_a_launcher_written_for_another_copy_is_not_this_program(
+    tmp_path: Path, written_for: tuple[str, ...], started: str
+) -> None:
+    """The hints name ``kite-skills`` only when that command starts this very file with this
+    interpreter; a launcher install-command wrote for another copy starts something else."""
+    bin_dir = tmp_path / "bin"
+    _launcher(bin_dir, written_for)
+    here = describe(started, "/usr/bin/python3", {"PATH": str(bin_dir)}, "linux", zipapp=True)
+    assert here.on_path is False
+    assert here.command == f"/usr/bin/python3 {started}"
+
+
+def test_the_launcher_written_for_this_copy_is_this_program(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    _launcher(bin_dir, ("/usr/bin/python3", "/apps/kite-skills.pyz"))
+    env = {"PATH": f"{tmp_path / 'empty'}:{bin_dir}"}
+    here = describe("/apps/kite-skills.pyz", "/usr/bin/python3", env, "linux", zipapp=True)
+    assert (here.on_path, here.command) == (True, "kite-skills")
+    # the first kite-skills on PATH is the one a shell runs: another copy's launcher hides it
+    _launcher(tmp_path / "first", ("/usr/bin/python3", "/apps/old/kite-skills.pyz"))
+    env = {"PATH": f"{tmp_path / 'first'}:{bin_dir}"}
+    here = describe("/apps/kite-skills.pyz", "/usr/bin/python3", env, "linux", zipapp=True)
+    assert here.on_path is False
+
+
+def test_another_installs_console_script_on_path_is_not_this_program(tmp_path: Path) -> None:
+    scripts = []
+    for name in ("venv-a", "venv-b"):
+        folder = tmp_path / name / "bin"
+        folder.mkdir(parents=True)
+        script = folder / "kite-skills"
+        script.write_text("#!/bin/sh\n")
+        script.chmod(0o755)
+        scripts.append(script)
+    a, b = scripts
+    env = {"PATH": str(a.parent)}
+    assert describe(str(a), "/py", env, "linux", zipapp=False).command == "kite-skills"
+    assert describe(str(b), "/py", env, "linux", zipapp=False).command == str(b)
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "kite-skills").symlink_to(b)  # a link to this very script is this program
+    env = {"PATH": str(linked)}
+    assert describe(str(b), "/py", env, "linux", zipapp=False).command == "kite-skills"
 
 
 def test_otherwise_python_dash_m(tmp_path: Path) -> None:

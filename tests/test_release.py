@@ -69,6 +69,32 @@ def actionlint(path: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def test_a_run_without_shellcheck_says_so_in_its_first_line(tmp_path: Path) -> None:
+    """A bare ``pip install`` brings actionlint but not shellcheck: the inner loop says so at
+    its start (tests/conftest.py), before the two tests above fail; with it, nothing."""
+    empty, provided = tmp_path / "empty", tmp_path / "provided"
+    for folder in (empty, provided):
+        folder.mkdir()
+    fake = provided / "shellcheck"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    lines = {}
+    for folder in (empty, provided):
+        run = subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0", "-q", "--co",
+             "tests/test_invisible.py"],
+            capture_output=True, text=True, cwd=ROOT, timeout=120,
+            env={**os.environ, "PATH": str(folder), "PYTHONPATH": str(ROOT)},
+        )  # fmt: skip
+        assert run.returncode == 0, run.stdout + run.stderr
+        lines[folder] = run.stdout.splitlines()
+    assert lines[empty][0] == (
+        "shellcheck is missing: the two actionlint tests in tests/test_release.py will fail — "
+        "apt-get install shellcheck (./build.sh test installs it)"
+    )
+    assert not any("shellcheck" in line for line in lines[provided])
+
+
 def workflow() -> dict[str, Any]:
     loaded = YAML(typ="safe").load(WORKFLOW.read_text(encoding="utf-8"))
     assert isinstance(loaded, dict)

@@ -10,6 +10,8 @@ import pytest
 from kite_skills import catalog
 from kite_skills.catalog import Call
 from kite_skills.catalog import extract_calls as extract
+from kite_skills.catalog._callcheck import GENERATIONS_KEY
+from kite_skills.catalog._callcheck import claimed as read_claim
 from kite_skills.cli import main
 
 from .conftest import write_catalog
@@ -406,6 +408,94 @@ def test_an_unknown_generation_in_the_claim(tmp_path: Path) -> None:
             "legacy, legacy-oldest",
         )
     ]
+
+
+EVERY_GENERATION = ("grouped", "legacy", "legacy-oldest")
+
+
+@pytest.mark.parametrize("value", ['""', '" "', '","', '" , "', "''"])
+def test_an_empty_generation_claim_is_reported_and_silences_no_check(
+    tmp_path: Path, value: str
+) -> None:
+    """Read as "no generation", an empty value would check the topic's calls on none."""
+    root = catalog_with(
+        tmp_path, OLDEST_SEARCH + ".\n", f"metadata:\n  {GENERATIONS_KEY}: {value}\n"
+    )
+    found = [(p.path.rsplit("/", 1)[-1], p.code, p.message) for p in catalog.check(root)]
+    assert found[0] == (
+        "SKILL.md",
+        "call-generations",
+        f"metadata '{GENERATIONS_KEY}' names nothing; list generations from: "
+        + ", ".join(EVERY_GENERATION),
+    )
+    # the topic's calls are checked on every generation, as without the key
+    assert found[1:] == [
+        ("recipe.md", code, message)
+        for _, code, message in problems(tmp_path / "no key", OLDEST_SEARCH + ".\n")
+    ]
+    assert {code for _, code, _ in found[1:]} == {"call-unavailable", "call-missing-param"}
+
+
+def test_a_key_with_no_value_is_reported_and_silences_no_check(tmp_path: Path) -> None:
+    root = catalog_with(tmp_path, OLDEST_SEARCH + ".\n", f"metadata:\n  {GENERATIONS_KEY}:\n")
+    codes = [(p.path.rsplit("/", 1)[-1], p.code) for p in catalog.check(root)]
+    assert codes[0][0] == "SKILL.md"
+    assert ("recipe.md", "call-unavailable") in codes
+
+
+@pytest.mark.parametrize(
+    ("value", "claimed"),
+    [
+        ('"grouped,"', ("grouped",)),
+        ('",legacy"', ("legacy",)),
+        ('"legacy grouped"', ("grouped", "legacy")),
+    ],
+)
+def test_a_claim_with_stray_separators_names_its_generations(
+    value: str, claimed: tuple[str, ...]
+) -> None:
+    assert read_claim({"metadata": {GENERATIONS_KEY: value.strip('"')}}) == (claimed, None)
+
+
+GROUPED_ONLY = f'metadata:\n  {GENERATIONS_KEY}: "grouped"\n'
+
+
+@pytest.mark.parametrize(
+    ("call", "missing"),
+    [
+        ("`market` mode `search` with `exchange`", "`query`"),  # the default mode: `search`
+        ("`market` mode `search` with `query`", None),
+        ("`market` mode `search` with `search_mode` `search` and `exchange`", "`query`"),
+        ("`market` mode `search` with `search_mode` `get_by_id` and `query`", "`id`"),
+        ("`market` mode `search` with `search_mode` `get_by_id` and `id`", None),
+        ("`market` mode `search` with `search_mode` `get_by_tradingsymbol` and `exchange`",
+         "`tradingsymbol`"),
+    ],
+)  # fmt: skip
+def test_a_search_is_checked_against_its_search_modes_requirements_the_default_one_too(
+    tmp_path: Path, call: str, missing: str | None
+) -> None:
+    found = problems(tmp_path, call + ".\n", GROUPED_ONLY)
+    if missing is None:
+        assert found == []
+    else:
+        assert found == [
+            (
+                LINE,
+                "call-missing-param",
+                f"`market` mode `search` on grouped: requires {missing} — add {missing} to the "
+                "call's parameters",
+            )
+        ]
+
+
+def test_a_legacy_search_is_checked_against_its_default_modes_requirements(tmp_path: Path) -> None:
+    legacy = f'metadata:\n  {GENERATIONS_KEY}: "legacy"\n'
+    found = problems(tmp_path, "`search_instruments` with `filter_on` `id`.\n", legacy)
+    assert [(code, message.split(" —")[0]) for _, code, message in found] == [
+        ("call-missing-param", "`search_instruments` on legacy: requires `query`")
+    ]
+    assert problems(tmp_path / "with query", "`search_instruments` with `query`.\n", legacy) == []
 
 
 # -- the shipped catalog and the CLI ----------------------------------------------------------

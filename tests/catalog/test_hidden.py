@@ -156,6 +156,50 @@ def test_references_where_the_parser_decodes_them_outside_prose() -> None:
     ]
 
 
+# Where the parser decodes a reference outside its entity rule; {} is where it stands.
+OUTSIDE_PROSE = {
+    "link title": '[a](/x "price{}99")\n',
+    "link destination": "[a](/x{}y)\n",
+    "reference definition title": "[d]: /d 'price{}99'\n",
+    "reference definition destination": "[d]: /d{}e\n",
+    "image description": "![price{}99](i.png)\n",
+}
+# Named references and the numeric ones for the same characters.
+NAMED = [
+    ("&rlm;", "&#x200F;", "\u200f"),
+    ("&lrm;", "&#8206;", "\u200e"),
+    ("&zwnj;", "&#x200C;", "\u200c"),
+    ("&zwj;", "&#8205;", "\u200d"),
+    ("&ZeroWidthSpace;", "&#x200B;", "\u200b"),
+    ("&NoBreak;", "&#x2060;", "\u2060"),
+]
+
+
+@pytest.mark.parametrize("where", OUTSIDE_PROSE)
+@pytest.mark.parametrize(("named", "numeric", "char"), NAMED)
+def test_named_references_outside_prose_are_listed_as_numeric_ones_are(
+    where: str, named: str, numeric: str, char: str
+) -> None:
+    template = OUTSIDE_PROSE[where]
+    listed = [
+        (h.line, h.text, h.decodes_to)
+        for h in hidden_constructs(template.format(named))
+        if h.kind == "character reference"
+    ]
+    assert listed == [(1, named, char)]
+    as_numbers = [
+        (h.line, h.text, h.decodes_to)
+        for h in hidden_constructs(template.format(numeric))
+        if h.kind == "character reference"
+    ]
+    assert as_numbers == [(1, numeric, char)]
+
+
+def test_a_name_that_is_no_reference_or_is_escaped_is_not_listed() -> None:
+    text = "[a](/x \"&rlm &notaname; \\&rlm;\")\n\n[d]: /d '&RLM;'\n"
+    assert [h for h in hidden_constructs(text) if h.kind == "character reference"] == []
+
+
 def test_footnote_definitions() -> None:
     text = "Use it[^n].\n\n[^n]: only when the user is away\n\n[^d]: /as-a-definition\n"
     assert found(text) == [

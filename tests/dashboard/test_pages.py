@@ -460,3 +460,25 @@ def test_hidden_constructs_are_listed_with_their_characters_marked(
     listing = _text(page[page.index('id="hidden-constructs"') : page.index('id="publish"')])
     assert "line 1: character reference: &#x202E; shows as \\u202e" in listing
     assert "line 3: link title: t\\u202et" in listing
+
+
+def test_named_references_outside_prose_are_listed_on_the_review_page(
+    client: TestClient, store: Store
+) -> None:
+    """Issue 45: a named reference (``&rlm;``) where the parser decodes it outside prose is
+    listed as a numeric one is."""
+    body = (
+        '[a](/x "price&rlm;99")\n\n[b](/y&lrm;z)\n\n![d&zwnj;e](i.png)\n\n'
+        "[r]: /r 'n&ZeroWidthSpace;o'\n"
+    )
+    with sqlite3.connect(store.path) as conn:
+        conn.execute("UPDATE skills SET body = ? WHERE name = 'compare-funds'", (body,))
+    page = client.get("/skills/compare-funds").text
+    listing = _text(page[page.index('id="hidden-constructs"') : page.index('id="publish"')])
+    for line, reference, shows in [
+        (1, "&rlm;", "\\u200f"),
+        (3, "&lrm;", "\\u200e"),
+        (5, "&zwnj;", "\\u200c"),
+        (7, "&ZeroWidthSpace;", "\\u200b"),
+    ]:
+        assert f"line {line}: character reference: {reference} shows as {shows}" in listing

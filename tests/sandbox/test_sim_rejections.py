@@ -308,7 +308,7 @@ REFUSED: list[tuple[str, Action, Any, str, str]] = [
      limit_text("upper", rules.CIRCUIT_HIGH), "InputException", BASE),
     ("SLM_BARRED modify",
      modify(resting(**INDEX_OPTION, quantity=65, price=5.0, market_protection=-1),
-            order_type="SL-M", trigger_price=4000.0),
+            order_type="SL-M", trigger_price=400.0),
      rules.SLM_BARRED, "InputException", BASE),
     ("AMO_RELEASED", at(17, 0, lambda s: (
         lambda oid: (s.advance_to(s.now + timedelta(hours=16, minutes=15)),

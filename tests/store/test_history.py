@@ -15,7 +15,7 @@ from kite_skills.store import LATEST_VERSION, ReadReceipt, Store, agent, human
 from kite_skills.store._history import MAX_UNREVIEWED
 from kite_skills.store.receipts import MAX_CLIENTS_PER_ITEM, ReceiptWriter
 
-from .helpers import draft, live
+from .helpers import counts, draft, live, poke
 
 V5_STORE = Path(__file__).parent / "data" / "store-v5.db"
 
@@ -120,6 +120,77 @@ def test_restoring_an_earlier_text_makes_a_new_revision_audited(store: Store) ->
     assert (entry.action, entry.via, entry.who) == ("revert", "dashboard", "bob")
     newest = store.history("compare-funds")[0]
     assert (newest.action, newest.body, newest.live_at is not None) == ("revert", "# first\n", True)
+
+
+MAX_BODY = 64 * 1024  # bytes of UTF-8; the description's limit is 1024 characters
+# (what the old text holds, its description, its body): each refused when written today
+REFUSED_TODAY = [
+    ("a bidi override in the body", "Funds", "# x\nnote \u202e99.50\n"),
+    ("an escape in the body", "Funds", "# x\n\x1b[2Kstep\n"),
+    ("a joiner beside one Persian letter", "Funds", "# x\nمی\u200c and\n"),
+    ("a zero-width space in the description", "Fu\u200bnds", "# x\n"),
+    ("a right-to-left mark in the description", "99.50\u200f", "# x\n"),
+    ("a line break in the description", "Funds\nmore", "# x\n"),
+    ("a description one character too long", "d" * 1025, "# x\n"),
+    ("a body one byte too long", "Funds", "#" * (MAX_BODY + 1)),
+]
+# The same rules' other side: each comes back.
+ALLOWED_TODAY = [
+    ("a joiner inside a Persian word", "Funds", "# x\nمی\u200cخواهم\n"),
+    ("an emoji sequence", "Funds \u2764\ufe0f", "# \U0001f468\u200d\U0001f469\u200d\U0001f467\n"),
+    ("a description at its limit", "d" * 1024, "# x\n"),
+    ("a body at its limit", "Funds", "#" * MAX_BODY),
+]
+
+
+def _old_text(store: Store, db_path: Path, description: str, body: str) -> int:
+    """A live skill whose first text, written before today's rules by another program, holds
+    ``description`` and ``body``; the id of that text."""
+    live(store, "compare-funds", body="# first\n")
+    first = store.history("compare-funds")[0]
+    agent.save(store, "compare-funds", "Second", "# second\n", who="agent-test 1.0")
+    rev = store.get("compare-funds").proposed.revision  # type: ignore[union-attr]
+    human.accept_revision(store, "compare-funds", rev=rev, via="cli", who="alice")
+    poke(
+        db_path,
+        "UPDATE skill_texts SET description = ?, body = ? WHERE id = ?",
+        description,
+        body,
+        first.id,
+    )
+    return first.id
+
+
+@pytest.mark.parametrize(
+    ("description", "body"), [pytest.param(d, b, id=what) for what, d, b in REFUSED_TODAY]
+)
+def test_an_old_text_that_a_new_one_could_not_be_does_not_come_back(
+    store: Store, db_path: Path, description: str, body: str
+) -> None:
+    """A restore is a new text: refused for what a save or an edit would refuse, with the
+    same message, and nothing changes."""
+    text_id = _old_text(store, db_path, description, body)
+    before = (store.get("compare-funds"), len(store.history("compare-funds")), counts(db_path))
+    with pytest.raises(InvalidSkill) as new:
+        human.create(store, "compare-funds", description=description, body=body, via="cli",
+                     who="bob")  # fmt: skip
+    with pytest.raises(InvalidSkill) as restored:
+        human.revert(store, "compare-funds", text_id=text_id, via="dashboard", who="bob")
+    assert str(restored.value) == str(new.value)
+    after = (store.get("compare-funds"), len(store.history("compare-funds")), counts(db_path))
+    assert after == before
+
+
+@pytest.mark.parametrize(
+    ("description", "body"), [pytest.param(d, b, id=what) for what, d, b in ALLOWED_TODAY]
+)
+def test_an_old_text_that_a_new_one_could_be_comes_back(
+    store: Store, db_path: Path, description: str, body: str
+) -> None:
+    text_id = _old_text(store, db_path, description, body)
+    human.revert(store, "compare-funds", text_id=text_id, via="dashboard", who="bob")
+    skill = store.get("compare-funds")
+    assert (skill.description, skill.body) == (description, body)
 
 
 def test_restoring_a_text_of_another_skill_is_refused(store: Store) -> None:

@@ -434,17 +434,8 @@ class Engine:
             if session is not None and cutoff <= self.now < session[1] + timedelta(hours=1):
                 raise input_error(rules.MIS_BLOCKED.format(time=f"{cutoff:%H:%M}"))
         ltp = self.ltp(inst)
-        lower, upper = self.market.circuits(inst, self.now.date())
-        # rules.md §1: prices beyond the circuit limits are blocked before the exchange.
-        if order_type in ("LIMIT", "SL") and lower and price < lower:
-            raise input_error(rules.CIRCUIT_LOW.format(limit=f"{lower:.2f}"))
-        if order_type in ("LIMIT", "SL") and upper and price > upper:
-            raise input_error(rules.CIRCUIT_HIGH.format(limit=f"{upper:.2f}"))
+        self._check_circuits(inst, order_type, transaction_type, price, trigger)
         if order_type in ("SL", "SL-M"):
-            if transaction_type == "SELL" and lower and trigger < lower:
-                raise input_error(rules.TRIGGER_CIRCUIT_SELL.format(limit=f"{lower:.2f}"))
-            if transaction_type == "BUY" and upper and trigger > upper:
-                raise input_error(rules.TRIGGER_CIRCUIT_BUY.format(limit=f"{upper:.2f}"))
             # rules.md §1: a buy stop triggers above the LTP, a sell stop below it.
             if variety != "amo" and transaction_type == "BUY" and trigger <= ltp:
                 raise input_error(rules.TRIGGER_SIDE_BUY.format(ltp=f"{ltp:.2f}"))
@@ -518,6 +509,22 @@ class Engine:
             return order
         self._send_to_exchange(order)
         return order
+
+    def _check_circuits(
+        self, inst: Instrument, order_type: str, side: str, price: float, trigger: float
+    ) -> None:
+        """rules.md §1: a price or a stop's trigger beyond today's circuit limits is blocked
+        before the exchange, when an order is placed and when it is modified."""
+        lower, upper = self.market.circuits(inst, self.now.date())
+        if order_type in ("LIMIT", "SL") and lower and price < lower:
+            raise input_error(rules.CIRCUIT_LOW.format(limit=f"{lower:.2f}"))
+        if order_type in ("LIMIT", "SL") and upper and price > upper:
+            raise input_error(rules.CIRCUIT_HIGH.format(limit=f"{upper:.2f}"))
+        if order_type in ("SL", "SL-M"):
+            if side == "SELL" and lower and trigger < lower:
+                raise input_error(rules.TRIGGER_CIRCUIT_SELL.format(limit=f"{lower:.2f}"))
+            if side == "BUY" and upper and trigger > upper:
+                raise input_error(rules.TRIGGER_CIRCUIT_BUY.format(limit=f"{upper:.2f}"))
 
     def _pending_alloc(self, inst: Instrument) -> dict[str, int]:
         """What working delivery sells of ``inst`` still hold, by source of the shares."""
@@ -775,11 +782,7 @@ class Engine:
             raise input_error(rules.PRICE_TICK)
         if new_type in ("SL", "SL-M") and not on_tick(new_trigger, inst.tick_size):
             raise input_error(rules.TRIGGER_TICK)
-        lower, upper = self.market.circuits(inst, self.now.date())
-        if new_type in ("LIMIT", "SL") and lower and new_price < lower:
-            raise input_error(rules.CIRCUIT_LOW.format(limit=f"{lower:.2f}"))
-        if new_type in ("LIMIT", "SL") and upper and new_price > upper:
-            raise input_error(rules.CIRCUIT_HIGH.format(limit=f"{upper:.2f}"))
+        self._check_circuits(inst, new_type, order.transaction_type, new_price, new_trigger)
         if new_type == "SL-M" and (
             (inst.exchange == "NFO" and inst.is_option) or inst.exchange in ("BSE", "BFO")
         ):
