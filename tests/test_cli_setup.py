@@ -347,11 +347,12 @@ def test_a_vscode_config_with_comments_gets_the_entry_to_paste(
     err = capsys.readouterr().err
     first, *pasted = err.splitlines()
     assert first == (
-        f"kite-skills: error: {config} is not plain JSON (line 2): it may hold comments or "
-        "trailing commas, which kite-skills does not rewrite — paste this entry by hand into "
-        'its "servers" object (or fix the file and run again); nothing was changed:'
+        f"kite-skills: error: {config}:2:3: it holds comments or trailing commas, which VS "
+        "Code allows and kite-skills does not rewrite — paste this entry by hand into its "
+        '"servers" object:'
     )
-    assert json.loads("\n".join(pasted)) == {
+    assert pasted[-1] == "(or remove the comments and run again); nothing was changed"
+    assert json.loads("\n".join(pasted[:-1])) == {
         "kite-skills": {
             "type": "stdio",
             "command": sys.executable,
@@ -421,35 +422,10 @@ def test_a_port_out_of_range_is_one_line(tmp_path: Path) -> None:
 
 # ---- setup claude-code: the 'claude mcp add' line ----------------------------------------
 
-# Claude Code is not installed on the test machines: this stands in for its 'claude' command,
-# doing with ~/.claude.json what 'claude mcp add/remove --scope user' do (and refusing to add
-# a name that is there, as claude does), and logging each call.
-FAKE_CLAUDE = """#!{python}
-import json, os, sys
-home = os.environ["HOME"]
-with open(os.path.join(home, "claude-calls.jsonl"), "a") as log:
-    log.write(json.dumps(sys.argv[1:]) + "\\n")
-path = os.path.join(home, ".claude.json")
-config = json.load(open(path)) if os.path.exists(path) else {{}}
-servers = config.setdefault("mcpServers", {{}})
-args = sys.argv[1:]
-if args[:2] == ["mcp", "add"]:
-    cut = args.index("--")
-    options, name = args[2:cut - 1], args[cut - 1]
-    if name in servers:
-        sys.exit("MCP server %s already exists in user config" % name)
-    env = dict(options[i + 1].split("=", 1) for i, o in enumerate(options) if o == "--env")
-    entry = {{"type": "stdio", "command": args[cut + 1], "args": args[cut + 2:]}}
-    servers[name] = dict(entry, env=env)
-elif args[:2] == ["mcp", "remove"]:
-    del servers[args[-1]]
-json.dump(config, open(path, "w"))
-"""
 
-
-def claude_line(db: Path, command: list[str]) -> str:
-    words = ["claude", "mcp", "add", "--scope", "user", "--transport", "stdio"]
-    return shlex.join([*words, "--env", f"KITE_SKILLS_DB={db}", "kite-skills", "--", *command])
+def claude_line(db: Path, command: list[str], scope: str = "user") -> str:
+    words = ["claude", "mcp", "add", "--scope", scope, "--transport", "stdio", "kite-skills"]
+    return shlex.join([*words, "--env", f"KITE_SKILLS_DB={db}", "--", *command])
 
 
 def test_claude_code_prints_the_claude_mcp_add_line(
@@ -468,37 +444,100 @@ def test_claude_code_prints_the_claude_mcp_add_line(
     assert capsys.readouterr().out.splitlines()[1] == shlex.join(
         [*add, "kite-sandbox", "--", sys.executable, str(pyz), "sandbox"]
     )
+    assert main(["setup", "claude-code", "--scope", "local", "--db", str(db)]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == claude_line(
+        db, [sys.executable, str(pyz)], "local"
+    )
 
 
-def test_claude_code_write_runs_claude_once(tmp_path: Path, apps: Path) -> None:
-    from .small_zipapp import environment, make_pyz, run_pyz
+def claude_code() -> Path:
+    """The real Claude Code CLI that ./build.sh test installs from npm (KITE_SKILLS_CLAUDE)."""
+    default = ROOT / ".build" / "claude-code" / "node_modules" / ".bin" / "claude"
+    path = Path(os.environ.get("KITE_SKILLS_CLAUDE") or default)
+    if not path.exists():
+        pytest.fail(
+            f"Claude Code not found at {path} — install it as ./build.sh test does: npm "
+            f"install --prefix {path.parents[2]} @anthropic-ai/claude-code@VERSION (build.sh's "
+            "CLAUDE_CODE_VERSION)",
+            pytrace=False,
+        )
+    return path
 
+
+def claude_env(home: Path, claude: Path) -> dict[str, str]:
+    """A fresh person's environment with the real 'claude' first on PATH, kept offline."""
+    from .small_zipapp import environment
+
+    return environment(
+        home,
+        claude.parent,
+        DISABLE_AUTOUPDATER="1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+    )
+
+
+@pytest.mark.parametrize("scope", ["user", "local"])
+@pytest.mark.parametrize("name", ["kite-skills", "kite-sandbox"])
+def test_claude_code_write_with_the_real_claude(
+    name: str, scope: str, tmp_path: Path, apps: Path
+) -> None:
+    """The real Claude Code CLI takes the entry setup gives it, connects to the server (a
+    real MCP handshake), is not asked again when nothing changed, and lets it go."""
+    from .small_zipapp import make_pyz, run
+
+    claude = claude_code()
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    env = claude_env(home, claude)
+    pyz = make_pyz(apps)
+    setup = [sys.executable, str(pyz), "setup", "claude-code", "--scope", scope]
+    setup += ["--sandbox"] if name == "kite-sandbox" else []
+    added = run([*setup, "--write"], env, cwd=project)
+    assert added.returncode == 0, added.stderr
+    assert f"'{name}' in Claude Code ({scope} scope) added: it starts " in added.stdout
+    listed = run([str(claude), "mcp", "list"], env, cwd=project)
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    command = shlex.join([sys.executable, str(pyz)]).replace("'", "")
+    sandbox = " sandbox" if name == "kite-sandbox" else ""
+    assert f"{name}: {command}{sandbox} - ✔ Connected" in listed.stdout.splitlines()
+    got = run([str(claude), "mcp", "get", name], env, cwd=project)
+    assert got.returncode == 0, got.stdout + got.stderr
+    assert "  Status: ✔ Connected" in got.stdout.splitlines()
+    where = "User config" if scope == "user" else "Local config"
+    assert f"  Scope: {where}" in got.stdout, got.stdout
+    config = (home / ".claude.json").read_text()
+    again = run([*setup, "--write"], env, cwd=project)
+    assert again.returncode == 0 and again.stdout.endswith("; unchanged\n"), again.stdout
+    assert (home / ".claude.json").read_text() == config
+    removed = run([*setup, "--remove"], env, cwd=project)
+    assert removed.returncode == 0, removed.stderr
+    assert removed.stdout == f"kite-skills: removed '{name}' from Claude Code ({scope} scope)\n"
+    gone = run([str(claude), "mcp", "get", name], env, cwd=project)
+    assert gone.returncode != 0
+    assert name not in run([str(claude), "mcp", "list"], env, cwd=project).stdout
+    twice = run([*setup, "--remove"], env, cwd=project)
+    assert twice.stdout == f"kite-skills: no '{name}' in Claude Code ({scope} scope); unchanged\n"
+
+
+def test_claude_code_update_replaces_the_entry_with_the_real_claude(
+    tmp_path: Path, apps: Path
+) -> None:
+    from .small_zipapp import make_pyz, run_pyz
+
+    claude = claude_code()
     home = tmp_path / "home"
     home.mkdir()
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "claude").write_text(FAKE_CLAUDE.format(python=sys.executable))
-    (bin_dir / "claude").chmod(0o755)
+    env = claude_env(home, claude)
     pyz = make_pyz(apps)
-    env = environment(home, bin_dir)
-    calls = home / "claude-calls.jsonl"
     db = home / "skills.db"
-    added = run_pyz(pyz, ["setup", "claude-code", "--write"], env)
-    assert added.returncode == 0, added.stderr
-    assert "'kite-skills' in Claude Code (user scope) added: it starts " in added.stdout
-    line = shlex.split(claude_line(db, [sys.executable, str(pyz)]))
-    assert [json.loads(c) for c in calls.read_text().splitlines()] == [line[1:]]
-    entry = json.loads((home / ".claude.json").read_text())["mcpServers"]["kite-skills"]
-    assert entry["args"] == [str(pyz)] and entry["env"] == {"KITE_SKILLS_DB": str(db)}
-    again = run_pyz(pyz, ["setup", "claude-code", "--write"], env)
-    assert again.returncode == 0 and again.stdout.endswith("; unchanged\n"), again.stdout
-    assert len(calls.read_text().splitlines()) == 1  # claude was not asked again
+    assert run_pyz(pyz, ["setup", "claude-code", "--write"], env).returncode == 0
     other = home / "other.db"
     moved = run_pyz(pyz, ["setup", "claude-code", "--write", "--db", str(other)], env)
     assert moved.returncode == 0, moved.stderr
     assert f"updated from {shlex.join([sys.executable, str(pyz)])} (store {db}) to " in moved.stdout
-    calls_made = [json.loads(c)[:2] for c in calls.read_text().splitlines()]
-    assert calls_made == [["mcp", "add"], ["mcp", "remove"], ["mcp", "add"]]
+    entry = json.loads((home / ".claude.json").read_text())["mcpServers"]["kite-skills"]
+    assert entry["env"] == {"KITE_SKILLS_DB": str(other)}
 
 
 def test_claude_code_write_without_claude_is_one_line(tmp_path: Path, apps: Path) -> None:
@@ -545,8 +584,9 @@ def test_doctor_all_good_when_a_client_starts_this_file_beside_kite(
     assert result.returncode == 0, result.stdout
     assert doctor_lines(result) == [
         "clients:",
-        f"  Claude Desktop: 'kite-skills' starts this file ({config})",
-        "  Claude Desktop: Kite MCP server beside it: 'kite'",
+        f"  Claude Desktop: {config}",
+        "    'kite-skills': starts this file",
+        "    Kite MCP server beside it: 'kite'",
         f"  Claude Code: no config at {home / '.claude.json'}",
         f"  VS Code: no config at {home / '.config' / 'Code' / 'User' / 'mcp.json'}",
         f"  Cursor: no config at {home / '.cursor' / 'mcp.json'}",
@@ -589,17 +629,19 @@ def test_doctor_lists_what_to_fix(tmp_path: Path, apps: Path) -> None:
         "clients:",
         f"  Claude Desktop: no config at {desktop}",
         f"  Claude Code: no config at {home / '.claude.json'}",
-        f"  VS Code: 'kite-skills' starts this file ({vscode})",
-        f"  Cursor: 'kite-skills' starts another kite-skills: {gone_python} {gone_file} ({cursor})",
-        "  Cursor: Kite MCP server beside it: 'kite'",
-        "verdict:       3 things to fix:",
+        f"  VS Code: {vscode}",
+        "    'kite-skills': starts this file",
+        f"  Cursor: {cursor}",
+        f"    'kite-skills': starts {gone_python} {gone_file}, but {gone_python} and "
+        f"{gone_file} are not there any more",
+        "    Kite MCP server beside it: 'kite'",
+        "verdict:       2 things to fix:",
         f"  1. VS Code has no Kite MCP server beside kite-skills (in {vscode}): the recipes call "
         "its tools — add Zerodha's Kite MCP server (https://mcp.kite.trade/mcp) to VS Code, or "
         f"try the simulated one: {kite} setup vscode --sandbox --write",
-        f"  2. Cursor's 'kite-skills' starts {gone_python}, which is not there any more — run: "
-        f"{kite} setup cursor --write",
-        f"  3. Cursor's 'kite-skills' starts {gone_file}, which is not there any more — run: "
-        f"{kite} setup cursor --write",
+        f"  2. Cursor's 'kite-skills' cannot start: starts {gone_python} {gone_file}, but "
+        f"{gone_python} and {gone_file} are not there any more — run: {kite} setup --repoint "
+        f"(or {kite} setup cursor --write)",
     ]
 
 
