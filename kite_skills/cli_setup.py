@@ -765,7 +765,13 @@ def _doctor_clients() -> tuple[list[cli_doctor.Entry], list[cli_doctor.Finding]]
             state = cli_doctor.check_entry(entry, here.words, os.environ)
             print(f"    '{entry.name}': {state.text}")
             starts_here = starts_here or state.here
-            if state.gone or not state.here:
+            if state.problem:
+                findings.append(
+                    cli_doctor.Finding(
+                        f"{client.title}'s '{entry.name}': {state.text} — run: {rewrite}", True
+                    )
+                )
+            elif state.gone or not state.here:
                 elsewhere.append(f"{client.title}'s '{entry.name}' ({state.text})")
                 if state.gone:
                     findings.append(
@@ -775,12 +781,6 @@ def _doctor_clients() -> tuple[list[cli_doctor.Entry], list[cli_doctor.Finding]]
                             True,
                         )
                     )
-            elif state.problem:
-                findings.append(
-                    cli_doctor.Finding(
-                        f"{client.title}'s '{entry.name}': {state.text} — run: {rewrite}", True
-                    )
-                )
         findings += _beside(client, path, found, here)
     moved = [e for e in elsewhere if "not there" not in e]
     if moved:

@@ -657,3 +657,353 @@ def test_doctor_says_how_to_connect_a_first_client(tmp_path: Path, apps: Path) -
         f"{shlex.join([sys.executable, str(pyz)])} setup claude-desktop --write (or claude-code, "
         "vscode, cursor in place of claude-desktop)",
     ]
+
+
+# ---- rehearsal beside the real Kite server: --park-kite, --unpark-kite ---------------------
+
+
+def desktop_config(home: Path) -> Path:
+    return home / ".config" / "Claude" / "claude_desktop_config.json"
+
+
+def test_the_sandbox_beside_kite_is_named_and_kite_parks_and_comes_back(
+    tmp_path: Path, apps: Path
+) -> None:
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    home = tmp_path / "home"
+    pyz = make_pyz(apps)
+    env = environment(home)
+    kite = shlex.join([sys.executable, str(pyz)])
+    config = desktop_config(home)
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"mcpServers": {"kite": KITE_MCP}}))
+    assert run_pyz(pyz, ["setup", "claude-desktop", "--write"], env).returncode == 0
+    sandbox = run_pyz(pyz, ["setup", "claude-desktop", "--sandbox", "--write"], env)
+    assert sandbox.returncode == 0, sandbox.stderr
+    two = (
+        "Claude Desktop has a Kite MCP server ('kite') beside the sandbox ('kite-sandbox'): an "
+        "agent would see two Kite servers, one of them fake — park the real one while you "
+        f"rehearse: {kite} setup claude-desktop --park-kite (kept in the same file; "
+        "--unpark-kite puts it back)"
+    )
+    assert sandbox.stderr == f"kite-skills: warning: {two}\n"
+    doctor = run_pyz(pyz, ["doctor"], env)
+    assert doctor_lines(doctor)[-2:] == ["verdict:       1 thing to fix:", f"  1. {two}"]
+    both = config.read_text()
+    parked = run_pyz(pyz, ["setup", "claude-desktop", "--park-kite"], env)
+    assert parked.returncode == 0, parked.stderr
+    assert parked.stdout.startswith(f"kite-skills: parked 'kite' in {config} (under ")
+    after = json.loads(config.read_text())
+    assert set(after["mcpServers"]) == {"kite-skills", "kite-sandbox"}
+    assert after["parked-by-kite-skills"] == {"kite": KITE_MCP}
+    assert backup_of(config) == both  # backed up like every other write
+    assert doctor_lines(run_pyz(pyz, ["doctor"], env))[-1] == "verdict:       all good"
+    again = run_pyz(pyz, ["setup", "claude-desktop", "--park-kite"], env)
+    assert again.stdout == f"kite-skills: no Kite MCP server entry in {config}; unchanged\n"
+    restored = run_pyz(pyz, ["setup", "claude-desktop", "--unpark-kite"], env)
+    assert restored.returncode == 0, restored.stderr
+    assert json.loads(config.read_text()) == json.loads(both)
+    assert restored.stderr == f"kite-skills: warning: {two}\n"
+    twice = run_pyz(pyz, ["setup", "claude-desktop", "--unpark-kite"], env)
+    assert twice.stdout == f"kite-skills: nothing parked in {config}; unchanged\n"
+
+
+def backup_of(config: Path) -> str:
+    return config.with_name(config.name + ".kite-skills-backup").read_text()
+
+
+def test_sandbox_write_and_park_in_one_step_keeps_the_file_before_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "mcp.json"
+    before = json.dumps({"mcpServers": {"zerodha": OTHER}})
+    config.write_text(before)
+    write = ["setup", "cursor", "--config", str(config), "--sandbox", "--write", "--park-kite"]
+    assert main(write) == 0
+    after = json.loads(config.read_text())
+    assert set(after["mcpServers"]) == {"kite-sandbox"}
+    assert after["parked-by-kite-skills"] == {"zerodha": OTHER}
+    assert json.loads(backup_of(config)) == {
+        "mcpServers": {"zerodha": OTHER, "kite-sandbox": after["mcpServers"]["kite-sandbox"]}
+    }
+    assert capsys.readouterr().err == ""  # parked: no warning of two Kite servers
+
+
+def test_unpark_refuses_to_overwrite_a_new_entry_of_that_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "mcp.json"
+    config.write_text(
+        json.dumps({"mcpServers": {"kite": OTHER}, "parked-by-kite-skills": {"kite": KITE_MCP}})
+    )
+    text = config.read_text()
+    assert main(["setup", "cursor", "--config", str(config), "--unpark-kite"]) == 1
+    assert one_line_error(capsys) == (
+        f'kite-skills: error: {config}: "mcpServers" has another "kite" — rename or remove it, '
+        "then run again; nothing was changed"
+    )
+    assert config.read_text() == text
+
+
+# ---- configs read as strictly as their clients read them -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        (
+            '{"mcpServers": {"a": {"command": "x"},\n}}',
+            "line 1, column 38: a trailing comma before '}'",
+        ),
+        ('{"mcpServers": {\n  // mine\n  "a": {}}}', "line 2, column 3: a comment (//)"),
+        (
+            '{"mcpServers": {"a": {"args": ["x",]}}}',
+            "line 1, column 35: a trailing comma before ']'",
+        ),
+    ],
+)
+def test_a_strict_client_config_is_named_with_line_and_column(
+    text: str, where: str, tmp_path: Path
+) -> None:
+    from kite_skills.config_syntax import ConfigSyntax, parse
+
+    with pytest.raises(ConfigSyntax) as caught:
+        parse(text, "Claude Desktop", jsonc=False)
+    assert str(caught.value) == f"{where}, which Claude Desktop does not allow"
+    assert isinstance(parse(text, "VS Code", jsonc=True), dict)  # VS Code allows both
+
+
+def test_text_inside_strings_is_not_a_comment_or_a_comma() -> None:
+    from kite_skills.config_syntax import ConfigSyntax, parse
+
+    text = '{"a": "http://x/*y*/", "b": ",}", "c": "\\\\"}'
+    assert parse(text, "Cursor", jsonc=False) == json.loads(text)
+    with pytest.raises(ConfigSyntax) as caught:
+        parse('{"a": 1', "Cursor", jsonc=False)
+    assert str(caught.value).startswith("line 1, column 8: the file ends too early (")
+
+
+def test_doctor_names_a_trailing_comma_claude_desktop_cannot_read(
+    tmp_path: Path, apps: Path
+) -> None:
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    home = tmp_path / "home"
+    pyz = make_pyz(apps)
+    env = environment(home)
+    assert run_pyz(pyz, ["setup", "claude-desktop", "--write"], env).returncode == 0
+    config = desktop_config(home)
+    text = config.read_text().rstrip()
+    assert text.endswith("}\n  }\n}")
+    config.write_text(text[: -len("\n  }\n}")] + ",\n  }\n}\n")  # a comma left by hand
+    line = len(text.splitlines()) - 2
+    result = run_pyz(pyz, ["doctor"], env)
+    assert result.returncode == 1
+    problem = (
+        f"{config}:{line}:6: a trailing comma before '}}', which Claude Desktop does not allow — "
+        "Claude Desktop cannot read this file, so it starts none of its servers: fix it there"
+    )
+    lines = doctor_lines(result)
+    assert lines[1] == f"  Claude Desktop: cannot read it: {problem}"
+    assert f"  1. {problem}, then run this again" in lines
+    write = run_pyz(pyz, ["setup", "claude-desktop", "--sandbox", "--write"], env)
+    assert write.returncode == 1
+    assert write.stderr.endswith(f"{problem}; nothing was changed\n")
+
+
+def test_doctor_fixes_a_sandbox_entry_with_sandbox(tmp_path: Path, apps: Path) -> None:
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    home = tmp_path / "home"
+    pyz = make_pyz(apps)
+    env = environment(home)
+    config = desktop_config(home)
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"mcpServers": {"kite-sandbox": {"args": ["sandbox"]}}}))
+    result = run_pyz(pyz, ["doctor"], env)
+    kite = shlex.join([sys.executable, str(pyz)])
+    assert "    'kite-sandbox': no command" in doctor_lines(result)
+    assert (
+        f"  1. Claude Desktop's 'kite-sandbox': no command — run: {kite} setup claude-desktop "
+        "--sandbox --write"
+    ) in doctor_lines(result)
+    assert result.returncode == 1
+
+
+# ---- after a move: setup --repoint ---------------------------------------------------------
+
+
+def test_repoint_points_every_entry_of_every_client_at_this_file(
+    tmp_path: Path, apps: Path
+) -> None:
+    from .small_zipapp import environment, make_pyz, run, run_pyz
+
+    home = tmp_path / "home"
+    old = make_pyz(tmp_path / "old-place" / "x")  # the file before the move: still there
+    pyz = make_pyz(apps)
+    env = environment(home)
+    project = tmp_path / "project"
+    project.mkdir()
+    for client in ("claude-desktop", "cursor"):
+        assert run_pyz(old, ["setup", client, "--write"], env).returncode == 0
+    assert run_pyz(old, ["setup", "claude-desktop", "--sandbox", "--write"], env).returncode == 0
+    local = run(
+        [
+            sys.executable,
+            str(old),
+            "setup",
+            "claude-code",
+            "--config",
+            str(home / ".claude.json"),
+            "--write",
+            "--db",
+            str(home / "b.db"),
+        ],
+        env,
+        cwd=project,
+    )
+    assert local.returncode == 0, local.stderr
+    claude_json = json.loads((home / ".claude.json").read_text())
+    claude_json["projects"] = {str(project): {"mcpServers": claude_json.pop("mcpServers")}}
+    (home / ".claude.json").write_text(json.dumps(claude_json))
+    kite = shlex.join([sys.executable, str(pyz)])
+    lines = doctor_lines(run_pyz(pyz, ["doctor"], env))
+    moved = [line for line in lines if "start an older or moved kite-skills" in line]
+    assert len(moved) == 1 and moved[0].split(". ", 1)[1].startswith("4 entries start an older ")
+    assert moved[0].endswith(f" — point every one at this file: {kite} setup --repoint")
+    done = run_pyz(pyz, ["setup", "--repoint"], env)
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.splitlines()) == 3  # one line per client
+    desktop = json.loads(desktop_config(home).read_text())["mcpServers"]
+    assert desktop["kite-skills"]["args"] == [str(pyz)]
+    assert desktop["kite-sandbox"]["args"] == [str(pyz), "sandbox"]
+    assert desktop["kite-skills"]["env"] == {"KITE_SKILLS_DB": str(home / "skills.db")}
+    code = json.loads((home / ".claude.json").read_text())["projects"][str(project)]
+    assert code["mcpServers"]["kite-skills"]["args"] == [str(pyz)]
+    assert code["mcpServers"]["kite-skills"]["env"] == {"KITE_SKILLS_DB": str(home / "b.db")}
+    cursor = json.loads((home / ".cursor" / "mcp.json").read_text())["mcpServers"]
+    assert cursor["kite-skills"]["command"] == sys.executable
+    assert not any("older or moved" in line for line in doctor_lines(run_pyz(pyz, ["doctor"], env)))
+    again = run_pyz(pyz, ["setup", "--repoint"], env)
+    assert (
+        again.stdout == "kite-skills: every kite-skills entry starts this file already; unchanged\n"
+    )
+
+
+# ---- --remove, old unpacked copies, uninstall ----------------------------------------------
+
+
+@pytest.mark.parametrize("client", JSON_CLIENTS)
+def test_remove_takes_our_entry_out_and_keeps_the_others(
+    client: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = CLIENTS[client].key
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({key: {"other": OTHER}}))
+    assert main(["setup", client, "--write", "--config", str(config)]) == 0
+    written = config.read_text()
+    capsys.readouterr()
+    assert main(["setup", client, "--remove", "--config", str(config)]) == 0
+    assert json.loads(config.read_text()) == {key: {"other": OTHER}}
+    assert backup_of(config) == written
+    assert capsys.readouterr().out.startswith(f"kite-skills: removed 'kite-skills' from {config}")
+    assert main(["setup", client, "--remove", "--config", str(config)]) == 0
+    assert capsys.readouterr().out == f"kite-skills: no 'kite-skills' in {config}; unchanged\n"
+
+
+BUILD_ID = "ab" * 32
+
+
+def unpacked_copy(root: Path, build_id: str, size: int) -> Path:
+    copy = root / f"kite-skills_{build_id}"
+    (copy / "site-packages" / "kite_skills").mkdir(parents=True)
+    (copy / "site-packages" / "kite_skills" / "x.py").write_bytes(b"#" * size)
+    (root / f".{copy.name}.kite-skills-in-use").touch()
+    return copy
+
+
+def pyz_of_build(folder: Path, build_id: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    pyz = folder / "kite-skills.pyz"
+    with zipfile.ZipFile(pyz, "w") as archive:
+        archive.writestr("environment.json", json.dumps({"build_id": build_id}))
+    return pyz
+
+
+def test_doctor_sizes_old_copies_and_prune_removes_the_unused_ones(
+    tmp_path: Path, apps: Path
+) -> None:
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    home = tmp_path / "home"
+    pyz = make_pyz(apps)
+    env = environment(home)
+    shiv = home / ".shiv"
+    used = unpacked_copy(shiv, BUILD_ID, 3_000_000)
+    old = unpacked_copy(shiv, "cd" * 32, 2_000_000)
+    beside = shiv / "kite-skills_notabuild"
+    beside.mkdir()
+    other = pyz_of_build(tmp_path / "other", BUILD_ID)  # a client still starts that build
+    config = desktop_config(home)
+    config.parent.mkdir(parents=True)
+    entry = {"command": sys.executable, "args": [str(other)]}
+    config.write_text(json.dumps({"mcpServers": {"kite-skills": entry, "kite": KITE_MCP}}))
+    lines = doctor_lines(run_pyz(pyz, ["doctor"], env))
+    kite = shlex.join([sys.executable, str(pyz)])
+    assert "unpacked:      2 copies, 5.0 MB (1 in use, 3.0 MB)" in lines
+    assert f"               unused: {old} (2.0 MB)" in lines
+    assert (
+        "unpacked copy of older files (2.0 MB) that no configured entry uses — remove it: "
+        f"{kite} prune --yes (without --yes it only lists them)"
+    ) in lines[-1]
+    dry = run_pyz(pyz, ["prune"], env)
+    assert dry.returncode == 0 and old.is_dir() and used.is_dir()
+    assert f"would remove {old} (2.0 MB)" in dry.stdout.splitlines()
+    done = run_pyz(pyz, ["prune", "--yes"], env)
+    assert done.returncode == 0, done.stderr
+    assert f"removed {old} (2.0 MB)" in done.stdout.splitlines()
+    assert not old.exists() and used.is_dir() and beside.is_dir()
+    assert not (shiv / f".{old.name}.kite-skills-in-use").exists()
+    again = run_pyz(pyz, ["prune", "--yes"], env)
+    assert again.stdout == "kite-skills: no unused unpacked copies (1 in use); nothing to remove\n"
+
+
+def test_uninstall_keeps_the_store_unless_asked(tmp_path: Path, apps: Path) -> None:
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    home = tmp_path / "home"
+    pyz = make_pyz(apps)
+    env = environment(home)
+    assert run_pyz(pyz, ["install-command"], env).returncode == 0
+    launcher = home / ".local" / "bin" / "kite-skills"
+    copy = unpacked_copy(home / ".shiv", BUILD_ID, 1000)
+    db = home / "skills.db"
+    with Store.open(db) as store:
+        agent.save(store, "one-skill", "A skill to keep.", "# One\n\nStep.\n", who="t")
+    dry = run_pyz(pyz, ["uninstall"], env)
+    assert dry.returncode == 0 and launcher.exists() and copy.exists()
+    done = run_pyz(pyz, ["uninstall", "--yes"], env)
+    assert done.returncode == 0, done.stderr
+    assert not launcher.exists() and not copy.exists() and db.exists()
+    assert (
+        f"your skills' store is kept {db} — to delete it too: add --delete-store"
+        in done.stdout.splitlines()
+    )
+    gone = run_pyz(pyz, ["uninstall", "--yes", "--delete-store"], env)
+    assert gone.returncode == 0 and not db.exists()
+    assert f"deleted {db}" in gone.stdout.splitlines()
+
+
+def test_claude_desktop_from_the_microsoft_store_keeps_its_config_in_its_package(
+    tmp_path: Path,
+) -> None:
+    win = {"USERPROFILE": str(tmp_path), "APPDATA": str(tmp_path / "Roaming")}
+    win["LOCALAPPDATA"] = str(tmp_path / "Local")
+    plain = tmp_path / "Roaming" / "Claude" / "claude_desktop_config.json"
+    assert config_path("claude-desktop", win, "win32") == plain
+    package = tmp_path / "Local" / "Packages" / "Claude_pzs8sxrjxfjjc"
+    package.mkdir(parents=True)
+    assert config_path("claude-desktop", win, "win32") == (
+        package / "LocalCache" / "Roaming" / "Claude" / "claude_desktop_config.json"
+    )
