@@ -25,7 +25,7 @@ from pathlib import Path
 from . import cli_doctor, cli_install, invocation, os_dirs
 from .cli_db import add_db_option, db_path
 from .errors import KiteError
-from .launcher import build_info, preamble
+from .launcher import build_info, preamble, start
 
 PROGRAM = "kite-skills"  # extractions are <PROGRAM>_<build id> (launcher/start.py)
 
@@ -54,11 +54,9 @@ def _size(folder: Path) -> int:
 
 
 def default_root() -> Path:
-    """Where a start with no ``SHIV_ROOT`` unpacks: ``~/.shiv``."""
-    value = os.environ.get("SHIV_ROOT")
-    if value:
-        return Path(value).expanduser()
-    return os_dirs.home(os.environ, sys.platform) / ".shiv"
+    """Where a start in this environment unpacks (the launcher's rule: ``SHIV_ROOT``, else
+    ``~/.shiv``)."""
+    return start.shiv_root({}, os.environ)
 
 
 def current_copy() -> Path | None:
@@ -95,9 +93,12 @@ def _build_id(file: str) -> str | None:
 
 
 def _entry_root(entry: cli_doctor.Entry) -> Path:
+    """Where the client's start of ``entry`` unpacks: its own ``SHIV_ROOT``, else ours."""
     env = entry.value.get("env")
     value = env.get("SHIV_ROOT") if isinstance(env, dict) else None
-    return Path(value).expanduser() if isinstance(value, str) and value else default_root()
+    if isinstance(value, str) and value:
+        return start.shiv_root({}, {**os.environ, "SHIV_ROOT": value})
+    return default_root()
 
 
 def used(entries: Iterable[cli_doctor.Entry]) -> set[Path]:
