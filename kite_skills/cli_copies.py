@@ -242,8 +242,10 @@ def _run_uninstall(
             else:
                 print(f"would delete {file} (your skills and their history)")
     else:
-        state = "kept" if _store_files(db) else "none at"
-        print(f"your skills' store is {state} {db} — to delete it too: add --delete-store")
+        if _store_files(db):
+            print(f"your skills' store stays: {db} (to delete it too: add --delete-store)")
+        else:
+            print(f"no store at {db}")
     for entry in found:
         client = client_names[entry.client]
         sandbox = ["--sandbox"] if entry.name == "kite-sandbox" else []

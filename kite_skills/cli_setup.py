@@ -687,7 +687,8 @@ def _run_repoint(args: argparse.Namespace) -> int:
             total += len(names)
             listed = ", ".join(f"'{n}'" for n in names)
             print(
-                f"kite-skills: {client.title}: {listed} in {path} now start "
+                f"kite-skills: {client.title}: {listed} in {path} now "
+                f"start{'' if len(names) > 1 else 's'} "
                 f"{invocation.quote(here, sys.platform)}{_kept(done)}; restart {client.title}"
             )
     if not total:
@@ -741,7 +742,7 @@ def _doctor_clients() -> tuple[list[cli_doctor.Entry], list[cli_doctor.Finding]]
     print("clients:")
     findings: list[cli_doctor.Finding] = []
     ours_all: list[cli_doctor.Entry] = []
-    elsewhere: list[str] = []
+    elsewhere: list[tuple[str, bool]] = []  # (the entry and its state, whether it is gone)
     starts_here = False
     for client in CLIENTS.values():
         path = config_path(client.name, os.environ, sys.platform)
@@ -763,7 +764,8 @@ def _doctor_clients() -> tuple[list[cli_doctor.Entry], list[cli_doctor.Finding]]
             sandbox = ["--sandbox"] if entry.name == SANDBOX_NAME else []
             rewrite = here.run("setup", client.name, *sandbox, "--write")
             state = cli_doctor.check_entry(entry, here.words, os.environ)
-            print(f"    '{entry.name}': {state.text}")
+            fix = rewrite if state.problem else "" if state.here else repoint_line
+            print(f"    '{entry.name}': {state.text}" + (f" — fix: {fix}" if fix else ""))
             starts_here = starts_here or state.here
             if state.problem:
                 findings.append(
@@ -771,27 +773,21 @@ def _doctor_clients() -> tuple[list[cli_doctor.Entry], list[cli_doctor.Finding]]
                         f"{client.title}'s '{entry.name}': {state.text} — run: {rewrite}", True
                     )
                 )
-            elif state.gone or not state.here:
-                elsewhere.append(f"{client.title}'s '{entry.name}' ({state.text})")
-                if state.gone:
-                    findings.append(
-                        cli_doctor.Finding(
-                            f"{client.title}'s '{entry.name}' cannot start: {state.text} — "
-                            f"run: {repoint_line} (or {rewrite})",
-                            True,
-                        )
-                    )
+            elif not state.here:
+                elsewhere.append((f"{client.title}'s '{entry.name}' ({state.text})", state.gone))
         findings += _beside(client, path, found, here)
-    moved = [e for e in elsewhere if "not there" not in e]
-    if moved:
+    if elsewhere:
+        many = len(elsewhere) > 1
         findings.append(
             cli_doctor.Finding(
-                f"{len(moved)} entr{'ies' if len(moved) > 1 else 'y'} start an older or moved "
-                "kite-skills, not this file: " + "; ".join(moved) + " — point every one at this "
-                f"file: {repoint_line}"
+                f"{len(elsewhere)} entr{'ies start' if many else 'y starts'} an older, moved or "
+                "missing kite-skills, not this file: "
+                + "; ".join(text for text, _ in elsewhere)
+                + f" — point {'every one' if many else 'it'} at this file: {repoint_line}",
+                error=any(gone for _, gone in elsewhere),
             )
         )
-    if not starts_here:
+    elif not starts_here:
         findings.append(
             cli_doctor.Finding(
                 "no MCP client starts this file yet — run: "

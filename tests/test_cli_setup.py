@@ -633,15 +633,15 @@ def test_doctor_lists_what_to_fix(tmp_path: Path, apps: Path) -> None:
         "    'kite-skills': starts this file",
         f"  Cursor: {cursor}",
         f"    'kite-skills': starts {gone_python} {gone_file}, but {gone_python} and "
-        f"{gone_file} are not there any more",
+        f"{gone_file} are not there any more — fix: {kite} setup --repoint",
         "    Kite MCP server beside it: 'kite'",
         "verdict:       2 things to fix:",
         f"  1. VS Code has no Kite MCP server beside kite-skills (in {vscode}): the recipes call "
         "its tools — add Zerodha's Kite MCP server (https://mcp.kite.trade/mcp) to VS Code, or "
         f"try the simulated one: {kite} setup vscode --sandbox --write",
-        f"  2. Cursor's 'kite-skills' cannot start: starts {gone_python} {gone_file}, but "
-        f"{gone_python} and {gone_file} are not there any more — run: {kite} setup --repoint "
-        f"(or {kite} setup cursor --write)",
+        "  2. 1 entry starts an older, moved or missing kite-skills, not this file: Cursor's "
+        f"'kite-skills' (starts {gone_python} {gone_file}, but {gone_python} and {gone_file} are "
+        f"not there any more) — point it at this file: {kite} setup --repoint",
     ]
 
 
@@ -823,7 +823,8 @@ def test_doctor_fixes_a_sandbox_entry_with_sandbox(tmp_path: Path, apps: Path) -
     config.write_text(json.dumps({"mcpServers": {"kite-sandbox": {"args": ["sandbox"]}}}))
     result = run_pyz(pyz, ["doctor"], env)
     kite = shlex.join([sys.executable, str(pyz)])
-    assert "    'kite-sandbox': no command" in doctor_lines(result)
+    fix = f"{kite} setup claude-desktop --sandbox --write"
+    assert f"    'kite-sandbox': no command — fix: {fix}" in doctor_lines(result)
     assert (
         f"  1. Claude Desktop's 'kite-sandbox': no command — run: {kite} setup claude-desktop "
         "--sandbox --write"
@@ -869,8 +870,9 @@ def test_repoint_points_every_entry_of_every_client_at_this_file(
     (home / ".claude.json").write_text(json.dumps(claude_json))
     kite = shlex.join([sys.executable, str(pyz)])
     lines = doctor_lines(run_pyz(pyz, ["doctor"], env))
-    moved = [line for line in lines if "start an older or moved kite-skills" in line]
-    assert len(moved) == 1 and moved[0].split(". ", 1)[1].startswith("4 entries start an older ")
+    moved = [line for line in lines if "start an older, moved or missing kite-skills" in line]
+    assert len(moved) == 1 and moved[0].split(". ", 1)[1].startswith("4 entries start an older")
+    assert not any("no MCP client starts this file yet" in line for line in lines)
     assert moved[0].endswith(f" — point every one at this file: {kite} setup --repoint")
     done = run_pyz(pyz, ["setup", "--repoint"], env)
     assert done.returncode == 0, done.stderr
@@ -884,7 +886,9 @@ def test_repoint_points_every_entry_of_every_client_at_this_file(
     assert code["mcpServers"]["kite-skills"]["env"] == {"KITE_SKILLS_DB": str(home / "b.db")}
     cursor = json.loads((home / ".cursor" / "mcp.json").read_text())["mcpServers"]
     assert cursor["kite-skills"]["command"] == sys.executable
-    assert not any("older or moved" in line for line in doctor_lines(run_pyz(pyz, ["doctor"], env)))
+    assert not any(
+        "an older, moved" in line for line in doctor_lines(run_pyz(pyz, ["doctor"], env))
+    )
     again = run_pyz(pyz, ["setup", "--repoint"], env)
     assert (
         again.stdout == "kite-skills: every kite-skills entry starts this file already; unchanged\n"
@@ -987,7 +991,7 @@ def test_uninstall_keeps_the_store_unless_asked(tmp_path: Path, apps: Path) -> N
     assert done.returncode == 0, done.stderr
     assert not launcher.exists() and not copy.exists() and db.exists()
     assert (
-        f"your skills' store is kept {db} — to delete it too: add --delete-store"
+        f"your skills' store stays: {db} (to delete it too: add --delete-store)"
         in done.stdout.splitlines()
     )
     gone = run_pyz(pyz, ["uninstall", "--yes", "--delete-store"], env)
