@@ -677,6 +677,11 @@ def _write_entry(client: Client, path: Path, name: str, entry: dict[str, Any]) -
 
 def _run_repoint(args: argparse.Namespace) -> int:
     """Point every entry of ours, in every client's config (or the one named), at this file."""
+    if args.config and not args.client:
+        raise ConfigError(
+            "--config names one client's file: say which client, e.g. setup cursor --repoint "
+            f"--config {args.config}; nothing was changed"
+        )
     here = invocation.current().words
     chosen = [CLIENTS[args.client]] if args.client else list(CLIENTS.values())
     total = 0

@@ -1011,3 +1011,15 @@ def test_claude_desktop_from_the_microsoft_store_keeps_its_config_in_its_package
     assert config_path("claude-desktop", win, "win32") == (
         package / "LocalCache" / "Roaming" / "Claude" / "claude_desktop_config.json"
     )
+
+
+def test_repoint_with_a_config_names_its_client(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "mcp.json"
+    assert main(["setup", "--repoint", "--config", str(config)]) == 1
+    assert one_line_error(capsys) == (
+        "kite-skills: error: --config names one client's file: say which client, e.g. setup "
+        f"cursor --repoint --config {config}; nothing was changed"
+    )
+    assert not config.exists()
