@@ -23,6 +23,10 @@ ROOT=$PWD
 WORK=$ROOT/.build
 DIST=$ROOT/dist
 INSPECTOR_VERSION=2.12.0
+# The real Claude Code CLI, for tests/test_cli_setup.py (`setup claude-code --write`, then
+# `claude mcp list`): npm's package carries a native binary, which needs no Node at run time.
+CLAUDE_CODE_VERSION=2.1.332
+CLAUDE=$WORK/claude-code/node_modules/.bin/claude
 MCPB_VERSION=2.1.2
 MCPB=$WORK/mcpb/node_modules/.bin/mcpb
 BUNDLES=()
@@ -338,6 +342,11 @@ test_programs() {
         npm install --prefix "$WORK/inspector" --no-audit --no-fund --loglevel=error \
             "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" >/dev/null
     fi
+    say "Claude Code $CLAUDE_CODE_VERSION (npm)"
+    if [[ ! -x $CLAUDE ]] || [[ $("$CLAUDE" --version 2>/dev/null) != "$CLAUDE_CODE_VERSION "* ]]; then
+        npm install --prefix "$WORK/claude-code" --no-audit --no-fund --loglevel=error \
+            "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" >/dev/null
+    fi
 
     # tests/test_aarch64.py runs tools/arm64-python.sh itself (a no-op once it is set up):
     # here it is out of the tests' way. Debian's, as root; elsewhere the test says why not.
@@ -386,6 +395,7 @@ run_tests() {
         KITE_SKILLS_PYZ="$DIST/kite-skills.pyz" \
         KITE_SKILLS_INSPECTOR="$WORK/inspector/node_modules/.bin/inspector" \
         KITE_SKILLS_MCPB="$MCPB" \
+        KITE_SKILLS_CLAUDE="$CLAUDE" \
         "$WORK/test-venv/bin/pytest" -p no:cacheprovider -n "$workers" --dist loadscope --no-loadscope-reorder "$@"
 }
 

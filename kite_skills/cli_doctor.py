@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -21,7 +20,6 @@ from typing import Any
 KITE_MCP_HINTS = ("mcp.kite.trade", "kite-mcp", "zerodha")
 """Text that marks an entry as a Kite MCP server (Zerodha's hosted one, or a local one)."""
 OUR_NAMES = ("kite-skills", "kite-sandbox")
-JSONC = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/|,(\s*[}\]])', re.S)
 
 
 @dataclass(frozen=True)
@@ -70,14 +68,6 @@ class Entry:
         return any(hint in text for hint in KITE_MCP_HINTS) or "kite" in self.name.lower()
 
 
-def read_jsonc(data: str) -> Any:
-    """JSON, also with comments and trailing commas (VS Code's mcp.json may have them)."""
-    try:
-        return json.loads(data)
-    except ValueError:
-        return json.loads(JSONC.sub(lambda m: m.group(1) or m.group(2) or "", data))
-
-
 def _servers(config: Any, key: str) -> Iterator[tuple[str, dict[str, Any]]]:
     if not isinstance(config, dict):
         return
@@ -89,16 +79,9 @@ def _servers(config: Any, key: str) -> Iterator[tuple[str, dict[str, Any]]]:
             yield from ((n, v) for n, v in project[key].items() if isinstance(v, dict))
 
 
-def entries(client: str, title: str, path: Path, key: str) -> tuple[list[Entry], str | None]:
-    """The server entries in ``path`` (none when it is missing), or why it cannot be read."""
-    try:
-        config = read_jsonc(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return [], None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) else "not JSON"
-        return [], f"cannot read it ({why})"
-    return [Entry(title, path, n, v) for n, v in _servers(config, key)], None
+def entries(title: str, path: Path, config: Any, key: str) -> list[Entry]:
+    """The server entries in a client's parsed config (none when there is no config)."""
+    return [Entry(title, path, n, v) for n, v in _servers(config, key)]
 
 
 def _exists(command: str, env: Mapping[str, str]) -> bool:
@@ -111,20 +94,49 @@ def _same(word: str) -> str:
     return os.path.realpath(word) if os.path.isabs(word) else word
 
 
-def check_entry(
-    entry: Entry, here: tuple[str, ...], env: Mapping[str, str], fix: str
-) -> tuple[str, list[Finding]]:
-    """What ``entry`` (one of ours) starts, as a doctor line, and what is wrong with it: an
-    interpreter or a file that is not there any more."""
+def program_words(words: list[str]) -> int:
+    """How many of an entry's first words start kite-skills (the interpreter and the file,
+    ``python -m kite_skills``, or a lone command): the rest are its arguments."""
+    if words[1:3] == ["-m", "kite_skills"]:
+        return 3
+    if len(words) > 1 and Path(words[1]).name.startswith("kite-skills"):
+        return 2
+    return 1
+
+
+def starts(words: list[str], here: tuple[str, ...]) -> bool:
+    """Whether an entry's words start the program ``here`` (the same interpreter and file)."""
+    mine = words[: program_words(words)]
+    return [_same(w) for w in mine] == [_same(w) for w in here]
+
+
+@dataclass(frozen=True)
+class State:
+    """One entry of ours, as doctor shows it: ``text`` its state in words, ``here`` whether
+    it starts this file, ``gone`` whether its interpreter or file is not there any more,
+    ``problem`` whether it cannot start for another reason (no command)."""
+
+    text: str
+    here: bool
+    gone: bool
+    problem: bool = False
+
+
+def check_entry(entry: Entry, here: tuple[str, ...], env: Mapping[str, str]) -> State:
+    """What ``entry`` (one of ours) starts, and whether its interpreter and file are there."""
     words = entry.words
-    who = f"{entry.client}'s '{entry.name}'"
     if not words:
-        return "no command", [Finding(f"{who} has no command — {fix}", True)]
+        return State("no command", here=False, gone=False, problem=True)
+    shown = " ".join(words)
     gone = [] if _exists(words[0], env) else [words[0]]
     gone += [w for w in words[1:2] if w.endswith(".pyz") and not os.path.isfile(w)]
-    findings = [
-        Finding(f"{who} starts {word}, which is not there any more — {fix}", True) for word in gone
-    ]
-    same = [_same(w) for w in words[: len(here)]] == [_same(w) for w in here]
-    what = "this file" if same else "another kite-skills: " + " ".join(words)
-    return what, findings
+    if gone:
+        return State(
+            f"starts {shown}, but {' and '.join(gone)} {'is' if len(gone) == 1 else 'are'} "
+            "not there any more",
+            here=False,
+            gone=True,
+        )
+    if starts(words, here):
+        return State("starts this file", here=True, gone=False)
+    return State(f"starts another kite-skills: {shown}", here=False, gone=False)

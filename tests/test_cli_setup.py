@@ -347,11 +347,12 @@ def test_a_vscode_config_with_comments_gets_the_entry_to_paste(
     err = capsys.readouterr().err
     first, *pasted = err.splitlines()
     assert first == (
-        f"kite-skills: error: {config} is not plain JSON (line 2): it may hold comments or "
-        "trailing commas, which kite-skills does not rewrite — paste this entry by hand into "
-        'its "servers" object (or fix the file and run again); nothing was changed:'
+        f"kite-skills: error: {config}:2:3: it holds comments or trailing commas, which VS "
+        "Code allows and kite-skills does not rewrite — paste this entry by hand into its "
+        '"servers" object:'
     )
-    assert json.loads("\n".join(pasted)) == {
+    assert pasted[-1] == "(or remove the comments and run again); nothing was changed"
+    assert json.loads("\n".join(pasted[:-1])) == {
         "kite-skills": {
             "type": "stdio",
             "command": sys.executable,
@@ -421,35 +422,10 @@ def test_a_port_out_of_range_is_one_line(tmp_path: Path) -> None:
 
 # ---- setup claude-code: the 'claude mcp add' line ----------------------------------------
 
-# Claude Code is not installed on the test machines: this stands in for its 'claude' command,
-# doing with ~/.claude.json what 'claude mcp add/remove --scope user' do (and refusing to add
-# a name that is there, as claude does), and logging each call.
-FAKE_CLAUDE = """#!{python}
-import json, os, sys
-home = os.environ["HOME"]
-with open(os.path.join(home, "claude-calls.jsonl"), "a") as log:
-    log.write(json.dumps(sys.argv[1:]) + "\\n")
-path = os.path.join(home, ".claude.json")
-config = json.load(open(path)) if os.path.exists(path) else {{}}
-servers = config.setdefault("mcpServers", {{}})
-args = sys.argv[1:]
-if args[:2] == ["mcp", "add"]:
-    cut = args.index("--")
-    options, name = args[2:cut - 1], args[cut - 1]
-    if name in servers:
-        sys.exit("MCP server %s already exists in user config" % name)
-    env = dict(options[i + 1].split("=", 1) for i, o in enumerate(options) if o == "--env")
-    entry = {{"type": "stdio", "command": args[cut + 1], "args": args[cut + 2:]}}
-    servers[name] = dict(entry, env=env)
-elif args[:2] == ["mcp", "remove"]:
-    del servers[args[-1]]
-json.dump(config, open(path, "w"))
-"""
 
-
-def claude_line(db: Path, command: list[str]) -> str:
-    words = ["claude", "mcp", "add", "--scope", "user", "--transport", "stdio"]
-    return shlex.join([*words, "--env", f"KITE_SKILLS_DB={db}", "kite-skills", "--", *command])
+def claude_line(db: Path, command: list[str], scope: str = "user") -> str:
+    words = ["claude", "mcp", "add", "--scope", scope, "--transport", "stdio", "kite-skills"]
+    return shlex.join([*words, "--env", f"KITE_SKILLS_DB={db}", "--", *command])
 
 
 def test_claude_code_prints_the_claude_mcp_add_line(
@@ -468,37 +444,100 @@ def test_claude_code_prints_the_claude_mcp_add_line(
     assert capsys.readouterr().out.splitlines()[1] == shlex.join(
         [*add, "kite-sandbox", "--", sys.executable, str(pyz), "sandbox"]
     )
+    assert main(["setup", "claude-code", "--scope", "local", "--db", str(db)]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == claude_line(
+        db, [sys.executable, str(pyz)], "local"
+    )
 
 
-def test_claude_code_write_runs_claude_once(tmp_path: Path, apps: Path) -> None:
-    from .small_zipapp import environment, make_pyz, run_pyz
+def claude_code() -> Path:
+    """The real Claude Code CLI that ./build.sh test installs from npm (KITE_SKILLS_CLAUDE)."""
+    default = ROOT / ".build" / "claude-code" / "node_modules" / ".bin" / "claude"
+    path = Path(os.environ.get("KITE_SKILLS_CLAUDE") or default)
+    if not path.exists():
+        pytest.fail(
+            f"Claude Code not found at {path} — install it as ./build.sh test does: npm "
+            f"install --prefix {path.parents[2]} @anthropic-ai/claude-code@VERSION (build.sh's "
+            "CLAUDE_CODE_VERSION)",
+            pytrace=False,
+        )
+    return path
 
+
+def claude_env(home: Path, claude: Path) -> dict[str, str]:
+    """A fresh person's environment with the real 'claude' first on PATH, kept offline."""
+    from .small_zipapp import environment
+
+    return environment(
+        home,
+        claude.parent,
+        DISABLE_AUTOUPDATER="1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+    )
+
+
+@pytest.mark.parametrize("scope", ["user", "local"])
+@pytest.mark.parametrize("name", ["kite-skills", "kite-sandbox"])
+def test_claude_code_write_with_the_real_claude(
+    name: str, scope: str, tmp_path: Path, apps: Path
+) -> None:
+    """The real Claude Code CLI takes the entry setup gives it, connects to the server (a
+    real MCP handshake), is not asked again when nothing changed, and lets it go."""
+    from .small_zipapp import make_pyz, run
+
+    claude = claude_code()
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    env = claude_env(home, claude)
+    pyz = make_pyz(apps)
+    setup = [sys.executable, str(pyz), "setup", "claude-code", "--scope", scope]
+    setup += ["--sandbox"] if name == "kite-sandbox" else []
+    added = run([*setup, "--write"], env, cwd=project)
+    assert added.returncode == 0, added.stderr
+    assert f"'{name}' in Claude Code ({scope} scope) added: it starts " in added.stdout
+    listed = run([str(claude), "mcp", "list"], env, cwd=project)
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    command = shlex.join([sys.executable, str(pyz)]).replace("'", "")
+    sandbox = " sandbox" if name == "kite-sandbox" else ""
+    assert f"{name}: {command}{sandbox} - ✔ Connected" in listed.stdout.splitlines()
+    got = run([str(claude), "mcp", "get", name], env, cwd=project)
+    assert got.returncode == 0, got.stdout + got.stderr
+    assert "  Status: ✔ Connected" in got.stdout.splitlines()
+    where = "User config" if scope == "user" else "Local config"
+    assert f"  Scope: {where}" in got.stdout, got.stdout
+    config = (home / ".claude.json").read_text()
+    again = run([*setup, "--write"], env, cwd=project)
+    assert again.returncode == 0 and again.stdout.endswith("; unchanged\n"), again.stdout
+    assert (home / ".claude.json").read_text() == config
+    removed = run([*setup, "--remove"], env, cwd=project)
+    assert removed.returncode == 0, removed.stderr
+    assert removed.stdout == f"kite-skills: removed '{name}' from Claude Code ({scope} scope)\n"
+    gone = run([str(claude), "mcp", "get", name], env, cwd=project)
+    assert gone.returncode != 0
+    assert name not in run([str(claude), "mcp", "list"], env, cwd=project).stdout
+    twice = run([*setup, "--remove"], env, cwd=project)
+    assert twice.stdout == f"kite-skills: no '{name}' in Claude Code ({scope} scope); unchanged\n"
+
+
+def test_claude_code_update_replaces_the_entry_with_the_real_claude(
+    tmp_path: Path, apps: Path
+) -> None:
+    from .small_zipapp import make_pyz, run_pyz
+
+    claude = claude_code()
     home = tmp_path / "home"
     home.mkdir()
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "claude").write_text(FAKE_CLAUDE.format(python=sys.executable))
-    (bin_dir / "claude").chmod(0o755)
+    env = claude_env(home, claude)
     pyz = make_pyz(apps)
-    env = environment(home, bin_dir)
-    calls = home / "claude-calls.jsonl"
     db = home / "skills.db"
-    added = run_pyz(pyz, ["setup", "claude-code", "--write"], env)
-    assert added.returncode == 0, added.stderr
-    assert "'kite-skills' in Claude Code (user scope) added: it starts " in added.stdout
-    line = shlex.split(claude_line(db, [sys.executable, str(pyz)]))
-    assert [json.loads(c) for c in calls.read_text().splitlines()] == [line[1:]]
-    entry = json.loads((home / ".claude.json").read_text())["mcpServers"]["kite-skills"]
-    assert entry["args"] == [str(pyz)] and entry["env"] == {"KITE_SKILLS_DB": str(db)}
-    again = run_pyz(pyz, ["setup", "claude-code", "--write"], env)
-    assert again.returncode == 0 and again.stdout.endswith("; unchanged\n"), again.stdout
-    assert len(calls.read_text().splitlines()) == 1  # claude was not asked again
+    assert run_pyz(pyz, ["setup", "claude-code", "--write"], env).returncode == 0
     other = home / "other.db"
     moved = run_pyz(pyz, ["setup", "claude-code", "--write", "--db", str(other)], env)
     assert moved.returncode == 0, moved.stderr
     assert f"updated from {shlex.join([sys.executable, str(pyz)])} (store {db}) to " in moved.stdout
-    calls_made = [json.loads(c)[:2] for c in calls.read_text().splitlines()]
-    assert calls_made == [["mcp", "add"], ["mcp", "remove"], ["mcp", "add"]]
+    entry = json.loads((home / ".claude.json").read_text())["mcpServers"]["kite-skills"]
+    assert entry["env"] == {"KITE_SKILLS_DB": str(other)}
 
 
 def test_claude_code_write_without_claude_is_one_line(tmp_path: Path, apps: Path) -> None:
@@ -545,8 +584,9 @@ def test_doctor_all_good_when_a_client_starts_this_file_beside_kite(
     assert result.returncode == 0, result.stdout
     assert doctor_lines(result) == [
         "clients:",
-        f"  Claude Desktop: 'kite-skills' starts this file ({config})",
-        "  Claude Desktop: Kite MCP server beside it: 'kite'",
+        f"  Claude Desktop: {config}",
+        "    'kite-skills': starts this file",
+        "    Kite MCP server beside it: 'kite'",
         f"  Claude Code: no config at {home / '.claude.json'}",
         f"  VS Code: no config at {home / '.config' / 'Code' / 'User' / 'mcp.json'}",
         f"  Cursor: no config at {home / '.cursor' / 'mcp.json'}",
@@ -589,17 +629,19 @@ def test_doctor_lists_what_to_fix(tmp_path: Path, apps: Path) -> None:
         "clients:",
         f"  Claude Desktop: no config at {desktop}",
         f"  Claude Code: no config at {home / '.claude.json'}",
-        f"  VS Code: 'kite-skills' starts this file ({vscode})",
-        f"  Cursor: 'kite-skills' starts another kite-skills: {gone_python} {gone_file} ({cursor})",
-        "  Cursor: Kite MCP server beside it: 'kite'",
-        "verdict:       3 things to fix:",
+        f"  VS Code: {vscode}",
+        "    'kite-skills': starts this file",
+        f"  Cursor: {cursor}",
+        f"    'kite-skills': starts {gone_python} {gone_file}, but {gone_python} and "
+        f"{gone_file} are not there any more — fix: {kite} setup --repoint",
+        "    Kite MCP server beside it: 'kite'",
+        "verdict:       2 things to fix:",
         f"  1. VS Code has no Kite MCP server beside kite-skills (in {vscode}): the recipes call "
         "its tools — add Zerodha's Kite MCP server (https://mcp.kite.trade/mcp) to VS Code, or "
         f"try the simulated one: {kite} setup vscode --sandbox --write",
-        f"  2. Cursor's 'kite-skills' starts {gone_python}, which is not there any more — run: "
-        f"{kite} setup cursor --write",
-        f"  3. Cursor's 'kite-skills' starts {gone_file}, which is not there any more — run: "
-        f"{kite} setup cursor --write",
+        "  2. 1 entry starts an older, moved or missing kite-skills, not this file: Cursor's "
+        f"'kite-skills' (starts {gone_python} {gone_file}, but {gone_python} and {gone_file} are "
+        f"not there any more) — point it at this file: {kite} setup --repoint",
     ]
 
 
@@ -615,3 +657,369 @@ def test_doctor_says_how_to_connect_a_first_client(tmp_path: Path, apps: Path) -
         f"{shlex.join([sys.executable, str(pyz)])} setup claude-desktop --write (or claude-code, "
         "vscode, cursor in place of claude-desktop)",
     ]
+
+
+# ---- rehearsal beside the real Kite server: --park-kite, --unpark-kite ---------------------
+
+
+def desktop_config(home: Path) -> Path:
+    return home / ".config" / "Claude" / "claude_desktop_config.json"
+
+
+def test_the_sandbox_beside_kite_is_named_and_kite_parks_and_comes_back(
+    tmp_path: Path, apps: Path
+) -> None:
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    home = tmp_path / "home"
+    pyz = make_pyz(apps)
+    env = environment(home)
+    kite = shlex.join([sys.executable, str(pyz)])
+    config = desktop_config(home)
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"mcpServers": {"kite": KITE_MCP}}))
+    assert run_pyz(pyz, ["setup", "claude-desktop", "--write"], env).returncode == 0
+    sandbox = run_pyz(pyz, ["setup", "claude-desktop", "--sandbox", "--write"], env)
+    assert sandbox.returncode == 0, sandbox.stderr
+    two = (
+        "Claude Desktop has a Kite MCP server ('kite') beside the sandbox ('kite-sandbox'): an "
+        "agent would see two Kite servers, one of them fake — park the real one while you "
+        f"rehearse: {kite} setup claude-desktop --park-kite (kept in the same file; "
+        "--unpark-kite puts it back)"
+    )
+    assert sandbox.stderr == f"kite-skills: warning: {two}\n"
+    doctor = run_pyz(pyz, ["doctor"], env)
+    assert doctor_lines(doctor)[-2:] == ["verdict:       1 thing to fix:", f"  1. {two}"]
+    both = config.read_text()
+    parked = run_pyz(pyz, ["setup", "claude-desktop", "--park-kite"], env)
+    assert parked.returncode == 0, parked.stderr
+    assert parked.stdout.startswith(f"kite-skills: parked 'kite' in {config} (under ")
+    after = json.loads(config.read_text())
+    assert set(after["mcpServers"]) == {"kite-skills", "kite-sandbox"}
+    assert after["parked-by-kite-skills"] == {"kite": KITE_MCP}
+    assert backup_of(config) == both  # backed up like every other write
+    assert doctor_lines(run_pyz(pyz, ["doctor"], env))[-1] == "verdict:       all good"
+    again = run_pyz(pyz, ["setup", "claude-desktop", "--park-kite"], env)
+    assert again.stdout == f"kite-skills: no Kite MCP server entry in {config}; unchanged\n"
+    restored = run_pyz(pyz, ["setup", "claude-desktop", "--unpark-kite"], env)
+    assert restored.returncode == 0, restored.stderr
+    assert json.loads(config.read_text()) == json.loads(both)
+    assert restored.stderr == f"kite-skills: warning: {two}\n"
+    twice = run_pyz(pyz, ["setup", "claude-desktop", "--unpark-kite"], env)
+    assert twice.stdout == f"kite-skills: nothing parked in {config}; unchanged\n"
+
+
+def backup_of(config: Path) -> str:
+    return config.with_name(config.name + ".kite-skills-backup").read_text()
+
+
+def test_sandbox_write_and_park_in_one_step_keeps_the_file_before_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "mcp.json"
+    before = json.dumps({"mcpServers": {"zerodha": OTHER}})
+    config.write_text(before)
+    write = ["setup", "cursor", "--config", str(config), "--sandbox", "--write", "--park-kite"]
+    assert main(write) == 0
+    after = json.loads(config.read_text())
+    assert set(after["mcpServers"]) == {"kite-sandbox"}
+    assert after["parked-by-kite-skills"] == {"zerodha": OTHER}
+    assert json.loads(backup_of(config)) == {
+        "mcpServers": {"zerodha": OTHER, "kite-sandbox": after["mcpServers"]["kite-sandbox"]}
+    }
+    assert capsys.readouterr().err == ""  # parked: no warning of two Kite servers
+
+
+def test_unpark_refuses_to_overwrite_a_new_entry_of_that_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "mcp.json"
+    config.write_text(
+        json.dumps({"mcpServers": {"kite": OTHER}, "parked-by-kite-skills": {"kite": KITE_MCP}})
+    )
+    text = config.read_text()
+    assert main(["setup", "cursor", "--config", str(config), "--unpark-kite"]) == 1
+    assert one_line_error(capsys) == (
+        f'kite-skills: error: {config}: "mcpServers" has another "kite" — rename or remove it, '
+        "then run again; nothing was changed"
+    )
+    assert config.read_text() == text
+
+
+# ---- configs read as strictly as their clients read them -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        (
+            '{"mcpServers": {"a": {"command": "x"},\n}}',
+            "line 1, column 38: a trailing comma before '}'",
+        ),
+        ('{"mcpServers": {\n  // mine\n  "a": {}}}', "line 2, column 3: a comment (//)"),
+        (
+            '{"mcpServers": {"a": {"args": ["x",]}}}',
+            "line 1, column 35: a trailing comma before ']'",
+        ),
+    ],
+)
+def test_a_strict_client_config_is_named_with_line_and_column(
+    text: str, where: str, tmp_path: Path
+) -> None:
+    from kite_skills.config_syntax import ConfigSyntax, parse
+
+    with pytest.raises(ConfigSyntax) as caught:
+        parse(text, "Claude Desktop", jsonc=False)
+    assert str(caught.value) == f"{where}, which Claude Desktop does not allow"
+    assert isinstance(parse(text, "VS Code", jsonc=True), dict)  # VS Code allows both
+
+
+def test_text_inside_strings_is_not_a_comment_or_a_comma() -> None:
+    from kite_skills.config_syntax import ConfigSyntax, parse
+
+    text = '{"a": "http://x/*y*/", "b": ",}", "c": "\\\\"}'
+    assert parse(text, "Cursor", jsonc=False) == json.loads(text)
+    with pytest.raises(ConfigSyntax) as caught:
+        parse('{"a": 1', "Cursor", jsonc=False)
+    assert str(caught.value).startswith("line 1, column 8: the file ends too early (")
+
+
+def test_doctor_names_a_trailing_comma_claude_desktop_cannot_read(
+    tmp_path: Path, apps: Path
+) -> None:
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    home = tmp_path / "home"
+    pyz = make_pyz(apps)
+    env = environment(home)
+    assert run_pyz(pyz, ["setup", "claude-desktop", "--write"], env).returncode == 0
+    config = desktop_config(home)
+    text = config.read_text().rstrip()
+    assert text.endswith("}\n  }\n}")
+    config.write_text(text[: -len("\n  }\n}")] + ",\n  }\n}\n")  # a comma left by hand
+    line = len(text.splitlines()) - 2
+    result = run_pyz(pyz, ["doctor"], env)
+    assert result.returncode == 1
+    problem = (
+        f"{config}:{line}:6: a trailing comma before '}}', which Claude Desktop does not allow — "
+        "Claude Desktop cannot read this file, so it starts none of its servers: fix it there"
+    )
+    lines = doctor_lines(result)
+    assert lines[1] == f"  Claude Desktop: cannot read it: {problem}"
+    assert f"  1. {problem}, then run this again" in lines
+    write = run_pyz(pyz, ["setup", "claude-desktop", "--sandbox", "--write"], env)
+    assert write.returncode == 1
+    assert write.stderr.endswith(f"{problem}; nothing was changed\n")
+
+
+def test_doctor_fixes_a_sandbox_entry_with_sandbox(tmp_path: Path, apps: Path) -> None:
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    home = tmp_path / "home"
+    pyz = make_pyz(apps)
+    env = environment(home)
+    config = desktop_config(home)
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"mcpServers": {"kite-sandbox": {"args": ["sandbox"]}}}))
+    result = run_pyz(pyz, ["doctor"], env)
+    kite = shlex.join([sys.executable, str(pyz)])
+    fix = f"{kite} setup claude-desktop --sandbox --write"
+    assert f"    'kite-sandbox': no command — fix: {fix}" in doctor_lines(result)
+    assert (
+        f"  1. Claude Desktop's 'kite-sandbox': no command — run: {kite} setup claude-desktop "
+        "--sandbox --write"
+    ) in doctor_lines(result)
+    assert result.returncode == 1
+
+
+# ---- after a move: setup --repoint ---------------------------------------------------------
+
+
+def test_repoint_points_every_entry_of_every_client_at_this_file(
+    tmp_path: Path, apps: Path
+) -> None:
+    from .small_zipapp import environment, make_pyz, run, run_pyz
+
+    home = tmp_path / "home"
+    old = make_pyz(tmp_path / "old-place" / "x")  # the file before the move: still there
+    pyz = make_pyz(apps)
+    env = environment(home)
+    project = tmp_path / "project"
+    project.mkdir()
+    for client in ("claude-desktop", "cursor"):
+        assert run_pyz(old, ["setup", client, "--write"], env).returncode == 0
+    assert run_pyz(old, ["setup", "claude-desktop", "--sandbox", "--write"], env).returncode == 0
+    local = run(
+        [
+            sys.executable,
+            str(old),
+            "setup",
+            "claude-code",
+            "--config",
+            str(home / ".claude.json"),
+            "--write",
+            "--db",
+            str(home / "b.db"),
+        ],
+        env,
+        cwd=project,
+    )
+    assert local.returncode == 0, local.stderr
+    claude_json = json.loads((home / ".claude.json").read_text())
+    claude_json["projects"] = {str(project): {"mcpServers": claude_json.pop("mcpServers")}}
+    (home / ".claude.json").write_text(json.dumps(claude_json))
+    kite = shlex.join([sys.executable, str(pyz)])
+    lines = doctor_lines(run_pyz(pyz, ["doctor"], env))
+    moved = [line for line in lines if "start an older, moved or missing kite-skills" in line]
+    assert len(moved) == 1 and moved[0].split(". ", 1)[1].startswith("4 entries start an older")
+    assert not any("no MCP client starts this file yet" in line for line in lines)
+    assert moved[0].endswith(f" — point every one at this file: {kite} setup --repoint")
+    done = run_pyz(pyz, ["setup", "--repoint"], env)
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.splitlines()) == 3  # one line per client
+    desktop = json.loads(desktop_config(home).read_text())["mcpServers"]
+    assert desktop["kite-skills"]["args"] == [str(pyz)]
+    assert desktop["kite-sandbox"]["args"] == [str(pyz), "sandbox"]
+    assert desktop["kite-skills"]["env"] == {"KITE_SKILLS_DB": str(home / "skills.db")}
+    code = json.loads((home / ".claude.json").read_text())["projects"][str(project)]
+    assert code["mcpServers"]["kite-skills"]["args"] == [str(pyz)]
+    assert code["mcpServers"]["kite-skills"]["env"] == {"KITE_SKILLS_DB": str(home / "b.db")}
+    cursor = json.loads((home / ".cursor" / "mcp.json").read_text())["mcpServers"]
+    assert cursor["kite-skills"]["command"] == sys.executable
+    assert not any(
+        "an older, moved" in line for line in doctor_lines(run_pyz(pyz, ["doctor"], env))
+    )
+    again = run_pyz(pyz, ["setup", "--repoint"], env)
+    assert (
+        again.stdout == "kite-skills: every kite-skills entry starts this file already; unchanged\n"
+    )
+
+
+# ---- --remove, old unpacked copies, uninstall ----------------------------------------------
+
+
+@pytest.mark.parametrize("client", JSON_CLIENTS)
+def test_remove_takes_our_entry_out_and_keeps_the_others(
+    client: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = CLIENTS[client].key
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({key: {"other": OTHER}}))
+    assert main(["setup", client, "--write", "--config", str(config)]) == 0
+    written = config.read_text()
+    capsys.readouterr()
+    assert main(["setup", client, "--remove", "--config", str(config)]) == 0
+    assert json.loads(config.read_text()) == {key: {"other": OTHER}}
+    assert backup_of(config) == written
+    assert capsys.readouterr().out.startswith(f"kite-skills: removed 'kite-skills' from {config}")
+    assert main(["setup", client, "--remove", "--config", str(config)]) == 0
+    assert capsys.readouterr().out == f"kite-skills: no 'kite-skills' in {config}; unchanged\n"
+
+
+BUILD_ID = "ab" * 32
+
+
+def unpacked_copy(root: Path, build_id: str, size: int) -> Path:
+    copy = root / f"kite-skills_{build_id}"
+    (copy / "site-packages" / "kite_skills").mkdir(parents=True)
+    (copy / "site-packages" / "kite_skills" / "x.py").write_bytes(b"#" * size)
+    (root / f".{copy.name}.kite-skills-in-use").touch()
+    return copy
+
+
+def pyz_of_build(folder: Path, build_id: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    pyz = folder / "kite-skills.pyz"
+    with zipfile.ZipFile(pyz, "w") as archive:
+        archive.writestr("environment.json", json.dumps({"build_id": build_id}))
+    return pyz
+
+
+def test_doctor_sizes_old_copies_and_prune_removes_the_unused_ones(
+    tmp_path: Path, apps: Path
+) -> None:
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    home = tmp_path / "home"
+    pyz = make_pyz(apps)
+    env = environment(home)
+    shiv = home / ".shiv"
+    used = unpacked_copy(shiv, BUILD_ID, 3_000_000)
+    old = unpacked_copy(shiv, "cd" * 32, 2_000_000)
+    beside = shiv / "kite-skills_notabuild"
+    beside.mkdir()
+    other = pyz_of_build(tmp_path / "other", BUILD_ID)  # a client still starts that build
+    config = desktop_config(home)
+    config.parent.mkdir(parents=True)
+    entry = {"command": sys.executable, "args": [str(other)]}
+    config.write_text(json.dumps({"mcpServers": {"kite-skills": entry, "kite": KITE_MCP}}))
+    lines = doctor_lines(run_pyz(pyz, ["doctor"], env))
+    kite = shlex.join([sys.executable, str(pyz)])
+    assert "unpacked:      2 copies, 5.0 MB (1 in use, 3.0 MB)" in lines
+    assert f"               unused: {old} (2.0 MB)" in lines
+    assert (
+        "unpacked copy of older files (2.0 MB) that no configured entry uses — remove it: "
+        f"{kite} prune --yes (without --yes it only lists them)"
+    ) in lines[-1]
+    dry = run_pyz(pyz, ["prune"], env)
+    assert dry.returncode == 0 and old.is_dir() and used.is_dir()
+    assert f"would remove {old} (2.0 MB)" in dry.stdout.splitlines()
+    done = run_pyz(pyz, ["prune", "--yes"], env)
+    assert done.returncode == 0, done.stderr
+    assert f"removed {old} (2.0 MB)" in done.stdout.splitlines()
+    assert not old.exists() and used.is_dir() and beside.is_dir()
+    assert not (shiv / f".{old.name}.kite-skills-in-use").exists()
+    again = run_pyz(pyz, ["prune", "--yes"], env)
+    assert again.stdout == "kite-skills: no unused unpacked copies (1 in use); nothing to remove\n"
+
+
+def test_uninstall_keeps_the_store_unless_asked(tmp_path: Path, apps: Path) -> None:
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    home = tmp_path / "home"
+    pyz = make_pyz(apps)
+    env = environment(home)
+    assert run_pyz(pyz, ["install-command"], env).returncode == 0
+    launcher = home / ".local" / "bin" / "kite-skills"
+    copy = unpacked_copy(home / ".shiv", BUILD_ID, 1000)
+    db = home / "skills.db"
+    with Store.open(db) as store:
+        agent.save(store, "one-skill", "A skill to keep.", "# One\n\nStep.\n", who="t")
+    dry = run_pyz(pyz, ["uninstall"], env)
+    assert dry.returncode == 0 and launcher.exists() and copy.exists()
+    done = run_pyz(pyz, ["uninstall", "--yes"], env)
+    assert done.returncode == 0, done.stderr
+    assert not launcher.exists() and not copy.exists() and db.exists()
+    assert (
+        f"your skills' store stays: {db} (to delete it too: add --delete-store)"
+        in done.stdout.splitlines()
+    )
+    gone = run_pyz(pyz, ["uninstall", "--yes", "--delete-store"], env)
+    assert gone.returncode == 0 and not db.exists()
+    assert f"deleted {db}" in gone.stdout.splitlines()
+
+
+def test_claude_desktop_from_the_microsoft_store_keeps_its_config_in_its_package(
+    tmp_path: Path,
+) -> None:
+    win = {"USERPROFILE": str(tmp_path), "APPDATA": str(tmp_path / "Roaming")}
+    win["LOCALAPPDATA"] = str(tmp_path / "Local")
+    plain = tmp_path / "Roaming" / "Claude" / "claude_desktop_config.json"
+    assert config_path("claude-desktop", win, "win32") == plain
+    package = tmp_path / "Local" / "Packages" / "Claude_pzs8sxrjxfjjc"
+    package.mkdir(parents=True)
+    assert config_path("claude-desktop", win, "win32") == (
+        package / "LocalCache" / "Roaming" / "Claude" / "claude_desktop_config.json"
+    )
+
+
+def test_repoint_with_a_config_names_its_client(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "mcp.json"
+    assert main(["setup", "--repoint", "--config", str(config)]) == 1
+    assert one_line_error(capsys) == (
+        "kite-skills: error: --config names one client's file: say which client, e.g. setup "
+        f"cursor --repoint --config {config}; nothing was changed"
+    )
+    assert not config.exists()
