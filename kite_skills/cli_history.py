@@ -162,7 +162,8 @@ def register(command: Command) -> None:
     """Add ``reject``, ``history``, ``revert`` and ``reads`` to ``kite-skills skills``."""
     p = command(
         "reject",
-        "reject a skill's proposed revision, optionally saying why (the agent's next save is told)",
+        "reject a skill's proposed revision, or an agent's new draft (request changes; the "
+        "draft stays until you delete it), optionally saying why (the agent's next save is told)",
         "reject compare-funds --reason 'keep the expense ratio step'",
         _reject,
     )

@@ -171,7 +171,7 @@ def _show(skill: Skill) -> str:
             "",
             _body(p.body),
         ]
-    if Action.PUBLISH in person_actions(skill.status, proposed=skill.proposed is not None):
+    if Action.PUBLISH in person_actions(skill.status, **skill.facts):
         lines += [
             "",
             f"publish it with: {_kite()} skills publish {skill.name} --rev {skill.revision}",
@@ -553,7 +553,7 @@ _REVIEW_OUTCOMES = ("published", "accepted", "rejected", "deleted", "skipped")
 def _review_one(store: Store, skill: Skill) -> str:
     """Show one waiting skill, ask what to do, do it; returns what was done (or ``quit``)."""
     who = _who()
-    allowed = person_actions(skill.status, proposed=skill.proposed is not None)
+    allowed = person_actions(skill.status, **skill.facts)
     if skill.proposed is not None:  # the revision waits: decide it
         print(_diff(skill, coloured=colour()))
         menu = {
@@ -563,7 +563,7 @@ def _review_one(store: Store, skill: Skill) -> str:
         }
     else:  # the draft waits
         print(_show(skill))
-        menu = {Action.PUBLISH: "[p]ublish", Action.DELETE: "[d]elete"}
+        menu = {Action.PUBLISH: "[p]ublish", Action.REJECT: "[r]eject", Action.DELETE: "[d]elete"}
     offered = {action: label for action, label in menu.items() if action in allowed}
     answer = _ask(", ".join([*offered.values(), "[s]kip", "[q]uit"]) + "? ")
     if answer == "q":

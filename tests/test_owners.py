@@ -312,7 +312,9 @@ def test_no_template_encodes_which_actions_a_state_allows() -> None:
     ]
     source = (TEMPLATES / "skill.html").read_text(encoding="utf-8")
     for state in STATES:
-        for action in person_actions(state, proposed=True) - {Action.REVERT}:  # history page
+        for action in person_actions(state, proposed=True, published=False, agent_text=True) - {
+            Action.REVERT
+        }:  # history page
             assert f'"{action.value}" in actions' in source, (
                 f"skill.html: no button asks '\"{action.value}\" in actions'"
             )

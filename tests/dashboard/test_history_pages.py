@@ -132,3 +132,29 @@ def test_the_switch_turns_receipts_off_and_forgets_them(client: TestClient, stor
     assert "Read receipts are off" in off and 'id="receipts-on"' in off
     assert client.post("/skills/reads/setting", data={"value": "on"}).status_code == 403
     assert not store.read_receipts_on()
+
+
+def test_an_agents_new_draft_rejected_with_a_reason_stays_a_draft(
+    client: TestClient, store: Store
+) -> None:
+    page = client.get(f"/skills/{NAME}").text  # the agent's new draft, never published
+    assert 'id="reject-draft"' in page and 'id="draft-reason"' in page
+    done = client.post(
+        f"/skills/{NAME}/reject", data={"csrf": csrf_of(page), "reason": "Name the <b>fund</b>"}
+    )
+    assert done.status_code == 303 and done.headers["location"] == f"/skills/{NAME}"
+    assert "rejected the draft" in client.get(done.headers["location"]).text
+    assert store.get(NAME).status == "draft"  # delete stays a separate act
+    told = agent.save(store, NAME, "When comparing funds", "# Again\n", who="bot 1")
+    assert told.rejected is not None and told.rejected.draft
+    assert told.rejected.reason == "Name the <b>fund</b>"
+    history = client.get(f"/skills/{NAME}/history").text
+    assert "rejected by person" in history and "Name the &lt;b&gt;fund&lt;/b&gt;" in history
+
+
+def test_a_persons_own_draft_has_no_reject_button(client: TestClient, store: Store) -> None:
+    human.create(store, "mine", description="Mine", body="# mine\n", via="cli", who="pat")
+    assert 'id="reject-draft"' not in client.get("/skills/mine").text
+    _live_with_proposal(store)  # a live skill with a proposal: the proposal's Reject only
+    page = client.get(f"/skills/{NAME}").text
+    assert 'id="reject"' in page and 'id="reject-draft"' not in page
