@@ -27,12 +27,15 @@ from kite_skills.display import count_hidden, for_terminal, local_time
 from kite_skills.errors import KiteError, StoreUnavailable, UnreadableSkill
 from kite_skills.person import login_name
 from kite_skills.store import (
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
     VIA_CLI,
     VIAS,
     ActionResult,
     AuditEntry,
     Author,
     Skill,
+    SkillSummary,
     Store,
     human,
 )
@@ -292,6 +295,24 @@ def _list(args: argparse.Namespace) -> int:
     for s in skills:
         mark = f" (revision {s.proposed.revision} proposed)" if s.proposed else ""
         print(f"{_t(s.name):<32} {s.status:<9} {_t(s.description)}{mark}")
+    return 0
+
+
+def _search(args: argparse.Namespace) -> int:
+    """The live skills an agent's ``skills`` tool finds for ``QUERY``, in its order (the
+    store's own search: one ranking for both)."""
+    if _fresh_install(args):
+        found: list[SkillSummary] = []
+    else:
+        with _open(args) as store:
+            found = store.search(args.query, args.limit)
+    if args.json:
+        _print_json([{"name": s.name, "description": s.description} for s in found])
+        return 0
+    if not found:
+        print(f"no live skill matches {_t(repr(args.query))}")
+    for rank, s in enumerate(found, 1):
+        print(f"{rank:>3}. {_t(s.name):<32} {_t(s.description)}")
     return 0
 
 
@@ -634,6 +655,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = command("list", "list skills with their status", "list --pending", _list)
     p.add_argument("--status", choices=STATES, help="only this status")
     p.add_argument("--pending", action="store_true", help="only what waits for you")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p = command(
+        "search",
+        "search your live skills as an agent's 'skills' tool does: the same matches, best "
+        "first (drafts and archived skills are not searched)",
+        "search 'compare funds'",
+        _search,
+    )
+    p.add_argument(
+        "query", metavar="QUERY", help="words to look for (blank: the live skills by name)"
+    )
+    p.add_argument(
+        "--limit",
+        metavar="K",
+        type=int,
+        default=DEFAULT_LIMIT,
+        help=f"how many, 1-{MAX_LIMIT} (default {DEFAULT_LIMIT}, as for the tool)",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p = command(
         "show",
