@@ -106,6 +106,8 @@ def _history(args: argparse.Namespace) -> int:
             print(for_terminal(text.body.rstrip("\n"), multiline=True))
             return 0
         history = store.history(args.name, args.limit)
+        if not history:
+            store.get(args.name)  # a name never used: "did you mean"
     if args.json:
         print(json.dumps([_text_json(t) for t in history], indent=2, ensure_ascii=True))
         return 0
@@ -146,6 +148,8 @@ def _reads(args: argparse.Namespace) -> int:
     with cli_skills._open(args) as store:
         on = store.read_receipts_on()
         reads = store.reads("skill", args.name) if args.name else store.reads()
+        if args.name and not reads:
+            store.get(args.name)  # a name never used: "did you mean"
     if not on:
         print(
             f"read receipts are off ('{cli_skills._kite()} settings read-receipts on' turns "

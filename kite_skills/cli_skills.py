@@ -351,6 +351,8 @@ def _entry_json(e: AuditEntry) -> dict[str, Any]:
 def _log(args: argparse.Namespace) -> int:
     with _open(args) as store:
         entries = store.audit(limit=args.limit, name=args.skill, via=args.via)
+        if args.skill and not entries:
+            store.get(args.skill)  # a name never used: "did you mean"
     if args.json:
         _print_json([_entry_json(e) for e in entries])
         return 0

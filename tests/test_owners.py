@@ -183,6 +183,28 @@ def test_the_revision_id_lengths_are_only_in_records() -> None:
     )
 
 
+# ---- "did you mean" ---------------------------------------------------------------------------
+
+
+def test_a_near_miss_is_judged_only_in_suggest() -> None:
+    """Which known words are offered for a mistyped one, and the phrase that offers them:
+    help keys, commands, choices and skill names all ask kite_skills/suggest.py."""
+    owner = "kite_skills/suggest.py"
+    phrase = _found(lambda s: "did you mean" in s.lower(), skip=frozenset({owner}))
+    judged = [
+        f"{_rel(path)}:{node.lineno}"
+        for path in _python_files()
+        if _rel(path) != owner
+        for node in ast.walk(_tree(path))
+        if _name_of(node) in ("get_close_matches", "real_quick_ratio", "quick_ratio")
+        and isinstance(node, ast.Call)
+    ]
+    assert phrase + judged == [], (
+        "a near miss is judged or offered outside kite_skills/suggest.py: use its similar(), "
+        "Likeness and did_you_mean()"
+    )
+
+
 # ---- what counts as a recipe ----------------------------------------------------------------
 
 

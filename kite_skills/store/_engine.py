@@ -113,13 +113,10 @@ def apply_in(
     proposed = row is not None and row[2] is not None
     rule = find_rule(action, actor, state, published, agent_text, proposed)
     if rule is None:
+        if state == ABSENT and actor is Actor.AGENT:
+            raise UnknownSkill(name, f"no skill named '{name}'; find one with the skills tool")
         if state == ABSENT:
-            raise UnknownSkill(
-                name,
-                f"no skill named '{name}'; find one with the skills tool"
-                if actor is Actor.AGENT
-                else f"no skill named '{name}'; list them with '{store.command} skills list'",
-            )
+            raise store.unknown(name)
         raise IllegalTransition(name, f"cannot {action.value} '{name}': it is {state}")
     message = rule.message.format(name=name, state=state, kite=store.command)
     if rule.outcome is Outcome.REFUSE:
