@@ -16,6 +16,7 @@ from typing import Any
 from kite_skills.cli_db import add_db_option, db_parent
 from kite_skills.display import for_terminal, local_time
 from kite_skills.store import VIA_CLI, PastText, ReadReceipt, Skill, human
+from kite_skills.store.records import short_revision
 
 from . import cli_skills
 
@@ -38,7 +39,8 @@ def _reject(args: argparse.Namespace) -> int:
 def _label(text: PastText) -> str:
     by = text.written_by.label()
     at = local_time(text.at)
-    line = f"#{text.id:<5} {at}  {text.kind:<8} {text.status:<9} {text.revision[:12]}  {by}"
+    rev = short_revision(text.revision)
+    line = f"#{text.id:<5} {at}  {text.kind:<8} {text.status:<9} {rev}  {by}"
     if text.live_at and text.kind == "text":
         line += f"  (live from {local_time(text.live_at)})"
     if text.decided_by is not None:

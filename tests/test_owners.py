@@ -205,6 +205,26 @@ def test_a_near_miss_is_judged_only_in_suggest() -> None:
     )
 
 
+def test_the_short_revision_is_cut_only_in_records() -> None:
+    """Lists, tables and buttons show a revision's first SHORT_REVISION_CHARS digits: the CLI
+    and the dashboard ask records.short_revision (the dashboard's markup, with the whole id on
+    hover and copy, is render.revision_html); no module or template cuts one itself."""
+    owner = "kite_skills/store/records.py"
+    cut = re.compile(r"(rev\w*|revision|seen|now)\)?\s*\[\s*:")
+    python = [
+        f"{_rel(path)}:{number}"
+        for path in _python_files()
+        if _rel(path) != owner
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if cut.search(line)
+    ]
+    templates = [f"{p}:{n}" for p, n, line in _template_lines() if re.search(r"\[\s*:", line)]
+    assert python + templates == [], (
+        "a revision is cut short outside kite_skills/store/records.py: use short_revision "
+        "(the dashboard: the revision_html or short_revision filter)"
+    )
+
+
 # ---- what counts as a recipe ----------------------------------------------------------------
 
 

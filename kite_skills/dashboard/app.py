@@ -50,11 +50,12 @@ from kite_skills.store import VIA_DASHBOARD, VIAS, ActionResult, AuditEntry, Ski
 from kite_skills.store.lifecycle import (
     ARCHIVED,
     LIVE,
+    Action,
     person_action_meanings,
     person_actions,
     waiting_audit_actions,
 )
-from kite_skills.store.records import revision_id
+from kite_skills.store.records import revision_id, short_revision
 
 from . import history, render
 from .security import Door, guard
@@ -87,6 +88,8 @@ def _environment() -> Environment:
         render.cell_html,
         render.diff_html,
         render.local_time,
+        render.revision_html,
+        short_revision,
         seen_field,
     ):
         env.filters[function.__name__] = function
@@ -234,7 +237,7 @@ class Dashboard:
         return {k: v.replace("\r\n", "\n") for k, v in data.items() if isinstance(v, str)}
 
     def done(self, request: Request, message: str, where: str) -> Response:
-        self._flash[request.state.session] = message
+        self._flash[request.state.session] = render.full_stop(message)
         return RedirectResponse(where, status_code=303)
 
     def skill_or_404(self, name: str) -> Skill:
@@ -299,7 +302,11 @@ class Dashboard:
             status=status,
             skill=skill,
             actions=person_actions(skill.status, **skill.facts),
-            meanings=person_action_meanings(skill.status, **skill.facts),
+            meanings={  # Restore's, for an earlier text, is on the history page
+                a: m
+                for a, m in person_action_meanings(skill.status, **skill.facts).items()
+                if a is not Action.REVERT
+            },
             body_html=render.body_html(skill.body),
             source_html=render.source_html(skill.body, "L"),
             constructs=hidden_constructs(skill.body),
@@ -348,7 +355,7 @@ class Dashboard:
             return self.show(request, skill, error=str(exc), status=409, stale=stale)
         except IllegalTransition as exc:
             skill = self.skill_or_404(name)
-            return self.show(request, skill, error=str(exc), status=409)
+            return self.show(request, skill, error=render.full_stop(str(exc)), status=409)
         except UnknownSkill as exc:
             raise HTTPException(404, str(exc)) from exc
         where = "/skills" if action == "delete" else skill_url(name)
@@ -457,7 +464,8 @@ class Dashboard:
             status, title = 404 if isinstance(exc, UnknownSkill) else 400, "Not done"
         else:
             status, title = 409, "Not done"
-        return self.page(request, "error.html", status=status, title=title, detail=str(exc))
+        detail = render.full_stop(str(exc))
+        return self.page(request, "error.html", status=status, title=title, detail=detail)
 
     async def error(self, request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -472,7 +480,7 @@ class Dashboard:
             "error.html",
             status=exc.status_code,
             title=titles.get(exc.status_code, "Error"),
-            detail=detail,
+            detail=render.full_stop(str(detail)),
         )
 
 
@@ -499,7 +507,7 @@ def build_app(store: Store, door: Door) -> Any:
         Route(
             "/skills/{name}/history/{id}/restore",
             _off_loop(partial(history.restore, d)),
-            methods=["POST"],
+            methods=["GET", "POST"],
         ),
         Route("/skills/{name}/{action}", _off_loop(d.act), methods=["POST"]),
     ]

@@ -509,6 +509,15 @@ FOR_AGENTS: Final[dict[tuple[Action, str], str]] = {
         "a person can publish it again."
     ),
     (Action.RESTORE, ARCHIVED): "Puts it back in service: agents list and read it again.",
+    # An earlier text restored (the history page says it before the person confirms).
+    (Action.REVERT, LIVE): (
+        "It is live, so agents read the restored text from the moment you confirm (the "
+        "skills tool, skillRead, its prompt)."
+    ),
+    (Action.REVERT, DRAFT): "It stays a draft: agents cannot read it until you publish it.",
+    (Action.REVERT, ARCHIVED): (
+        "It stays archived: agents do not see it until it is put back in service."
+    ),
 }
 
 

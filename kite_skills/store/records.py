@@ -16,6 +16,14 @@ REVISION_ID_CHARS = 32
 is out of reach, where 12 digits (48 bits, before issue 23) took an agent 92 s on one core."""
 MIN_REVISION_PREFIX = 8
 """The fewest hex digits the CLI accepts for a revision (it expands them to the full id)."""
+SHORT_REVISION_CHARS = 12
+"""How many hex digits lists, tables and buttons show of a revision id (the dashboard keeps
+the full id on hover and in what is copied; a person confirms by the full id)."""
+
+
+def short_revision(revision: str) -> str:
+    """A revision id as lists show it: its first :data:`SHORT_REVISION_CHARS` digits."""
+    return revision[:SHORT_REVISION_CHARS]
 
 
 def revision_id(description: str, body: str) -> str:

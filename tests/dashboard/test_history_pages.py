@@ -71,10 +71,18 @@ def test_restore_an_earlier_text_is_a_persons_audited_action(
     human.accept_revision(store, NAME, rev=rev, via="cli", who="pat")
     first = store.history(NAME)[-1]
     page = client.get(f"/skills/{NAME}/history?a={first.id}&b=current").text
-    assert 'id="restore-compared"' in page
-    done = client.post(
-        f"/skills/{NAME}/history/{first.id}/restore", data={"csrf": csrf_of(page), "confirm": "yes"}
-    )
+    url = f"/skills/{NAME}/history/{first.id}/restore"
+    assert f'id="restore-compared" href="{url}"' in page  # a question first, not a form
+    before = store.audit(limit=1)[0].id
+    asked = client.get(url).text  # says what it will do, and changes nothing
+    assert store.audit(limit=1)[0].id == before
+    what = asked[
+        asked.index('id="restore-what"') : asked.index("</p>", asked.index("restore-what"))
+    ]
+    assert f"revision <code>{first.revision}</code>) becomes the text of {NAME} again" in what
+    assert "agents read the restored text from the moment you confirm" in what  # it is live
+    assert 'id="restore-diff"' in asked and 'id="confirm-restore"' in asked
+    done = client.post(url, data={"csrf": csrf_of(asked), "confirm": "yes"})
     assert done.status_code == 303 and done.headers["location"] == f"/skills/{NAME}"
     skill = store.get(NAME)
     assert (skill.body, skill.status) == ("# Compare\n\n1. A\n", "live")
@@ -88,9 +96,9 @@ def test_restore_without_csrf_or_from_another_origin_changes_nothing(
 ) -> None:
     first = store.history(NAME)[-1]
     agent.save(store, NAME, "When comparing two funds", "# Newer\n", who="claude-code 2.1")
-    page = client.get(f"/skills/{NAME}/history?show={first.id}").text
-    before = rows(db)
     url = f"/skills/{NAME}/history/{first.id}/restore"
+    page = client.get(url).text
+    before = rows(db)
     assert client.post(url, data={"confirm": "yes"}).status_code == 403
     assert client.post(url, data={"csrf": "0" * 64, "confirm": "yes"}).status_code == 403
     refused = client.post(
@@ -99,7 +107,8 @@ def test_restore_without_csrf_or_from_another_origin_changes_nothing(
         headers={"origin": "http://evil.example"},
     )
     assert refused.status_code == 403
-    assert client.get(url).status_code == 405
+    assert client.get(url).status_code == 200  # the question: a GET changes nothing
+    assert client.post(url, data={"csrf": csrf_of(page)}).status_code == 400  # unconfirmed
     assert rows(db) == before
 
 

@@ -38,11 +38,14 @@ HEADERS = {
 }
 
 
-def test_no_cookie_is_403_with_how_to_open(anonymous: TestClient) -> None:
+def test_no_cookie_is_403_with_how_to_open(anonymous: TestClient, door: Door) -> None:
     for path in ("/skills", "/skills/compare-funds", "/skills/log", "/skills/new"):
         page = anonymous.get(path)
         assert page.status_code == 403, path
         assert "kite-skills dashboard" in page.text and "token" in page.text
+        # the address to open names this dashboard's own port, never a placeholder
+        assert f"http://127.0.0.1:{door.port}/skills?token=" in page.text
+        assert "PORT" not in page.text
 
 
 def test_the_token_sets_a_strict_httponly_cookie_and_redirects_to_the_clean_url(
