@@ -197,6 +197,9 @@ _ACTIONS: Final[dict[str, tuple[Callable[..., ActionResult], str | None]]] = {
     "restore": (human.restore, None),
     "delete": (human.delete, None),
 }
+_ASKS_FIRST: Final = frozenset({"delete", "restore"})
+"""Actions whose form carries ``confirm=yes`` only from their question page
+(``/skills/NAME/ACTION``): without it the POST changes nothing and goes there."""
 
 
 class Dashboard:
@@ -345,8 +348,8 @@ class Dashboard:
             kwargs["rev"] = form.get("rev", "")
         if action == "reject":  # the person's reason, told to the agent's next save
             kwargs["reason"] = form.get("reason", "")
-        if action == "delete" and form.get("confirm") != "yes":
-            return RedirectResponse(f"/skills/{name}/delete", status_code=303)
+        if action in _ASKS_FIRST and form.get("confirm") != "yes":
+            return RedirectResponse(f"/skills/{name}/{action}", status_code=303)
         try:
             result = call(self.store, name, **kwargs)
         except StaleRevision as exc:
@@ -369,6 +372,15 @@ class Dashboard:
     def confirm_delete(self, request: Request) -> Response:
         skill = self.skill_or_404(request.path_params["name"])
         return self.page(request, "delete.html", skill=skill)
+
+    def confirm_restore(self, request: Request) -> Response:
+        """The question before an archived skill goes back into service: which text, and
+        what it means for agents (the lifecycle table's words)."""
+        skill = self.skill_or_404(request.path_params["name"])
+        if Action.RESTORE not in person_actions(skill.status, **skill.facts):
+            return RedirectResponse(skill_url(skill.name), status_code=303)
+        meaning = person_action_meanings(skill.status, **skill.facts).get(Action.RESTORE, "")
+        return self.page(request, "restore.html", skill=skill, meaning=meaning)
 
     def new(self, request: Request) -> Response:
         values = {"name": "", "description": "", "body": ""}
@@ -503,6 +515,7 @@ def build_app(store: Store, door: Door) -> Any:
         Route("/skills/{name}/view", _off_loop(d.detail)),
         Route("/skills/{name}/edit", _off_loop(d.edit), methods=["GET", "POST"]),
         Route("/skills/{name}/delete", _off_loop(d.confirm_delete)),
+        Route("/skills/{name}/restore", _off_loop(d.confirm_restore)),
         Route("/skills/{name}/history", _off_loop(partial(history.history, d))),
         Route(
             "/skills/{name}/history/{id}/restore",

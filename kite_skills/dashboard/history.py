@@ -121,7 +121,7 @@ def _confirm_restore(
     meaning = person_action_meanings(skill.status, **skill.facts).get(Action.REVERT, "")
     return dashboard.page(
         request,
-        "restore.html",
+        "restore_text.html",
         skill=skill,
         text=text,
         meaning=meaning,

@@ -120,3 +120,20 @@ def test_a_revision_shows_short_with_the_whole_id_on_hover_and_copy(
         assert opened.text_content("#revision") == revision
     finally:
         context.close()
+
+
+def test_restoring_an_archived_skill_asks_first(page: Any, served: Served) -> None:
+    _live_then_revised(served)
+    human.archive(served.store, NAME, via="cli", who="pat")
+    page.goto(f"/skills/{NAME}")
+    click(page, "#restore")
+    assert page.url.endswith(f"/skills/{NAME}/restore")
+    what = page.text_content("#restore-what")
+    assert "It is archived. Puts it back in service: agents list and read it again." in what
+    assert served.store.get(NAME).revision in what
+    click(page, "#keep-archived")
+    assert served.store.get(NAME).status == "archived"
+    click(page, "#restore")
+    click(page, "#confirm-restore")
+    assert page.text_content(".flash") == f"restored '{NAME}' (archived -> live)."
+    assert served.store.get(NAME).status == "live"
