@@ -53,6 +53,7 @@ from kite_skills.store.lifecycle import (
     Action,
     person_action_meanings,
     person_actions,
+    sends_back,
     waiting_audit_actions,
 )
 from kite_skills.store.records import revision_id, short_revision
@@ -182,7 +183,7 @@ class Stale:
 @dataclass(frozen=True)
 class Waiting:
     skill: Skill
-    kind: str  # "draft" | "revision"
+    kind: str  # "draft" | "revision" | "sent-back" (a draft you sent back to its agent)
     by: str
     at: str
 
@@ -269,6 +270,9 @@ class Dashboard:
             if skill.waiting:
                 by, at = self.proposer(skill)
                 kind = "revision" if skill.proposed is not None else "draft"
+                newest = self.store.audit(limit=1, name=skill.name) if kind == "draft" else []
+                if newest and sends_back(newest[0].action):  # the agent's turn, with a reason
+                    kind, by, at = "sent-back", newest[0].author.label(), newest[0].at
                 waiting.append(Waiting(skill, kind, by, at))
         waiting.sort(key=lambda w: w.at, reverse=True)
         return waiting

@@ -545,6 +545,14 @@ def waiting_audit_actions() -> frozenset[str]:
     )
 
 
+def sends_back(audit_action: str) -> bool:
+    """Whether an audit ``action`` sent an agent's new draft back with a person's reason (as
+    the table says): until the agent saves it again, the draft waits for the agent."""
+    return any(
+        rule.effect is Effect.REJECT_DRAFT and rule.audit_action == audit_action for rule in RULES
+    )
+
+
 def moves(action: Action, actor: Actor = Actor.HUMAN) -> str:
     """``live/archived -> draft``: the states the table lets ``actor``'s ``action`` move a
     skill from, and where to (for the CLI's help)."""

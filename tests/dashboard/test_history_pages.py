@@ -167,3 +167,14 @@ def test_a_persons_own_draft_has_no_reject_button(client: TestClient, store: Sto
     _live_with_proposal(store)  # a live skill with a proposal: the proposal's Reject only
     page = client.get(f"/skills/{NAME}").text
     assert 'id="reject"' in page and 'id="reject-draft"' not in page
+
+
+def test_a_draft_sent_back_is_marked_so_on_the_skills_page(
+    client: TestClient, store: Store
+) -> None:
+    human.reject_revision(store, NAME, via="dashboard", who="pat", reason="say which funds")
+    row = client.get("/skills").text.split('class="waiting-row"')[1].split("</tr>")[0]
+    assert "sent back to the agent" in row and "person: pat via dashboard" in row
+    agent.save(store, NAME, "When comparing funds", "# Again\n", who="bot 1")  # its answer
+    row = client.get("/skills").text.split('class="waiting-row"')[1].split("</tr>")[0]
+    assert "new draft" in row and "sent back" not in row
