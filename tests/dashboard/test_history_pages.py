@@ -79,7 +79,7 @@ def test_restore_an_earlier_text_is_a_persons_audited_action(
     what = asked[
         asked.index('id="restore-what"') : asked.index("</p>", asked.index("restore-what"))
     ]
-    assert f"revision <code>{first.revision}</code>) becomes the text of {NAME} again" in what
+    assert f"The earlier {first.label()}, revision <code>{first.revision}</code>, becomes" in what
     assert "agents read the restored text from the moment you confirm" in what  # it is live
     assert 'id="restore-diff"' in asked and 'id="confirm-restore"' in asked
     done = client.post(url, data={"csrf": csrf_of(asked), "confirm": "yes"})

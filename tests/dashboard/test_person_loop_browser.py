@@ -72,7 +72,8 @@ def test_restore_asks_first_and_says_what_it_will_do(page: Any, served: Served) 
     click(page, "#restore-text")  # a question, not the change
     assert page.url.endswith(f"/skills/{NAME}/history/{first.id}/restore")
     what = page.text_content("#restore-what")
-    assert f"Text #{first.id}" in what and f"revision {first.revision}" in what
+    assert what.startswith(f"The earlier text #{first.id} (draft, served as live), revision ")
+    assert f"revision {first.revision}, becomes the text of {NAME} again" in what
     assert "agents read the restored text from the moment you confirm" in what  # it is live
     assert page.locator("#restore-diff tr.add").all_text_contents() == ["3+1. Expense ratio."]
     assert "MARKET" in served.store.get(NAME).body  # nothing changed yet
