@@ -73,13 +73,11 @@ def _run_dashboard(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    import argparse
-
     from . import cli_history, cli_install, cli_setup, cli_skills
     from .cli_db import DB_DEFAULT, add_db_option
-    from .cli_help import describe_subcommands
+    from .cli_help import SuggestingParser, describe_subcommands
 
-    parser = argparse.ArgumentParser(
+    parser = SuggestingParser(
         prog="kite-skills",
         description="Trusted procedures for AI agents on a Zerodha Kite account. "
         "With no command, serves MCP on stdio (for an MCP client to launch).",

@@ -16,6 +16,7 @@ from typing import Any
 from kite_skills.cli_db import add_db_option, db_parent
 from kite_skills.display import for_terminal, local_time
 from kite_skills.store import VIA_CLI, PastText, ReadReceipt, Skill, human
+from kite_skills.store.records import short_revision
 
 from . import cli_skills
 
@@ -38,7 +39,8 @@ def _reject(args: argparse.Namespace) -> int:
 def _label(text: PastText) -> str:
     by = text.written_by.label()
     at = local_time(text.at)
-    line = f"#{text.id:<5} {at}  {text.kind:<8} {text.status:<9} {text.revision[:12]}  {by}"
+    rev = short_revision(text.revision)
+    line = f"#{text.id:<5} {at}  {text.kind:<8} {text.status:<9} {rev}  {by}"
     if text.live_at and text.kind == "text":
         line += f"  (live from {local_time(text.live_at)})"
     if text.decided_by is not None:
@@ -106,6 +108,8 @@ def _history(args: argparse.Namespace) -> int:
             print(for_terminal(text.body.rstrip("\n"), multiline=True))
             return 0
         history = store.history(args.name, args.limit)
+        if not history:
+            store.get(args.name)  # a name never used: "did you mean"
     if args.json:
         print(json.dumps([_text_json(t) for t in history], indent=2, ensure_ascii=True))
         return 0
@@ -146,6 +150,8 @@ def _reads(args: argparse.Namespace) -> int:
     with cli_skills._open(args) as store:
         on = store.read_receipts_on()
         reads = store.reads("skill", args.name) if args.name else store.reads()
+        if args.name and not reads:
+            store.get(args.name)  # a name never used: "did you mean"
     if not on:
         print(
             f"read receipts are off ('{cli_skills._kite()} settings read-receipts on' turns "
@@ -162,7 +168,8 @@ def register(command: Command) -> None:
     """Add ``reject``, ``history``, ``revert`` and ``reads`` to ``kite-skills skills``."""
     p = command(
         "reject",
-        "reject a skill's proposed revision, optionally saying why (the agent's next save is told)",
+        "reject a skill's proposed revision, or an agent's new draft (request changes; the "
+        "draft stays until you delete it), optionally saying why (the agent's next save is told)",
         "reject compare-funds --reason 'keep the expense ratio step'",
         _reject,
     )

@@ -27,12 +27,15 @@ from kite_skills.display import count_hidden, for_terminal, local_time
 from kite_skills.errors import KiteError, StoreUnavailable, UnreadableSkill
 from kite_skills.person import login_name
 from kite_skills.store import (
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
     VIA_CLI,
     VIAS,
     ActionResult,
     AuditEntry,
     Author,
     Skill,
+    SkillSummary,
     Store,
     human,
 )
@@ -171,7 +174,7 @@ def _show(skill: Skill) -> str:
             "",
             _body(p.body),
         ]
-    if Action.PUBLISH in person_actions(skill.status, proposed=skill.proposed is not None):
+    if Action.PUBLISH in person_actions(skill.status, **skill.facts):
         lines += [
             "",
             f"publish it with: {_kite()} skills publish {skill.name} --rev {skill.revision}",
@@ -295,6 +298,24 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _search(args: argparse.Namespace) -> int:
+    """The live skills an agent's ``skills`` tool finds for ``QUERY``, in its order (the
+    store's own search: one ranking for both)."""
+    if _fresh_install(args):
+        found: list[SkillSummary] = []
+    else:
+        with _open(args) as store:
+            found = store.search(args.query, args.limit)
+    if args.json:
+        _print_json([{"name": s.name, "description": s.description} for s in found])
+        return 0
+    if not found:
+        print(f"no live skill matches {_t(repr(args.query))}")
+    for rank, s in enumerate(found, 1):
+        print(f"{rank:>3}. {_t(s.name):<32} {_t(s.description)}")
+    return 0
+
+
 def _show_cmd(args: argparse.Namespace) -> int:
     with _open(args) as store:
         skill = store.get(args.name)
@@ -330,6 +351,8 @@ def _entry_json(e: AuditEntry) -> dict[str, Any]:
 def _log(args: argparse.Namespace) -> int:
     with _open(args) as store:
         entries = store.audit(limit=args.limit, name=args.skill, via=args.via)
+        if args.skill and not entries:
+            store.get(args.skill)  # a name never used: "did you mean"
     if args.json:
         _print_json([_entry_json(e) for e in entries])
         return 0
@@ -553,7 +576,7 @@ _REVIEW_OUTCOMES = ("published", "accepted", "rejected", "deleted", "skipped")
 def _review_one(store: Store, skill: Skill) -> str:
     """Show one waiting skill, ask what to do, do it; returns what was done (or ``quit``)."""
     who = _who()
-    allowed = person_actions(skill.status, proposed=skill.proposed is not None)
+    allowed = person_actions(skill.status, **skill.facts)
     if skill.proposed is not None:  # the revision waits: decide it
         print(_diff(skill, coloured=colour()))
         menu = {
@@ -563,7 +586,7 @@ def _review_one(store: Store, skill: Skill) -> str:
         }
     else:  # the draft waits
         print(_show(skill))
-        menu = {Action.PUBLISH: "[p]ublish", Action.DELETE: "[d]elete"}
+        menu = {Action.PUBLISH: "[p]ublish", Action.REJECT: "[r]eject", Action.DELETE: "[d]elete"}
     offered = {action: label for action, label in menu.items() if action in allowed}
     answer = _ask(", ".join([*offered.values(), "[s]kip", "[q]uit"]) + "? ")
     if answer == "q":
@@ -634,6 +657,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = command("list", "list skills with their status", "list --pending", _list)
     p.add_argument("--status", choices=STATES, help="only this status")
     p.add_argument("--pending", action="store_true", help="only what waits for you")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p = command(
+        "search",
+        "search your live skills as an agent's 'skills' tool does: the same matches, best "
+        "first (drafts and archived skills are not searched)",
+        "search 'compare funds'",
+        _search,
+    )
+    p.add_argument(
+        "query", metavar="QUERY", help="words to look for (blank: the live skills by name)"
+    )
+    p.add_argument(
+        "--limit",
+        metavar="K",
+        type=int,
+        default=DEFAULT_LIMIT,
+        help=f"how many, 1-{MAX_LIMIT} (default {DEFAULT_LIMIT}, as for the tool)",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p = command(
         "show",

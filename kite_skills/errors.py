@@ -81,7 +81,10 @@ class UnknownHelpKey(HelpKeyError):
             "no wildcards, encoding or '..')."
         ]
         if self.similar:
-            lines.append("Did you mean " + " or ".join(_key_title(c) for c in self.similar) + "?")
+            from .suggest import did_you_mean  # only a miss needs it: a start imports no more
+
+            offer = did_you_mean([_key_title(c) for c in self.similar])
+            lines.append(offer[:1].upper() + offer[1:])
         if self.mentions:
             word = key.strip().strip("/").rsplit("/", 1)[-1]
             lines.append(f"Pages that mention {word!r}:")

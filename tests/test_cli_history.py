@@ -145,3 +145,31 @@ def test_reads_and_history_show_local_times_to_the_second(
         monkeypatch.delenv("TZ")
         time.tzset()
         local_time.cache_clear()
+
+
+def test_reject_sends_an_agents_new_draft_back_and_review_offers_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "skills.db"
+    with Store.open(db) as store:
+        agent.save(store, "new-one", "When", "# draft\n", who="bot 1")
+        agent.save(store, "other-one", "When", "# draft\n", who="bot 1")
+    assert main(["skills", "reject", "new-one", "--reason", "say when", "--db", str(db)]) == 0
+    assert "rejected the draft 'new-one': it stays a draft" in capsys.readouterr().out
+    answers, prompts = ["s", "r", "too vague"], []  # skip new-one, reject other-one
+
+    def ask(prompt: str = "") -> str:
+        prompts.append(prompt)
+        return answers.pop(0)
+
+    monkeypatch.setattr(cli_skills, "interactive", lambda: True)
+    monkeypatch.setattr("builtins.input", ask)
+    assert main(["skills", "review", "--db", str(db)]) == 0
+    assert prompts[0].startswith("[p]ublish, [r]eject, [d]elete, [s]kip")
+    assert "rejected 1 (other-one)" in capsys.readouterr().out
+    with Store.open(db) as store:
+        assert store.get("new-one").status == "draft"
+        told = agent.save(store, "new-one", "When", "# better\n", who="bot 1")
+        other = agent.save(store, "other-one", "When", "# better\n", who="bot 1")
+    assert told.rejected is not None and told.rejected.reason == "say when"
+    assert other.rejected is not None and other.rejected.reason == "too vague"

@@ -183,6 +183,48 @@ def test_the_revision_id_lengths_are_only_in_records() -> None:
     )
 
 
+# ---- "did you mean" ---------------------------------------------------------------------------
+
+
+def test_a_near_miss_is_judged_only_in_suggest() -> None:
+    """Which known words are offered for a mistyped one, and the phrase that offers them:
+    help keys, commands, choices and skill names all ask kite_skills/suggest.py."""
+    owner = "kite_skills/suggest.py"
+    phrase = _found(lambda s: "did you mean" in s.lower(), skip=frozenset({owner}))
+    judged = [
+        f"{_rel(path)}:{node.lineno}"
+        for path in _python_files()
+        if _rel(path) != owner
+        for node in ast.walk(_tree(path))
+        if _name_of(node) in ("get_close_matches", "real_quick_ratio", "quick_ratio")
+        and isinstance(node, ast.Call)
+    ]
+    assert phrase + judged == [], (
+        "a near miss is judged or offered outside kite_skills/suggest.py: use its similar(), "
+        "Likeness and did_you_mean()"
+    )
+
+
+def test_the_short_revision_is_cut_only_in_records() -> None:
+    """Lists, tables and buttons show a revision's first SHORT_REVISION_CHARS digits: the CLI
+    and the dashboard ask records.short_revision (the dashboard's markup, with the whole id on
+    hover and copy, is render.revision_html); no module or template cuts one itself."""
+    owner = "kite_skills/store/records.py"
+    cut = re.compile(r"(rev\w*|revision|seen|now)\)?\s*\[\s*:")
+    python = [
+        f"{_rel(path)}:{number}"
+        for path in _python_files()
+        if _rel(path) != owner
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if cut.search(line)
+    ]
+    templates = [f"{p}:{n}" for p, n, line in _template_lines() if re.search(r"\[\s*:", line)]
+    assert python + templates == [], (
+        "a revision is cut short outside kite_skills/store/records.py: use short_revision "
+        "(the dashboard: the revision_html or short_revision filter)"
+    )
+
+
 # ---- what counts as a recipe ----------------------------------------------------------------
 
 
@@ -312,7 +354,9 @@ def test_no_template_encodes_which_actions_a_state_allows() -> None:
     ]
     source = (TEMPLATES / "skill.html").read_text(encoding="utf-8")
     for state in STATES:
-        for action in person_actions(state, proposed=True) - {Action.REVERT}:  # history page
+        for action in person_actions(state, proposed=True, published=False, agent_text=True) - {
+            Action.REVERT
+        }:  # history page
             assert f'"{action.value}" in actions' in source, (
                 f"skill.html: no button asks '\"{action.value}\" in actions'"
             )

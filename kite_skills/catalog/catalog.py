@@ -27,9 +27,7 @@ from .model import (
 
 EMBEDDED_LABEL = "skills_catalog"
 
-_SUGGEST_CUTOFF = 0.75  # difflib ratio: '/order' → '/orders' is 0.92, '/holding' → 0.93
 _SURE = 0.9  # at least this close, the key is a typo of that page
-_SUGGEST_MAX_LEN = 200  # a longer key is no typo of a page key: nothing to compare
 _WORD = re.compile(r"[a-z0-9][a-z0-9_-]{2,39}")  # a word worth searching the pages for
 
 
@@ -136,31 +134,27 @@ class Catalog:
         return tuple(self._as_child(k) for _, k in self._similar(key))
 
     def _similar(self, key: str) -> list[tuple[float, str]]:
-        import difflib  # only an unknown key needs it: a server start imports no more
+        """The near misses of ``key`` as :mod:`kite_skills.suggest` judges them, by the whole
+        key or by its last part (``/prepare`` → ``/orders/prepare``); a word of a page's last
+        part (``/funds`` → ``/funds-and-margins``) counts as just near enough."""
+        from .. import suggest  # only an unknown key needs it: a server start imports no more
 
         wanted = "/" + key.strip().strip("/").lower()
-        if len(wanted) > _SUGGEST_MAX_LEN:
+        if len(wanted) > suggest.MAX_WORD_CHARS:
             return []
         leaf = wanted.rsplit("/", 1)[-1]
-        whole, last = difflib.SequenceMatcher(), difflib.SequenceMatcher()
-        whole.set_seq1(wanted)
-        last.set_seq1(leaf)
+        whole, last = suggest.Likeness(wanted), suggest.Likeness(leaf)
         scored: list[tuple[float, str]] = []
         for candidate in self._nodes:
             if candidate == "/" or candidate == key:
                 continue
             own_leaf = candidate.rsplit("/", 1)[-1]
-            score = _SUGGEST_CUTOFF if leaf and leaf in own_leaf.split("-") else 0.0
-            for matcher, text in ((whole, candidate), (last, own_leaf)):
-                matcher.set_seq2(text)
-                # the cheap upper bounds first, as difflib.get_close_matches does
-                bounded = matcher.real_quick_ratio() >= _SUGGEST_CUTOFF
-                if bounded and matcher.quick_ratio() >= _SUGGEST_CUTOFF:
-                    score = max(score, matcher.ratio())
-            if score >= _SUGGEST_CUTOFF:
+            score = suggest.CUTOFF if leaf and leaf in own_leaf.split("-") else 0.0
+            score = max(score, whole.score(candidate), last.score(own_leaf))
+            if score > 0:
                 scored.append((score, candidate))
         scored.sort(key=lambda pair: (-pair[0], pair[1]))
-        return scored[:3]
+        return scored[: suggest.MAX_OFFERED]
 
     def mentioning(self, key: str) -> tuple[HelpChild, ...]:
         """Up to five pages whose text mentions the last word of ``key`` (``/funds``: the

@@ -50,11 +50,13 @@ from kite_skills.store import VIA_DASHBOARD, VIAS, ActionResult, AuditEntry, Ski
 from kite_skills.store.lifecycle import (
     ARCHIVED,
     LIVE,
+    Action,
     person_action_meanings,
     person_actions,
+    sends_back,
     waiting_audit_actions,
 )
-from kite_skills.store.records import revision_id
+from kite_skills.store.records import revision_id, short_revision
 
 from . import history, render
 from .security import Door, guard
@@ -87,6 +89,8 @@ def _environment() -> Environment:
         render.cell_html,
         render.diff_html,
         render.local_time,
+        render.revision_html,
+        short_revision,
         seen_field,
     ):
         env.filters[function.__name__] = function
@@ -179,7 +183,7 @@ class Stale:
 @dataclass(frozen=True)
 class Waiting:
     skill: Skill
-    kind: str  # "draft" | "revision"
+    kind: str  # "draft" | "revision" | "sent-back" (a draft you sent back to its agent)
     by: str
     at: str
 
@@ -194,6 +198,9 @@ _ACTIONS: Final[dict[str, tuple[Callable[..., ActionResult], str | None]]] = {
     "restore": (human.restore, None),
     "delete": (human.delete, None),
 }
+_ASKS_FIRST: Final = frozenset({"delete", "restore"})
+"""Actions whose form carries ``confirm=yes`` only from their question page
+(``/skills/NAME/ACTION``): without it the POST changes nothing and goes there."""
 
 
 class Dashboard:
@@ -234,7 +241,7 @@ class Dashboard:
         return {k: v.replace("\r\n", "\n") for k, v in data.items() if isinstance(v, str)}
 
     def done(self, request: Request, message: str, where: str) -> Response:
-        self._flash[request.state.session] = message
+        self._flash[request.state.session] = render.full_stop(message)
         return RedirectResponse(where, status_code=303)
 
     def skill_or_404(self, name: str) -> Skill:
@@ -263,6 +270,9 @@ class Dashboard:
             if skill.waiting:
                 by, at = self.proposer(skill)
                 kind = "revision" if skill.proposed is not None else "draft"
+                newest = self.store.audit(limit=1, name=skill.name) if kind == "draft" else []
+                if newest and sends_back(newest[0].action):  # the agent's turn, with a reason
+                    kind, by, at = "sent-back", newest[0].author.label(), newest[0].at
                 waiting.append(Waiting(skill, kind, by, at))
         waiting.sort(key=lambda w: w.at, reverse=True)
         return waiting
@@ -298,8 +308,12 @@ class Dashboard:
             "skill.html",
             status=status,
             skill=skill,
-            actions=person_actions(skill.status, proposed=p is not None),
-            meanings=person_action_meanings(skill.status, proposed=p is not None),
+            actions=person_actions(skill.status, **skill.facts),
+            meanings={  # Restore's, for an earlier text, is on the history page
+                a: m
+                for a, m in person_action_meanings(skill.status, **skill.facts).items()
+                if a is not Action.REVERT
+            },
             body_html=render.body_html(skill.body),
             source_html=render.source_html(skill.body, "L"),
             constructs=hidden_constructs(skill.body),
@@ -338,8 +352,8 @@ class Dashboard:
             kwargs["rev"] = form.get("rev", "")
         if action == "reject":  # the person's reason, told to the agent's next save
             kwargs["reason"] = form.get("reason", "")
-        if action == "delete" and form.get("confirm") != "yes":
-            return RedirectResponse(f"/skills/{name}/delete", status_code=303)
+        if action in _ASKS_FIRST and form.get("confirm") != "yes":
+            return RedirectResponse(f"/skills/{name}/{action}", status_code=303)
         try:
             result = call(self.store, name, **kwargs)
         except StaleRevision as exc:
@@ -348,7 +362,7 @@ class Dashboard:
             return self.show(request, skill, error=str(exc), status=409, stale=stale)
         except IllegalTransition as exc:
             skill = self.skill_or_404(name)
-            return self.show(request, skill, error=str(exc), status=409)
+            return self.show(request, skill, error=render.full_stop(str(exc)), status=409)
         except UnknownSkill as exc:
             raise HTTPException(404, str(exc)) from exc
         where = "/skills" if action == "delete" else skill_url(name)
@@ -362,6 +376,15 @@ class Dashboard:
     def confirm_delete(self, request: Request) -> Response:
         skill = self.skill_or_404(request.path_params["name"])
         return self.page(request, "delete.html", skill=skill)
+
+    def confirm_restore(self, request: Request) -> Response:
+        """The question before an archived skill goes back into service: which text, and
+        what it means for agents (the lifecycle table's words)."""
+        skill = self.skill_or_404(request.path_params["name"])
+        if Action.RESTORE not in person_actions(skill.status, **skill.facts):
+            return RedirectResponse(skill_url(skill.name), status_code=303)
+        meaning = person_action_meanings(skill.status, **skill.facts).get(Action.RESTORE, "")
+        return self.page(request, "restore.html", skill=skill, meaning=meaning)
 
     def new(self, request: Request) -> Response:
         values = {"name": "", "description": "", "body": ""}
@@ -457,7 +480,8 @@ class Dashboard:
             status, title = 404 if isinstance(exc, UnknownSkill) else 400, "Not done"
         else:
             status, title = 409, "Not done"
-        return self.page(request, "error.html", status=status, title=title, detail=str(exc))
+        detail = render.full_stop(str(exc))
+        return self.page(request, "error.html", status=status, title=title, detail=detail)
 
     async def error(self, request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -472,7 +496,7 @@ class Dashboard:
             "error.html",
             status=exc.status_code,
             title=titles.get(exc.status_code, "Error"),
-            detail=detail,
+            detail=render.full_stop(str(detail)),
         )
 
 
@@ -495,11 +519,12 @@ def build_app(store: Store, door: Door) -> Any:
         Route("/skills/{name}/view", _off_loop(d.detail)),
         Route("/skills/{name}/edit", _off_loop(d.edit), methods=["GET", "POST"]),
         Route("/skills/{name}/delete", _off_loop(d.confirm_delete)),
+        Route("/skills/{name}/restore", _off_loop(d.confirm_restore)),
         Route("/skills/{name}/history", _off_loop(partial(history.history, d))),
         Route(
             "/skills/{name}/history/{id}/restore",
             _off_loop(partial(history.restore, d)),
-            methods=["POST"],
+            methods=["GET", "POST"],
         ),
         Route("/skills/{name}/{action}", _off_loop(d.act), methods=["POST"]),
     ]

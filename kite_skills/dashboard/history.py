@@ -17,6 +17,7 @@ from starlette.responses import Response
 
 from kite_skills.errors import IllegalTransition, InvalidSkill, UnknownSkill
 from kite_skills.store import VIA_DASHBOARD, PastText, Skill, human
+from kite_skills.store.lifecycle import Action, person_action_meanings
 
 from . import render
 
@@ -86,12 +87,17 @@ def history(dashboard: Dashboard, request: Request) -> Response:
 
 
 def restore(dashboard: Dashboard, request: Request) -> Response:
-    """POST ``/skills/{name}/history/{id}/restore``: that text becomes the skill's text."""
+    """``/skills/{name}/history/{id}/restore``: GET asks the person to confirm, saying what
+    restoring that text will do; the confirmation POSTs here and the text becomes the
+    skill's text."""
     name = request.path_params["name"]
-    dashboard.skill_or_404(name)
-    form = dashboard.form(request)
+    skill = dashboard.skill_or_404(name)
     text_id = _text_id(request.path_params["id"])
-    assert text_id is not None
+    if text_id is None:
+        raise HTTPException(404, "no text given; pick one from the history")
+    if request.method == "GET":
+        return _confirm_restore(dashboard, request, skill, text_id)
+    form = dashboard.form(request)
     if form.get("confirm") != "yes":
         raise HTTPException(400, "restoring needs the form's confirmation; nothing changed")
     try:
@@ -103,6 +109,24 @@ def restore(dashboard: Dashboard, request: Request) -> Response:
     from .app import skill_url
 
     return dashboard.done(request, result.message, skill_url(name))
+
+
+def _confirm_restore(
+    dashboard: Dashboard, request: Request, skill: Skill, text_id: int
+) -> Response:
+    """The question before a restore: which text replaces which, the change as a diff, and
+    what it means for agents in the skill's state (the lifecycle table's words)."""
+    text = _pick(dashboard, skill, str(text_id))
+    assert isinstance(text, PastText)
+    meaning = person_action_meanings(skill.status, **skill.facts).get(Action.REVERT, "")
+    return dashboard.page(
+        request,
+        "restore_text.html",
+        skill=skill,
+        text=text,
+        meaning=meaning,
+        diff=render.diff_lines(skill.description, skill.body, text.description, text.body),
+    )
 
 
 def reads(dashboard: Dashboard, request: Request) -> Response:

@@ -20,6 +20,7 @@ from markupsafe import Markup, escape
 
 from kite_skills.display import count_hidden, split_hidden, visible
 from kite_skills.display import local_time as local_time  # the templates' filter
+from kite_skills.store.records import short_revision
 
 
 @lru_cache(maxsize=1)
@@ -272,3 +273,22 @@ def cell_html(text: str | None) -> Markup:
         for index, part in enumerate(parts)
         if part
     )
+
+
+def revision_html(revision: str) -> Markup:
+    """A revision id as a list, a table or a message shows it: its short form
+    (:func:`~kite_skills.store.records.short_revision`), the whole id on hover (``title``)
+    and in what is copied (the rest of it follows, visually hidden). A revision read from a
+    form may hold anything, so it is made visible and escaped first."""
+    whole = visible(revision)
+    short = short_revision(whole)
+    return Markup(
+        '<code class="revision" title="{0}">{1}<span class="revision-rest">{2}</span></code>'
+    ).format(whole, short, whole[len(short) :])
+
+
+def full_stop(message: str) -> str:
+    """A message from the store or the dashboard, ending as a sentence on a page ends: with
+    a full stop (the CLI prints them as they are, as git does)."""
+    text = message.rstrip()
+    return text if not text or text.endswith((".", "!", "?")) else text + "."

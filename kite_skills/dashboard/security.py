@@ -65,7 +65,7 @@ COOKIE_PATH: Final = "/skills"  # every page that needs the cookie is below it
 
 HOW_TO_OPEN = (
     "Open the dashboard with the newest link that '{command} dashboard' printed in its "
-    "terminal (http://127.0.0.1:PORT/skills?token=…). Each link works once, for two minutes; "
+    "terminal (http://127.0.0.1:{port}/skills?token=…). Each link works once, for two minutes; "
     "when the last one printed is used or expired, showing this page printed a new one there."
 )
 
@@ -89,7 +89,9 @@ class Door:
         command: str = "kite-skills",
     ) -> None:
         self.port = port
-        self.how_to_open = HOW_TO_OPEN.format(command=command)  # command: kite_skills.invocation
+        self.how_to_open = HOW_TO_OPEN.format(
+            command=command, port=port
+        )  # command: kite_skills.invocation
         self._key = secrets.token_bytes(32)
         self.hosts = frozenset({f"127.0.0.1:{port}", f"localhost:{port}"})
         self.origins = frozenset(f"http://{host}" for host in self.hosts)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Final, NoReturn
 
 from .. import invocation
-from ..cli_help import describe_subcommands
+from ..cli_help import SuggestingParser, describe_subcommands
 from ..display import counted
 from ..errors import KiteError
 from ..launcher import bytecode
@@ -39,7 +39,7 @@ def _say(text: str) -> None:
     sys.stderr.flush()
 
 
-class _Parser(argparse.ArgumentParser):
+class _Parser(SuggestingParser):
     """argparse, but a bad option is one line on stderr (exit 2), not the usage block."""
 
     def error(self, message: str) -> NoReturn:

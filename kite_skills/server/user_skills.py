@@ -212,8 +212,10 @@ class UserSkills:
                 + replaced.body
             )
         if result.rejected is not None:
-            said = rejection_note(result.name, result.rejected.at, result.rejected.reason)
+            rejected = result.rejected
+            said = rejection_note(result.name, rejected.at, rejected.reason, rejected.draft)
             structured["previous_rejected"] = {
+                "what": "draft" if rejected.draft else "proposal",
                 "rejected_at": result.rejected.at,
                 "reason": quoted(result.rejected.reason, MAX_REASON_SHOWN)[1:-1]
                 if result.rejected.reason
@@ -294,16 +296,18 @@ MAX_REASON_SHOWN = 500
 """How much of a person's reason for a rejection an agent is shown (clipped beyond)."""
 
 
-def rejection_note(name: str, at: str, reason: str) -> str:
+def rejection_note(name: str, at: str, reason: str, draft: bool = False) -> str:
     """What an agent's save is told when a person rejected its previous proposal of
-    ``name``. The reason is a person's words, shown as quoted data (escaped, clipped)."""
+    ``name`` (or its new draft: ``draft``). The reason is a person's words, shown as quoted
+    data (escaped, clipped)."""
     said = (
         f"with this reason: {quoted(reason, MAX_REASON_SHOWN)}"
         if reason
         else "without giving a reason"
     )
+    what = "draft" if draft else "previous proposed revision"
     return (
-        f"Note: a person rejected your previous proposed revision of '{name}' at {at}, {said}. "
+        f"Note: a person rejected your {what} of '{name}' at {at}, {said}. "
         "Make sure this save answers that; it waits for their review as well."
     )
 

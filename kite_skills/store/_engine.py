@@ -18,7 +18,6 @@ from .lifecycle import (
     ABSENT,
     DELETED,
     HUMAN_VIAS,
-    NO_PROPOSAL,
     VIA_MCP,
     Action,
     Actor,
@@ -111,23 +110,19 @@ def apply_in(
     state = row[0] if row is not None else ABSENT
     published = row is not None and row[1] is not None
     agent_text = row is not None and row[4] == VIA_MCP
-    rule = find_rule(action, actor, state, published, agent_text)
+    proposed = row is not None and row[2] is not None
+    rule = find_rule(action, actor, state, published, agent_text, proposed)
     if rule is None:
+        if state == ABSENT and actor is Actor.AGENT:
+            raise UnknownSkill(name, f"no skill named '{name}'; find one with the skills tool")
         if state == ABSENT:
-            raise UnknownSkill(
-                name,
-                f"no skill named '{name}'; find one with the skills tool"
-                if actor is Actor.AGENT
-                else f"no skill named '{name}'; list them with '{store.command} skills list'",
-            )
+            raise store.unknown(name)
         raise IllegalTransition(name, f"cannot {action.value} '{name}': it is {state}")
     message = rule.message.format(name=name, state=state, kite=store.command)
     if rule.outcome is Outcome.REFUSE:
         raise IllegalTransition(name, message)
     if rule.outcome is Outcome.NOOP:
         return ActionResult(name, rule.audit_action, state, state, False, message)
-    if rule.needs_proposal and (row is None or row[2] is None):
-        raise IllegalTransition(name, NO_PROPOSAL.format(name=name))
     now = store.now()
     detail = _change(conn, rule, name, now, via, who, text, row)
     _history.record(conn, rule, name, now, via, who, text, reason)
@@ -233,6 +228,9 @@ def _change(
             (name,),
         )
         return f"revision proposed by {row[3]} at {row[2]}"
+    if effect is Effect.REJECT_DRAFT:
+        draft = current_text(conn, name)
+        return f"draft revision {revision_id(draft.description, draft.body)}"
     if effect is Effect.DELETE:
         conn.execute("DELETE FROM skills WHERE name = ?", (name,))
         return ""

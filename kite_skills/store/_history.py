@@ -3,7 +3,8 @@ in the same transaction as the change and its audit row.
 
 A ``text`` row is written whenever a skill's own text is written (a new draft, an agent's
 draft update, a person's edit or import, an accepted revision, an earlier text restored); it
-carries the status the skill had then, and ``live_at`` once that text served as live. A
+carries the status the skill had then (``rejected`` once a person sent an agent's new draft
+back, with their reason), and ``live_at`` once that text served as live. A
 ``proposal`` row is written for each proposed revision and later marked ``accepted``,
 ``rejected`` (with the person's reason) or ``replaced`` (by the agent's next proposal).
 """
@@ -41,6 +42,11 @@ _DECIDE: Final = (
     "UPDATE skill_texts SET status = ?, decided_at = ?, decided_via = ?, decided_by = ?,"
     " reason = ? WHERE skill = ? AND kind = 'proposal' AND status = 'pending'"
 )
+# An agent's new draft sent back: its newest text (the draft's own) is marked rejected.
+_DECIDE_DRAFT: Final = (
+    "UPDATE skill_texts SET status = ?, decided_at = ?, decided_via = ?, decided_by = ?,"
+    " reason = ? WHERE id = (SELECT max(id) FROM skill_texts WHERE skill = ? AND kind = 'text')"
+)
 MAX_UNREVIEWED: Final = 50
 """Per skill, the agent texts no person ever acted on that are kept: its draft updates that
 never served as live and its proposals replaced before review, newest first. Everything a
@@ -49,7 +55,8 @@ whatever the count, so an agent saving in a loop cannot grow the store without b
 _PRUNE: Final = (
     "DELETE FROM skill_texts WHERE id IN (SELECT id FROM skill_texts WHERE skill = ?"
     " AND live_at IS NULL AND ((kind = 'text' AND via = ? AND action IN"
-    " ('create', 'save_draft')) OR (kind = 'proposal' AND status = 'replaced'))"
+    " ('create', 'save_draft') AND decided_at IS NULL)"
+    " OR (kind = 'proposal' AND status = 'replaced'))"
     " ORDER BY id DESC LIMIT -1 OFFSET ?)"
 )
 _WENT_LIVE: Final = (
@@ -99,6 +106,8 @@ def record(
         conn.execute(_INSERT_ACCEPTED, (now, VIA_MCP, proposer[0] if proposer else "", now, name))
     elif effect is Effect.REJECT:
         conn.execute(_DECIDE, (REJECTED, now, via, who, reason or None, name))
+    elif effect is Effect.REJECT_DRAFT:
+        conn.execute(_DECIDE_DRAFT, (REJECTED, now, via, who, reason or None, name))
     elif effect is Effect.STATUS and live_at is not None:
         conn.execute(_WENT_LIVE, (now, name))
     if via == VIA_MCP and effect in (Effect.CREATE, Effect.SET_TEXT, Effect.PROPOSE):
@@ -106,21 +115,22 @@ def record(
 
 
 _LAST_REJECTION: Final = (
-    "SELECT t.kind, t.status, t.reason, t.decided_at, t.decided_by FROM skill_texts AS t"
-    " WHERE t.skill = ? AND (t.kind = 'proposal' OR t.via = ?)"
+    "SELECT t.kind, t.status, t.reason, t.decided_at, t.decided_by, t.live_at"
+    " FROM skill_texts AS t WHERE t.skill = ? AND (t.kind = 'proposal' OR t.via = ?)"
     " ORDER BY t.id DESC LIMIT 1"
 )
 
 
-def last_rejection(conn: sqlite3.Connection, name: str) -> tuple[str, str, str] | None:
-    """``(reason, decided_at, decided_by)`` when the newest thing an agent wrote for ``name``
-    is a proposal a person rejected (since the skill was created): what the agent's next save
-    is told. None otherwise — after one more agent save the rejection is no longer the newest,
-    so it is told once."""
+def last_rejection(conn: sqlite3.Connection, name: str) -> tuple[str, str, str, bool] | None:
+    """``(reason, decided_at, decided_by, draft)`` when the newest thing an agent wrote for
+    ``name`` is a proposal, or a new draft (``draft``), that a person rejected since the skill
+    was created: what the agent's next save is told. None otherwise — after one more agent
+    save the rejection is no longer the newest, so it is told once; and a rejected draft a
+    person published after all was not rejected in the end."""
     row = conn.execute(_LAST_REJECTION, (name, VIA_MCP)).fetchone()
-    if row is None or row[0] != "proposal" or row[1] != REJECTED:
+    if row is None or row[1] != REJECTED or row[5] is not None:
         return None
     created = conn.execute("SELECT created_at FROM skills WHERE name = ?", (name,)).fetchone()
     if created is None or str(row[3]) < str(created[0]):
         return None
-    return (str(row[2] or ""), str(row[3]), str(row[4] or ""))
+    return (str(row[2] or ""), str(row[3]), str(row[4] or ""), row[0] == "text")

@@ -11,6 +11,7 @@ SKILL_COLUMNS: Final = (
 
 SELECT_SKILL: Final = f"SELECT {SKILL_COLUMNS} FROM skills WHERE name = ?"
 SELECT_ALL: Final = f"SELECT {SKILL_COLUMNS} FROM skills ORDER BY name"
+ALL_NAMES: Final = "SELECT name FROM skills"
 LIST_LIVE: Final = (
     "SELECT name, description FROM skills WHERE status = 'live' ORDER BY name LIMIT ?"
 )

@@ -51,8 +51,9 @@ def save(store: Store, name: str, description: str, body: str, *, who: str) -> S
     A proposed revision that no person has reviewed yet is replaced, and the result says so
     (``replaced`` holds its text), so the agent never overwrites one silently.
 
-    When a person rejected this agent's previous proposal of the skill (and no agent saved it
-    since), ``rejected`` says when, by whom and why, so the agent learns from it.
+    When a person rejected this agent's previous proposal of the skill, or its new draft
+    (and no agent saved it since), ``rejected`` says when, by whom and why, so the agent
+    learns from it.
 
     Raises ``InvalidSkill`` (nothing written) when the name, description or body breaks a rule.
     """

@@ -587,10 +587,24 @@ class Store:
         """The skill ``name`` in any state, with any proposed revision (for people)."""
         skill = self._find(name)
         if skill is None:
-            raise UnknownSkill(
-                name, f"no skill named '{name}'; list them with '{self.command} skills list'"
-            )
+            raise self.unknown(name)
         return skill
+
+    def unknown(self, name: str) -> UnknownSkill:
+        """What a person is told who named no skill: the names that look like ``name``
+        (:mod:`kite_skills.suggest`; drafts included, so never for an agent), and where to
+        list them."""
+        from kite_skills.suggest import did_you_mean, similar
+
+        with self._read() as conn:
+            names = [decoded(row[0]) for row in conn.execute(_sql.ALL_NAMES)]
+        offer = did_you_mean([quoted(n) for n in similar(name, names)])
+        listing = f"'{self.command} skills list'"
+        if offer:
+            return UnknownSkill(
+                name, f"no skill named '{name}'; {offer} (list them with {listing})"
+            )
+        return UnknownSkill(name, f"no skill named '{name}'; list them with {listing}")
 
     def _find(self, name: str) -> Skill | None:
         try:

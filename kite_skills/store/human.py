@@ -175,9 +175,11 @@ MAX_REASON_CHARS = 1000
 def reject_revision(
     store: Store, name: str, *, via: str, who: str, reason: str = ""
 ) -> ActionResult:
-    """The proposed revision is dropped; the text is unchanged. ``reason`` (optional, one
+    """The proposed revision is dropped; the text is unchanged. Without a proposed revision,
+    an agent's new draft is sent back ("request changes"): it stays a draft, its text marked
+    rejected in the history (deleting it is a separate act). ``reason`` (optional, one
     paragraph up to :data:`MAX_REASON_CHARS` characters) is kept in the skill's history and
-    the audit log, and the agent's next save of the skill is told it."""
+    the audit log, and the agent's next save of the skill is told it, once."""
     text = one_line(reason or "")
     if len(text) > MAX_REASON_CHARS:
         raise InvalidSkill(

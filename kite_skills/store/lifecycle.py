@@ -54,7 +54,7 @@ class Action(StrEnum):
     REPUBLISH = "republish"  # agent: archived (published before) -> live
     PUBLISH = "publish"  # human: draft -> live
     ACCEPT = "accept"  # human: proposed revision replaces the text
-    REJECT = "reject"  # human: proposed revision is dropped
+    REJECT = "reject"  # human: proposed revision is dropped, or an agent's new draft sent back
     MOVE_TO_DRAFT = "move_to_draft"  # human: live/archived -> draft
     ARCHIVE = "archive"  # human: live -> archived
     RESTORE = "restore"  # human: archived -> live
@@ -79,6 +79,7 @@ class Effect(StrEnum):
     PROPOSE = "propose"  # store a proposed revision beside the current text
     ACCEPT = "accept"  # proposed revision becomes the text
     REJECT = "reject"  # proposed revision is cleared
+    REJECT_DRAFT = "reject_draft"  # an agent's new draft is sent back: its text stays, marked
     STATUS = "status"  # only the status (and timestamps) change
     DELETE = "delete"  # the row is removed
 
@@ -99,7 +100,8 @@ class Rule:
     agent_text: bool | None = None
     """Match only skills whose current text an agent wrote (True) / a person wrote or nobody
     knows who (False); None = either."""
-    needs_proposal: bool = False
+    proposed: bool | None = None
+    """Match only skills with (True) / without (False) a proposed revision; None = either."""
     sets_published_at: bool = False
 
     @property
@@ -116,6 +118,7 @@ NO_PROPOSAL: Final = (
     "'{name}' has no proposed revision; an agent proposes one by saving over a live or "
     "archived skill"
 )
+_DELETE_HINT = "delete it with '{kite} skills delete {name}' if you no longer want it"
 
 A, H = Actor.AGENT, Actor.HUMAN
 ALLOW, NOOP, REFUSE = Outcome.ALLOW, Outcome.NOOP, Outcome.REFUSE
@@ -308,6 +311,47 @@ RULES: Final[tuple[Rule, ...]] = (
         to_state=DRAFT,
     ),
     Rule(Action.MOVE_TO_DRAFT, H, DRAFT, NOOP, "'{name}' is already a draft; nothing changed"),
+    # Reject without a proposal: only an agent's new draft (never published, its text an
+    # agent's) is sent back with the person's reason; the draft stays until a person deletes it.
+    Rule(
+        Action.REJECT,
+        H,
+        DRAFT,
+        ALLOW,
+        "rejected the draft '{name}': it stays a draft, and the agent's next save of it is "
+        "told your reason; " + _DELETE_HINT,
+        to_state=DRAFT,
+        effect=Effect.REJECT_DRAFT,
+        audit="reject_draft",
+        published=False,
+        agent_text=True,
+        proposed=False,
+    ),
+    Rule(
+        Action.REJECT,
+        H,
+        DRAFT,
+        REFUSE,
+        "cannot reject '{name}': it has no proposed revision, and its text was written by a "
+        "person, not an agent; edit it, or " + _DELETE_HINT,
+        agent_text=False,
+        proposed=False,
+    ),
+    Rule(
+        Action.REJECT,
+        H,
+        DRAFT,
+        REFUSE,
+        NO_PROPOSAL + "; a person published this draft before, so only a proposed revision of "
+        "it can be rejected",
+        published=True,
+        agent_text=True,
+        proposed=False,
+    ),
+    *(
+        Rule(Action.REJECT, H, state, REFUSE, NO_PROPOSAL, proposed=False)
+        for state in (LIVE, ARCHIVED)
+    ),
     *(
         rule
         for state in STATES
@@ -320,8 +364,9 @@ RULES: Final[tuple[Rule, ...]] = (
                 "accepted the proposed revision of '{name}'; it is now the text ({state})",
                 to_state=state,
                 effect=Effect.ACCEPT,
-                needs_proposal=True,
+                proposed=True,
             ),
+            Rule(Action.ACCEPT, H, state, REFUSE, NO_PROPOSAL, proposed=False),
             Rule(
                 Action.REJECT,
                 H,
@@ -330,7 +375,7 @@ RULES: Final[tuple[Rule, ...]] = (
                 "rejected the proposed revision of '{name}'; the text is unchanged ({state})",
                 to_state=state,
                 effect=Effect.REJECT,
-                needs_proposal=True,
+                proposed=True,
             ),
             Rule(
                 Action.EDIT,
@@ -400,35 +445,50 @@ RULES: Final[tuple[Rule, ...]] = (
 )
 
 
+def _matches(rule: Rule, published: bool, agent_text: bool, proposed: bool) -> bool:
+    return (
+        (rule.published is None or rule.published == published)
+        and (rule.agent_text is None or rule.agent_text == agent_text)
+        and (rule.proposed is None or rule.proposed == proposed)
+    )
+
+
 def find_rule(
-    action: Action, actor: Actor, state: str, published: bool, agent_text: bool = False
+    action: Action,
+    actor: Actor,
+    state: str,
+    published: bool,
+    agent_text: bool = False,
+    proposed: bool = False,
 ) -> Rule | None:
     """The rule for ``action`` by ``actor`` from ``state``; None when the table has none
     (for ``ABSENT`` that means the skill is unknown). ``agent_text``: an agent wrote the
-    skill's current text."""
+    skill's current text; ``proposed``: a revision waits beside it."""
     for rule in RULES:
         if (
             rule.action is action
             and rule.actor is actor
             and rule.from_state == state
-            and (rule.published is None or rule.published == published)
-            and (rule.agent_text is None or rule.agent_text == agent_text)
+            and _matches(rule, published, agent_text, proposed)
         ):
             return rule
     return None
 
 
-def person_actions(state: str, *, proposed: bool) -> frozenset[Action]:
+def person_actions(
+    state: str, *, proposed: bool, published: bool, agent_text: bool
+) -> frozenset[Action]:
     """What a person may do to a skill in ``state``, as the table says: each action with an
-    allowing rule from it (accept and reject only while a revision is ``proposed``). The
-    dashboard shows a button for each."""
+    allowing rule from it for a skill like this one (``published`` before, its text written
+    by an agent, a revision ``proposed``): accept and reject a proposed revision, reject an
+    agent's new draft. The dashboard shows a button for each."""
     return frozenset(
         rule.action
         for rule in RULES
         if rule.actor is Actor.HUMAN
         and rule.from_state == state
         and rule.outcome is Outcome.ALLOW
-        and (proposed or not rule.needs_proposal)
+        and _matches(rule, published, agent_text, proposed)
     )
 
 
@@ -449,13 +509,24 @@ FOR_AGENTS: Final[dict[tuple[Action, str], str]] = {
         "a person can publish it again."
     ),
     (Action.RESTORE, ARCHIVED): "Puts it back in service: agents list and read it again.",
+    # An earlier text restored (the history page says it before the person confirms).
+    (Action.REVERT, LIVE): (
+        "It is live, so agents read the restored text from the moment you confirm (the "
+        "skills tool, skillRead, its prompt)."
+    ),
+    (Action.REVERT, DRAFT): "It stays a draft: agents cannot read it until you publish it.",
+    (Action.REVERT, ARCHIVED): (
+        "It stays archived: agents do not see it until it is put back in service."
+    ),
 }
 
 
-def person_action_meanings(state: str, *, proposed: bool) -> dict[Action, str]:
+def person_action_meanings(
+    state: str, *, proposed: bool, published: bool, agent_text: bool
+) -> dict[Action, str]:
     """For each action :func:`person_actions` allows from ``state`` that changes what agents
     see, what it means for them, in plain words (the dashboard shows it by the button)."""
-    allowed = person_actions(state, proposed=proposed)
+    allowed = person_actions(state, proposed=proposed, published=published, agent_text=agent_text)
     return {a: FOR_AGENTS[(a, state)] for a in sorted(allowed) if (a, state) in FOR_AGENTS}
 
 
@@ -471,6 +542,14 @@ def waiting_audit_actions() -> frozenset[str]:
             (rule.from_state == ABSENT and rule.to_state == DRAFT)
             or (rule.actor is Actor.AGENT and rule.effect in (Effect.SET_TEXT, Effect.PROPOSE))
         )
+    )
+
+
+def sends_back(audit_action: str) -> bool:
+    """Whether an audit ``action`` sent an agent's new draft back with a person's reason (as
+    the table says): until the agent saves it again, the draft waits for the agent."""
+    return any(
+        rule.effect is Effect.REJECT_DRAFT and rule.audit_action == audit_action for rule in RULES
     )
 
 
@@ -490,7 +569,11 @@ def _state_order(state: str) -> int:
 def _check_meanings() -> None:
     """Every meaning in :data:`FOR_AGENTS` belongs to a move a person may make."""
     for action, state in FOR_AGENTS:
-        if action not in person_actions(state, proposed=False):
+        if not any(
+            action in person_actions(state, proposed=False, published=p, agent_text=t)
+            for p in (False, True)
+            for t in (False, True)
+        ):
             raise AssertionError(f"FOR_AGENTS explains {action} from {state}, which no rule allows")
 
 

@@ -16,6 +16,14 @@ REVISION_ID_CHARS = 32
 is out of reach, where 12 digits (48 bits, before issue 23) took an agent 92 s on one core."""
 MIN_REVISION_PREFIX = 8
 """The fewest hex digits the CLI accepts for a revision (it expands them to the full id)."""
+SHORT_REVISION_CHARS = 12
+"""How many hex digits lists, tables and buttons show of a revision id (the dashboard keeps
+the full id on hover and in what is copied; a person confirms by the full id)."""
+
+
+def short_revision(revision: str) -> str:
+    """A revision id as lists show it: its first :data:`SHORT_REVISION_CHARS` digits."""
+    return revision[:SHORT_REVISION_CHARS]
 
 
 def revision_id(description: str, body: str) -> str:
@@ -104,6 +112,16 @@ class Skill:
         return revision_id(self.description, self.body)
 
     @property
+    def facts(self) -> dict[str, bool]:
+        """What the lifecycle table matches a skill on besides its status:
+        ``person_actions(skill.status, **skill.facts)``."""
+        return {
+            "proposed": self.proposed is not None,
+            "published": self.published_at is not None,
+            "agent_text": self.written_by.is_agent,
+        }
+
+    @property
     def waiting(self) -> bool:
         """Waiting for a person: a draft to publish, or a proposed revision to accept or
         reject. The one definition the dashboard's list, ``skills list --pending`` and
@@ -169,25 +187,28 @@ class SaveResult:
     replaced: Revision | None = None
     """The unreviewed proposed revision this save replaced (None when there was none)."""
     rejected: Rejection | None = None
-    """A person rejected the agent's previous proposal of this skill (told once)."""
+    """A person rejected the agent's previous proposal or draft of this skill (told once)."""
 
 
 @dataclass(frozen=True)
 class Rejection:
-    """A person rejected an agent's last proposed revision: what its next save is told."""
+    """A person rejected an agent's last proposed revision, or its new draft (``draft``):
+    what its next save is told."""
 
     reason: str
     """The person's reason ("" when they gave none)."""
     at: str
     by: str
+    draft: bool = False
 
 
 @dataclass(frozen=True)
 class PastText:
     """One text a skill has had (its history, ``Store.history``): a text the skill held
-    (``kind="text"``; ``status`` the skill's status when it was written, ``live_at`` once it
-    served as live) or a proposed revision (``kind="proposal"``; ``status`` ``pending``,
-    ``accepted``, ``rejected`` or ``replaced``, decided by ``decided_by`` with ``reason``)."""
+    (``kind="text"``; ``status`` the skill's status when it was written, or ``rejected`` for
+    an agent's new draft a person sent back; ``live_at`` once it served as live) or a
+    proposed revision (``kind="proposal"``; ``status`` ``pending``, ``accepted``,
+    ``rejected`` or ``replaced``), decided by ``decided_by`` with ``reason``."""
 
     id: int
     skill: str

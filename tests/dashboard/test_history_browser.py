@@ -76,7 +76,11 @@ async def test_reject_with_reason_history_compare_and_restore_in_a_browser(
             await click(page, f"#diff-{first.id}")
             assert await page.locator("#same").count() == 1  # the live text is the first
             await click(page, f"#show-{rejected.id}")
-            await click(page, "#restore-text")
+            await click(page, "#restore-text")  # asks first, saying what it will do
+            assert "becomes the text of compare-funds again" in await page.text_content(
+                "#restore-what"
+            )
+            await click(page, "#confirm-restore")
             assert "restored an earlier text" in await page.text_content(".flash")
             assert "Buy the cheaper one" in await page.text_content("#body")
     with Store.open(db) as store:

@@ -71,10 +71,18 @@ def test_restore_an_earlier_text_is_a_persons_audited_action(
     human.accept_revision(store, NAME, rev=rev, via="cli", who="pat")
     first = store.history(NAME)[-1]
     page = client.get(f"/skills/{NAME}/history?a={first.id}&b=current").text
-    assert 'id="restore-compared"' in page
-    done = client.post(
-        f"/skills/{NAME}/history/{first.id}/restore", data={"csrf": csrf_of(page), "confirm": "yes"}
-    )
+    url = f"/skills/{NAME}/history/{first.id}/restore"
+    assert f'id="restore-compared" href="{url}"' in page  # a question first, not a form
+    before = store.audit(limit=1)[0].id
+    asked = client.get(url).text  # says what it will do, and changes nothing
+    assert store.audit(limit=1)[0].id == before
+    what = asked[
+        asked.index('id="restore-what"') : asked.index("</p>", asked.index("restore-what"))
+    ]
+    assert f"The earlier {first.label()}, revision <code>{first.revision}</code>, becomes" in what
+    assert "agents read the restored text from the moment you confirm" in what  # it is live
+    assert 'id="restore-diff"' in asked and 'id="confirm-restore"' in asked
+    done = client.post(url, data={"csrf": csrf_of(asked), "confirm": "yes"})
     assert done.status_code == 303 and done.headers["location"] == f"/skills/{NAME}"
     skill = store.get(NAME)
     assert (skill.body, skill.status) == ("# Compare\n\n1. A\n", "live")
@@ -88,9 +96,9 @@ def test_restore_without_csrf_or_from_another_origin_changes_nothing(
 ) -> None:
     first = store.history(NAME)[-1]
     agent.save(store, NAME, "When comparing two funds", "# Newer\n", who="claude-code 2.1")
-    page = client.get(f"/skills/{NAME}/history?show={first.id}").text
-    before = rows(db)
     url = f"/skills/{NAME}/history/{first.id}/restore"
+    page = client.get(url).text
+    before = rows(db)
     assert client.post(url, data={"confirm": "yes"}).status_code == 403
     assert client.post(url, data={"csrf": "0" * 64, "confirm": "yes"}).status_code == 403
     refused = client.post(
@@ -99,7 +107,8 @@ def test_restore_without_csrf_or_from_another_origin_changes_nothing(
         headers={"origin": "http://evil.example"},
     )
     assert refused.status_code == 403
-    assert client.get(url).status_code == 405
+    assert client.get(url).status_code == 200  # the question: a GET changes nothing
+    assert client.post(url, data={"csrf": csrf_of(page)}).status_code == 400  # unconfirmed
     assert rows(db) == before
 
 
@@ -132,3 +141,40 @@ def test_the_switch_turns_receipts_off_and_forgets_them(client: TestClient, stor
     assert "Read receipts are off" in off and 'id="receipts-on"' in off
     assert client.post("/skills/reads/setting", data={"value": "on"}).status_code == 403
     assert not store.read_receipts_on()
+
+
+def test_an_agents_new_draft_rejected_with_a_reason_stays_a_draft(
+    client: TestClient, store: Store
+) -> None:
+    page = client.get(f"/skills/{NAME}").text  # the agent's new draft, never published
+    assert 'id="reject-draft"' in page and 'id="draft-reason"' in page
+    done = client.post(
+        f"/skills/{NAME}/reject", data={"csrf": csrf_of(page), "reason": "Name the <b>fund</b>"}
+    )
+    assert done.status_code == 303 and done.headers["location"] == f"/skills/{NAME}"
+    assert "rejected the draft" in client.get(done.headers["location"]).text
+    assert store.get(NAME).status == "draft"  # delete stays a separate act
+    told = agent.save(store, NAME, "When comparing funds", "# Again\n", who="bot 1")
+    assert told.rejected is not None and told.rejected.draft
+    assert told.rejected.reason == "Name the <b>fund</b>"
+    history = client.get(f"/skills/{NAME}/history").text
+    assert "rejected by person" in history and "Name the &lt;b&gt;fund&lt;/b&gt;" in history
+
+
+def test_a_persons_own_draft_has_no_reject_button(client: TestClient, store: Store) -> None:
+    human.create(store, "mine", description="Mine", body="# mine\n", via="cli", who="pat")
+    assert 'id="reject-draft"' not in client.get("/skills/mine").text
+    _live_with_proposal(store)  # a live skill with a proposal: the proposal's Reject only
+    page = client.get(f"/skills/{NAME}").text
+    assert 'id="reject"' in page and 'id="reject-draft"' not in page
+
+
+def test_a_draft_sent_back_is_marked_so_on_the_skills_page(
+    client: TestClient, store: Store
+) -> None:
+    human.reject_revision(store, NAME, via="dashboard", who="pat", reason="say which funds")
+    row = client.get("/skills").text.split('class="waiting-row"')[1].split("</tr>")[0]
+    assert "sent back to the agent" in row and "person: pat via dashboard" in row
+    agent.save(store, NAME, "When comparing funds", "# Again\n", who="bot 1")  # its answer
+    row = client.get("/skills").text.split('class="waiting-row"')[1].split("</tr>")[0]
+    assert "new draft" in row and "sent back" not in row

@@ -135,12 +135,34 @@ def test_status_actions(client: TestClient, store: Store) -> None:
     _publish(client, "compare-funds")
     for action, status in (("archive", "archived"), ("restore", "live"), ("draft", "draft")):
         page = client.get("/skills/compare-funds").text
-        assert (
-            client.post(f"/skills/compare-funds/{action}", data={"csrf": csrf_of(page)}).status_code
-            == 303
-        )
+        form = {"csrf": csrf_of(page), "confirm": "yes"}  # restore asks first
+        assert client.post(f"/skills/compare-funds/{action}", data=form).status_code == 303
         assert store.get("compare-funds").status == status
     assert {e.via for e in store.audit(limit=4)} == {"dashboard"}
+
+
+def test_restore_asks_first_and_says_what_it_will_do(client: TestClient, store: Store) -> None:
+    _publish(client, "compare-funds")
+    human.archive(store, "compare-funds", via="cli", who="pat")
+    page = client.get("/skills/compare-funds").text
+    assert 'id="restore" href="/skills/compare-funds/restore"' in page  # a question, no form
+    asked = client.post("/skills/compare-funds/restore", data={"csrf": csrf_of(page)})
+    assert asked.status_code == 303 and asked.headers["location"] == "/skills/compare-funds/restore"
+    assert store.get("compare-funds").status == "archived"
+    question = client.get("/skills/compare-funds/restore").text
+    what = question[question.index('id="restore-what"') :]
+    assert what.startswith(
+        'id="restore-what">It is archived. Puts it back in service: agents list and read it '
+        "again. The text that goes back into service is revision "
+        f"<code>{store.get('compare-funds').revision}</code>"
+    )
+    assert store.get("compare-funds").status == "archived"  # asking changed nothing
+    form = {"csrf": csrf_of(question), "confirm": "yes"}
+    done = client.post("/skills/compare-funds/restore", data=form)
+    assert done.status_code == 303 and store.get("compare-funds").status == "live"
+    # once live, the question has nothing to ask: back to the skill
+    again = client.get("/skills/compare-funds/restore")
+    assert again.status_code == 303 and again.headers["location"] == "/skills/compare-funds"
 
 
 def test_delete_asks_first(client: TestClient, store: Store) -> None:

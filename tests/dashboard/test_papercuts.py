@@ -68,9 +68,14 @@ def test_a_stale_publish_says_so_plainly_with_the_diff_from_the_revision_seen(
     assert refused.status_code == 409 and rows(db) == before
     text = refused.text
     assert "Nothing was published: the text changed while you were reading it." in text
-    assert f"the revision you saw (<code>{form['rev'][:8]}</code>)" in text
+    # short, as lists show a revision; the whole id on hover and in what is copied
+    seen = form["rev"]
+    assert (
+        f'the revision you saw (<code class="revision" title="{seen}">{seen[:12]}'
+        f'<span class="revision-rest">{seen[12:]}</span></code>)'
+    ) in text
     now = store.get("compare-funds").revision
-    assert f"the one now waiting (<code>{now[:8]}</code>)" in text
+    assert f"the one now waiting ({render.revision_html(now)})" in text
     table = text[text.index('id="stale-diff"') : text.index("</table>", text.index("stale-diff"))]
     assert '<pre>1. <del class="word">A</del></pre>' in table
     assert '<pre>1. <ins class="word">B</ins></pre>' in table

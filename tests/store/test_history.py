@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kite_skills.errors import InvalidSkill, UnknownSkill
+from kite_skills.errors import IllegalTransition, InvalidSkill, UnknownSkill
 from kite_skills.store import LATEST_VERSION, ReadReceipt, Store, agent, human
 from kite_skills.store._history import MAX_UNREVIEWED
 from kite_skills.store.receipts import MAX_CLIENTS_PER_ITEM, ReceiptWriter
@@ -324,3 +324,62 @@ def test_restoring_the_text_it_already_has_changes_nothing(store: Store) -> None
     assert not result.changed and "nothing changed" in result.message
     assert len(store.audit(limit=100)) == audit
     assert len(store.history("compare-funds")) == 1
+
+
+# ---- a new draft rejected with a reason (issue 39 §4: request changes) ----------------------
+
+
+def test_an_agents_new_draft_rejected_stays_and_its_next_save_is_told_once(store: Store) -> None:
+    draft(store, "compare-funds", body="# one\n")
+    result = human.reject_revision(
+        store, "compare-funds", via="dashboard", who="alice", reason="check the fund's age"
+    )
+    assert result.changed and result.action == "reject_draft"
+    assert "it stays a draft" in result.message
+    skill = store.get("compare-funds")  # delete stays a separate act
+    assert (skill.status, skill.body, skill.proposed) == ("draft", "# one\n", None)
+    (rejected,) = store.history("compare-funds")
+    assert (rejected.kind, rejected.status, rejected.reason) == (
+        "text",
+        "rejected",
+        "check the fund's age",
+    )
+    assert rejected.decided_by is not None and rejected.decided_by.who == "alice"
+    entry = store.audit(limit=1)[0]
+    assert (entry.action, entry.from_status, entry.to_status) == ("reject_draft", "draft", "draft")
+    assert entry.detail == f"draft revision {skill.revision}; reason: check the fund's age"
+    told = draft(store, "compare-funds", body="# two\n")
+    assert told.outcome == "updated_draft"
+    assert told.rejected is not None and told.rejected.draft
+    assert (told.rejected.reason, told.rejected.by) == ("check the fund's age", "alice")
+    assert draft(store, "compare-funds", body="# three\n").rejected is None  # once
+    # the rejected text is what a person decided on: kept, never pruned
+    assert [t.status for t in store.history("compare-funds")] == ["draft", "draft", "rejected"]
+
+
+def test_only_an_agents_never_published_draft_can_be_rejected_without_a_proposal(
+    store: Store,
+) -> None:
+    human.create(store, "mine", description="Mine", body="# mine\n", via="cli", who="alice")
+    with pytest.raises(IllegalTransition, match="written by a person"):
+        human.reject_revision(store, "mine", via="cli", who="alice", reason="no")
+    live(store, "served")
+    with pytest.raises(IllegalTransition, match="has no proposed revision"):
+        human.reject_revision(store, "served", via="cli", who="alice")
+    human.move_to_draft(store, "served", via="cli", who="alice")  # an agent's text, published
+    with pytest.raises(IllegalTransition, match="published this draft before"):
+        human.reject_revision(store, "served", via="cli", who="alice")
+    # a proposal over a person's draft is still what reject rejects
+    agent.save(store, "mine", "Mine", "# better\n", who="agent-test 1.0")
+    result = human.reject_revision(store, "mine", via="cli", who="alice", reason="no")
+    assert result.action == "reject" and store.get("mine").proposed is None
+    assert store.get("mine").body == "# mine\n"
+
+
+def test_a_rejected_draft_published_after_all_is_not_told_as_rejected(store: Store) -> None:
+    draft(store, "compare-funds")
+    human.reject_revision(store, "compare-funds", via="cli", who="alice", reason="hmm")
+    human.publish(
+        store, "compare-funds", rev=store.get("compare-funds").revision, via="cli", who="alice"
+    )
+    assert draft(store, "compare-funds", body="# later\n").rejected is None

@@ -50,26 +50,31 @@ def test_every_action_has_a_rule_from_every_state_and_publication() -> None:
         for state in (*STATES, ABSENT):
             for published in (False, True):
                 for agent_text in (False, True):
-                    if state == LIVE and not published:
-                        continue  # impossible: a CHECK constraint forbids it
-                    rule = find_rule(action, actor, state, published, agent_text)
-                    if state == ABSENT and rule is None:
-                        continue  # UnknownSkill
-                    assert rule is not None, (action, state, published, agent_text)
+                    for proposed in (False, True):
+                        if state == LIVE and not published:
+                            continue  # impossible: a CHECK constraint forbids it
+                        rule = find_rule(action, actor, state, published, agent_text, proposed)
+                        if state == ABSENT and rule is None:
+                            continue  # UnknownSkill
+                        assert rule is not None, (action, state, published, agent_text, proposed)
 
 
 def test_rules_do_not_overlap() -> None:
-    keys = [(r.action, r.actor, r.from_state, r.published, r.agent_text) for r in RULES]
+    keys = [(r.action, r.actor, r.from_state, r.published, r.agent_text, r.proposed) for r in RULES]
     assert len(keys) == len(set(keys))
-    for action, actor, state, _published, _agent_text in keys:
+    for action, actor, state, *_ in keys:
         for p in (False, True):
             for t in (False, True):
-                matching = [
-                    k
-                    for k in keys
-                    if k[:3] == (action, actor, state) and k[3] in (None, p) and k[4] in (None, t)
-                ]
-                assert len(matching) <= 1, matching
+                for q in (False, True):
+                    matching = [
+                        k
+                        for k in keys
+                        if k[:3] == (action, actor, state)
+                        and k[3] in (None, p)
+                        and k[4] in (None, t)
+                        and k[5] in (None, q)
+                    ]
+                    assert len(matching) <= 1, matching
 
 
 def test_agent_rules_never_grant_capability() -> None:
@@ -199,15 +204,24 @@ def test_the_table_is_checked_when_the_module_is_imported() -> None:
 
 
 def test_what_a_person_may_do_in_each_state_comes_from_the_table() -> None:
-    assert lifecycle.person_actions(DRAFT, proposed=False) == {
+    mine = {"proposed": False, "published": False, "agent_text": False}
+    assert lifecycle.person_actions(DRAFT, **mine) == {"publish", "edit", "revert", "delete"}
+    # an agent's new draft can also be sent back with a reason (request changes) ...
+    agents = {**mine, "agent_text": True}
+    assert lifecycle.person_actions(DRAFT, **agents) == {
         "publish",
         "edit",
         "revert",
         "delete",
+        "reject",
     }
+    # ... but not one a person published before and took back: its own text is not new
+    assert "reject" not in lifecycle.person_actions(DRAFT, **{**agents, "published": True})
     live = {"archive", "move_to_draft", "edit", "revert", "delete"}
-    assert lifecycle.person_actions(LIVE, proposed=False) == live
-    assert lifecycle.person_actions(ARCHIVED, proposed=True) == {
+    published = {**mine, "published": True}
+    assert lifecycle.person_actions(LIVE, **published) == live
+    assert lifecycle.person_actions(LIVE, **{**published, "agent_text": True}) == live
+    assert lifecycle.person_actions(ARCHIVED, **{**published, "proposed": True}) == {
         "restore",
         "move_to_draft",
         "edit",
