@@ -20,6 +20,7 @@ from .records import MIN_REVISION_PREFIX, REVISION_ID_CHARS, ActionResult, revis
 __all__ = [
     "accept_revision",
     "archive",
+    "check_reviewed",
     "create",
     "delete",
     "edit",
@@ -123,6 +124,15 @@ def accept_revision(store: Store, name: str, *, rev: str, via: str, who: str) ->
     with store.transaction() as conn:
         _check_reviewed(conn, name, rev, proposed=True, command="diff")
         return _engine.apply_in(conn, store, Actor.HUMAN, Action.ACCEPT, name, via=via, who=who)
+
+
+def check_reviewed(store: Store, name: str, rev: str, *, proposed: bool) -> None:
+    """Refuse now (``StaleRevision``) unless ``rev`` is still the text (``proposed``: the
+    proposed revision) of ``name``: the CLI asks before it has the person confirm at the
+    terminal; :func:`publish` and :func:`accept_revision` check again in their transaction."""
+    with store.transaction() as conn:
+        command = "diff" if proposed else "show"
+        _check_reviewed(conn, name, rev, proposed=proposed, command=command)
 
 
 def resolve_revision(store: Store, name: str, given: str, *, proposed: bool) -> str:
