@@ -479,6 +479,13 @@ def _delete(args: argparse.Namespace) -> int:
     return 0
 
 
+def _purge(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        _confirm(args, f"forget every text the deleted skill {for_terminal(repr(args.name))} had?")
+        print(human.purge(store, args.name, via=VIA_CLI, who=_who()).message)
+    return 0
+
+
 # ---- writing text -------------------------------------------------------------------------
 
 
@@ -732,6 +739,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
     cli_history.register(command)
     p = command("delete", "delete a skill (its audit history stays)", "delete x --yes", _delete)
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--yes", action="store_true", help="do not ask (for scripts)")
+    p = command(
+        "purge",
+        "forget every text a deleted skill had (its history), freeing the space; the audit "
+        "log keeps its record",
+        "purge compare-funds --yes",
+        _purge,
+    )
     p.add_argument("name", metavar="NAME")
     p.add_argument("--yes", action="store_true", help="do not ask (for scripts)")
     p = command(

@@ -151,3 +151,29 @@ def test_reads_and_history_show_local_times_to_the_second(
         monkeypatch.delenv("TZ")
         time.tzset()
         local_time.cache_clear()
+
+
+def test_purge_forgets_a_deleted_skills_texts_and_asks_first(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def run(*argv: str) -> int:
+        return main(["skills", *argv, "--db", str(db)])
+
+    assert run("purge", NAME, "--yes") == 1
+    assert f"cannot purge '{NAME}': it is live, and a skill's history is kept while it exists" in (
+        capsys.readouterr().err
+    )
+    assert run("delete", NAME, "--yes") == 0
+    assert run("purge", NAME) == 1  # off a terminal, without --yes: asked, not done
+    assert "pass --yes to confirm (nothing changed)" in capsys.readouterr().err
+    with Store.open(db) as store:
+        count = len(store.history(NAME))
+    assert count > 1
+    assert run("purge", NAME, "--yes") == 0
+    assert capsys.readouterr().out.endswith(
+        f"forgot the {count} text(s) '{NAME}' had; the audit log keeps its record\n"
+    )
+    with Store.open(db) as store:
+        assert store.history(NAME) == []
+        entry = store.audit(name=NAME, limit=1)[0]
+    assert (entry.action, entry.via) == ("purge", "cli")

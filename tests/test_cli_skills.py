@@ -176,6 +176,7 @@ def test_every_subcommand_has_help_and_an_example(capsys: pytest.CaptureFixture[
         "accept",
         "reject",
         "delete",
+        "purge",
         "log",
         "diff",
         "review",

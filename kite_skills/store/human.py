@@ -9,12 +9,12 @@ import sqlite3
 from collections.abc import Iterable
 
 from kite_skills.display import one_line, quoted
-from kite_skills.errors import InvalidSkill, StaleRevision, StoreError
+from kite_skills.errors import IllegalTransition, InvalidSkill, StaleRevision, StoreError
 
-from . import _engine
-from ._validate import check_body, check_description, check_name
+from . import _engine, _history, _sql
+from ._validate import check_body, check_description, check_name, check_via, clean_who
 from .db import Store
-from .lifecycle import Action, Actor
+from .lifecycle import HUMAN_VIAS, Action, Actor
 from .records import MIN_REVISION_PREFIX, REVISION_ID_CHARS, ActionResult, revision_id
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "import_skills",
     "move_to_draft",
     "publish",
+    "purge",
     "reject_revision",
     "resolve_revision",
     "restore",
@@ -216,6 +217,41 @@ def revert(store: Store, name: str, *, text_id: int, via: str, who: str) -> Acti
             "nothing changed",
         )
     return _engine.apply(store, Actor.HUMAN, Action.REVERT, name, via=via, who=who, text=text)
+
+
+def purge(store: Store, name: str, *, via: str, who: str) -> ActionResult:
+    """Forget every text a deleted skill had (its history, drafts and proposals included),
+    so the space they took is reused; the audit log keeps its record, and this adds a
+    ``purge`` row. Refused (``IllegalTransition``) while a skill by that name exists."""
+    check_name(name)
+    check_via(via, HUMAN_VIAS)
+    with store.transaction() as conn:
+        row = conn.execute("SELECT status FROM skills WHERE name = ?", (name,)).fetchone()
+        if row is not None:
+            raise IllegalTransition(
+                name,
+                f"cannot purge '{name}': it is {row[0]}, and a skill's history is kept while "
+                f"it exists; delete it first ('{store.command} skills delete {name}'); "
+                "nothing changed",
+            )
+        forgotten = _history.forget(conn, name)
+        if not forgotten:
+            return ActionResult(
+                name, "purge", None, None, False, f"'{name}' keeps no texts; nothing changed"
+            )
+        detail = f"forgot {forgotten} text(s) of the deleted skill"
+        conn.execute(
+            _sql.INSERT_AUDIT,
+            (store.now(), name, "purge", None, None, via, clean_who(who), detail, None),
+        )
+    return ActionResult(
+        name,
+        "purge",
+        None,
+        None,
+        True,
+        f"forgot the {forgotten} text(s) '{name}' had; the audit log keeps its record",
+    )
 
 
 def set_read_receipts(store: Store, on: bool) -> str:
