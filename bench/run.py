@@ -876,7 +876,8 @@ def store_scale(res: Results, sizes: list[int], runs: int, pyz: Path, py: str,
 def _list_changed(res: Results, store: Any, n: int, pyz: Path, py: str, db: Path, work: Path,
                   notices: int) -> None:  # fmt: skip
     """A person's write from another process → notifications/resources/list_changed at a
-    connected client: the CLI's publish (the code `kite-skills skills publish` runs) and the
+    connected client: the CLI's publish (the store call `kite-skills skills publish` makes once
+    the person typed the skill's name at the terminal: that question is not timed) and the
     dashboard's Publish button (a POST to `kite-skills dashboard` from the same zipapp)."""
     from kite_skills.store import agent, human
 

@@ -16,6 +16,7 @@ from typing import Any
 from kite_skills.cli_db import add_db_option, db_parent
 from kite_skills.display import for_terminal, local_time
 from kite_skills.store import VIA_CLI, PastText, ReadReceipt, Skill, human
+from kite_skills.store.lifecycle import Action, puts_text_in_service
 from kite_skills.store.records import short_revision
 
 from . import cli_skills
@@ -130,13 +131,18 @@ def _revert(args: argparse.Namespace) -> int:
     with cli_skills._open(args) as store:
         text = store.history_text(args.name, args.id)
         current = store.get(args.name)
-        if not args.yes:
+        in_service = puts_text_in_service(Action.REVERT, current.status)
+        if in_service or not args.yes:
             print(diff_texts(args.name, current, text, coloured=cli_skills.colour()))
-        cli_skills._confirm(
-            args,
-            f"make text #{text.id} (revision {text.revision}) the text of "
-            f"{for_terminal(repr(args.name))} ({current.status})?",
-        )
+        if in_service:  # the person types its name at the terminal; --yes cannot (issue 38)
+            what = f"to text #{text.id} (revision {text.revision})"
+            cli_skills._confirm_in_service(Action.REVERT, current, what)
+        else:
+            cli_skills._confirm(
+                args,
+                f"make text #{text.id} (revision {text.revision}) the text of "
+                f"{for_terminal(repr(args.name))} ({current.status})?",
+            )
         result = human.revert(store, args.name, text_id=args.id, via=VIA_CLI, who=cli_skills._who())
     print(result.message)
     return 0
@@ -206,7 +212,12 @@ def register(command: Command) -> None:
     )
     p.add_argument("name", metavar="NAME")
     p.add_argument("id", metavar="ID", type=int, help="the text's id in 'skills history'")
-    p.add_argument("--yes", action="store_true", help="do not ask (for scripts)")
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="do not ask, for a draft (for scripts); a live or archived skill's new text is "
+        "always confirmed by typing its name at the terminal",
+    )
     p = command(
         "reads",
         "when each skill and recipe was last read, and by which MCP client (read receipts)",

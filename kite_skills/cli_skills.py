@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kite_skills import invocation
+from kite_skills import cli_confirm, invocation
 from kite_skills.cli_db import add_db_option, db_named, db_parent, db_path
 from kite_skills.display import count_hidden, for_terminal, local_time
 from kite_skills.errors import KiteError, StoreUnavailable, UnreadableSkill
@@ -39,7 +39,16 @@ from kite_skills.store import (
     Store,
     human,
 )
-from kite_skills.store.lifecycle import STATES, Action, moves, person_actions
+from kite_skills.store.lifecycle import (
+    LIVE,
+    STATES,
+    Action,
+    Actor,
+    find_rule,
+    moves,
+    person_actions,
+    puts_text_in_service,
+)
 from kite_skills.store.records import MIN_REVISION_PREFIX, REVISION_ID_CHARS
 
 
@@ -380,55 +389,95 @@ def _export(args: argparse.Namespace) -> int:
 
 def _reviewed(
     args: argparse.Namespace,
+    action: Action,
     act: Callable[..., ActionResult],
-    verb: str,
     shows: str,
     render: Callable[[Skill], str],
     rev_of: Callable[[Skill], str | None],
 ) -> int:
+    verb, proposed = action.value, action is Action.ACCEPT
     with _open(args) as store:
         rev = args.rev
+        skill = store.get(args.name)
         if rev is not None:  # a prefix is expanded to the full id, or refused
-            rev = human.resolve_revision(store, args.name, rev, proposed=verb == "accept")
+            rev = human.resolve_revision(store, args.name, rev, proposed=proposed)
         else:
             if not interactive():
                 raise Refused(
                     f"{verb} needs the revision you reviewed: run '{_kite()} skills {shows} "
                     f"{args.name}' and pass its id with --rev (nothing changed)"
                 )
-            skill = store.get(args.name)
             rev = rev_of(skill)
             print(render(skill))
-            if rev is None or _ask(f"\n{verb} revision {rev} of '{args.name}'? [y/N] ") != "y":
+            if rev is None:
                 raise Refused(f"did not {verb} '{args.name}'; nothing changed")
+            if not puts_text_in_service(action, skill.status) and (
+                _ask(f"\n{verb} revision {rev} of '{args.name}'? [y/N] ") != "y"
+            ):
+                raise Refused(f"did not {verb} '{args.name}'; nothing changed")
+        human.check_reviewed(store, args.name, rev, proposed=proposed)
+        _confirm_in_service(action, skill, f"revision {rev}")
         print(act(store, args.name, rev=rev, via=VIA_CLI, who=_who()).message)
     return 0
 
 
+def _confirm_in_service(action: Action, skill: Skill, what: str) -> None:
+    """The person types the skill's name at the terminal when ``action`` puts text into
+    service (issue 38); ``what`` names the text (``revision …``), or is empty."""
+    if not puts_text_in_service(action, skill.status):
+        return
+    rule = find_rule(action, Actor.HUMAN, skill.status, skill.published_at is not None)
+    to = rule.to_state if rule else skill.status
+    if to != skill.status:
+        effect = f"({skill.status} -> {to}): agents will read it"
+    elif to == LIVE:
+        effect = "(live): agents read the new text at once"
+    else:
+        effect = f"({to}): an agent can put it back in service"
+    verb = action.value.replace("_", " ")
+    cli_confirm.confirm(verb, skill.name, f"{what} {effect}".lstrip(), kite=_kite())
+
+
 def _publish(args: argparse.Namespace) -> int:
-    return _reviewed(args, human.publish, "publish", "show", _show, lambda s: s.revision)
+    return _reviewed(args, Action.PUBLISH, human.publish, "show", _show, lambda s: s.revision)
 
 
 def _accept(args: argparse.Namespace) -> int:
     def rev_of(skill: Skill) -> str | None:
         return skill.proposed.revision if skill.proposed else None
 
-    return _reviewed(args, human.accept_revision, "accept", "diff", _diff, rev_of)
+    return _reviewed(args, Action.ACCEPT, human.accept_revision, "diff", _diff, rev_of)
 
 
-def _human(action: Callable[..., ActionResult]) -> Callable[[argparse.Namespace], int]:
+def _human(action: Action, act: Callable[..., ActionResult]) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         with _open(args) as store:
-            print(action(store, args.name, via=VIA_CLI, who=_who()).message)
+            _confirm_in_service(action, store.get(args.name), "")
+            print(act(store, args.name, via=VIA_CLI, who=_who()).message)
         return 0
 
     return run
 
 
-_ACTIONS: tuple[tuple[str, Callable[..., ActionResult], str], ...] = (
-    ("draft", human.move_to_draft, f"take a skill back for review ({moves(Action.MOVE_TO_DRAFT)})"),
-    ("archive", human.archive, f"take a live skill out of service ({moves(Action.ARCHIVE)})"),
-    ("restore", human.restore, f"put an archived skill back ({moves(Action.RESTORE)})"),
+_ACTIONS: tuple[tuple[str, Action, Callable[..., ActionResult], str], ...] = (
+    (
+        "draft",
+        Action.MOVE_TO_DRAFT,
+        human.move_to_draft,
+        f"take a skill back for review ({moves(Action.MOVE_TO_DRAFT)})",
+    ),
+    (
+        "archive",
+        Action.ARCHIVE,
+        human.archive,
+        f"take a live skill out of service ({moves(Action.ARCHIVE)})",
+    ),
+    (
+        "restore",
+        Action.RESTORE,
+        human.restore,
+        f"put an archived skill back ({moves(Action.RESTORE)}; you confirm at the terminal)",
+    ),
 )
 
 
@@ -450,6 +499,13 @@ def _delete(args: argparse.Namespace) -> int:
             what = "a row kite-skills cannot read"
         _confirm(args, f"delete {for_terminal(repr(args.name))} ({what})?")
         print(for_terminal(human.delete(store, args.name, via=VIA_CLI, who=_who()).message))
+    return 0
+
+
+def _purge(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        _confirm(args, f"forget every text the deleted skill {for_terminal(repr(args.name))} had?")
+        print(human.purge(store, args.name, via=VIA_CLI, who=_who()).message)
     return 0
 
 
@@ -508,6 +564,7 @@ def _edit(args: argparse.Namespace) -> int:
             if args.rev is not None:  # and it must be the one the person named
                 rev = human.resolve_revision(store, args.name, args.rev, proposed=False)
             body = _editor(current.body)
+        _confirm_in_service(Action.EDIT, current, "with your new text")
         result = human.edit(
             store, args.name, rev=rev, description=description, body=body, via=VIA_CLI, who=_who()
         )
@@ -535,9 +592,10 @@ def _parse_skill_file(path: str) -> tuple[str, str, str]:
 
 def _import(args: argparse.Namespace) -> int:
     skills = [_parse_skill_file(f) for f in args.files]
-    if args.live:
-        names = ", ".join(n for n, _, _ in skills)
-        _confirm(args, f"put {len(skills)} skill(s) straight into service ({names})?")
+    if args.live:  # puts text into service: the person types each name (issue 38)
+        for name, _, _ in skills:
+            what = "straight into service (live): agents will read it"
+            cli_confirm.confirm("import", name, what, kite=_kite())
     with _open(args, create=True) as store:
         count = human.import_skills(store, skills, live=args.live, via=VIA_CLI, who=_who())
     state = "live" if args.live else "draft(s); publish each after review"
@@ -688,7 +746,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("name", metavar="NAME")
     p = command(
         "publish",
-        f"put a draft into service ({moves(Action.PUBLISH)}), naming the revision you reviewed",
+        f"put a draft into service ({moves(Action.PUBLISH)}), naming the revision you "
+        "reviewed; you confirm by typing its name at the terminal",
         "publish compare-funds --rev 3f2a9c01b7de44a06b1c2d3e4f5a6b7c",
         _publish,
     )
@@ -702,7 +761,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     p = command(
         "accept",
-        "accept a proposed revision, naming the revision you reviewed",
+        "accept a proposed revision, naming the revision you reviewed; you confirm at the "
+        "terminal when the skill is live or archived",
         "accept compare-funds --rev 9b1e0c7d2a4f6e8b0c1d2e3f4a5b6c7d",
         _accept,
     )
@@ -713,13 +773,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help=f"the revision id 'skills diff' printed ({REVISION_ID_CHARS} hex digits, or a "
         f"prefix of {MIN_REVISION_PREFIX} or more)",
     )
-    for name, action, help_text in _ACTIONS:
-        p = command(name, help_text, f"{name} compare-funds", _human(action))
+    for name, action, act, help_text in _ACTIONS:
+        p = command(name, help_text, f"{name} compare-funds", _human(action, act))
         p.add_argument("name", metavar="NAME")
     from kite_skills import cli_history  # reject, history, revert, reads
 
     cli_history.register(command)
     p = command("delete", "delete a skill (its audit history stays)", "delete x --yes", _delete)
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--yes", action="store_true", help="do not ask (for scripts)")
+    p = command(
+        "purge",
+        "forget every text a deleted skill had (its history), freeing the space; the audit "
+        "log keeps its record",
+        "purge compare-funds --yes",
+        _purge,
+    )
     p.add_argument("name", metavar="NAME")
     p.add_argument("--yes", action="store_true", help="do not ask (for scripts)")
     p = command(
@@ -765,8 +834,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         _import,
     )
     p.add_argument("files", metavar="FILE.md", nargs="+")
-    p.add_argument("--live", action="store_true", help="straight into service (asks first)")
-    p.add_argument("--yes", action="store_true", help="do not ask (for scripts)")
+    p.add_argument(
+        "--live",
+        action="store_true",
+        help="straight into service (you type each skill's name at the terminal first)",
+    )
     p = command("export", "write a skill as a SKILL.md-style file", "export x -o x.md", _export)
     p.add_argument("name", metavar="NAME")
     p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")

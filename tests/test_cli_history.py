@@ -16,6 +16,8 @@ from kite_skills.errors import UnknownSkill
 from kite_skills.store import ReadReceipt, Store, agent, human
 from kite_skills.store.receipts import ReceiptWriter
 
+from .terminal import skills_at_terminal, skills_command, without_terminal
+
 NAME = "compare-funds"
 
 
@@ -62,13 +64,12 @@ def test_history_diff_of_an_earlier_text_with_the_current(
     assert "-# two" in out and "+# one" in out
 
 
-def test_revert_restores_an_earlier_text_as_a_new_revision(
-    db: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_revert_restores_an_earlier_text_as_a_new_revision(db: Path) -> None:
     with Store.open(db) as store:
         proposal = store.history(NAME)[0]
-    assert main(["skills", "revert", NAME, str(proposal.id), "--yes", "--db", str(db)]) == 0
-    assert "restored an earlier text" in capsys.readouterr().out
+    # A live skill's new text: the person types its name at the terminal, --yes or not.
+    done = skills_at_terminal(db, "revert", NAME, str(proposal.id), "--yes", typed=[NAME])
+    assert "restored an earlier text" in done.stdout, done
     with Store.open(db) as store:
         skill = store.get(NAME)
         entry = store.audit(limit=1)[0]
@@ -76,15 +77,20 @@ def test_revert_restores_an_earlier_text_as_a_new_revision(
     assert (entry.action, entry.via) == ("revert", "cli")
 
 
-def test_revert_without_yes_off_a_terminal_changes_nothing(
-    db: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_revert_off_a_terminal_changes_nothing(db: Path) -> None:
     with Store.open(db) as store:
         proposal = store.history(NAME)[0]
-    assert main(["skills", "revert", NAME, str(proposal.id), "--db", str(db)]) == 1
-    assert "pass --yes to confirm" in capsys.readouterr().err
+    done = without_terminal(*skills_command(db, "revert", NAME, str(proposal.id), "--yes"))
+    assert done.returncode == 1
+    assert f"cannot revert '{NAME}' here: you confirm this by typing at a terminal" in done.stderr
     with Store.open(db) as store:
         assert store.get(NAME).body == "# one\n"
+        human.move_to_draft(store, NAME, via="cli", who="pat")
+    # A draft's text goes nowhere: a script reverts it with --yes, and without is refused.
+    assert main(["skills", "revert", NAME, str(proposal.id), "--db", str(db)]) == 1
+    assert main(["skills", "revert", NAME, str(proposal.id), "--yes", "--db", str(db)]) == 0
+    with Store.open(db) as store:
+        assert store.get(NAME).body == "# two\n"
 
 
 def test_an_unknown_history_id_is_refused(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -173,3 +179,29 @@ def test_reject_sends_an_agents_new_draft_back_and_review_offers_it(
         other = agent.save(store, "other-one", "When", "# better\n", who="bot 1")
     assert told.rejected is not None and told.rejected.reason == "say when"
     assert other.rejected is not None and other.rejected.reason == "too vague"
+
+
+def test_purge_forgets_a_deleted_skills_texts_and_asks_first(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def run(*argv: str) -> int:
+        return main(["skills", *argv, "--db", str(db)])
+
+    assert run("purge", NAME, "--yes") == 1
+    assert f"cannot purge '{NAME}': it is live, and a skill's history is kept while it exists" in (
+        capsys.readouterr().err
+    )
+    assert run("delete", NAME, "--yes") == 0
+    assert run("purge", NAME) == 1  # off a terminal, without --yes: asked, not done
+    assert "pass --yes to confirm (nothing changed)" in capsys.readouterr().err
+    with Store.open(db) as store:
+        count = len(store.history(NAME))
+    assert count > 1
+    assert run("purge", NAME, "--yes") == 0
+    assert capsys.readouterr().out.endswith(
+        f"forgot the {count} text(s) '{NAME}' had; the audit log keeps its record\n"
+    )
+    with Store.open(db) as store:
+        assert store.history(NAME) == []
+        entry = store.audit(name=NAME, limit=1)[0]
+    assert (entry.action, entry.via) == ("purge", "cli")

@@ -18,6 +18,8 @@ import pytest
 from kite_skills import cli, cli_skills, invocation
 from kite_skills.store import Store, agent, human
 
+from .terminal import at_terminal
+
 ROOT = Path(__file__).resolve().parent.parent
 WHEN = datetime(2026, 5, 1, 4, 0, 0, 123456, tzinfo=UTC)  # 09:30:00.123456 in India
 
@@ -134,13 +136,10 @@ def test_body_file_dash_reads_standard_input(db: Path) -> None:
         assert store.get("piped").body == body
         rev = store.get("funds").revision
     new_body = "# Funds\n\nEdited from stdin.\n"
-    subprocess.run(
-        command("skills", "edit", "funds", "--rev", rev, "--body-file", "-", "--db", str(db)),
-        input=new_body.encode(),
-        env=env(),
-        check=True,
-        capture_output=True,
-    )
+    edit = command("skills", "edit", "funds", "--rev", rev, "--body-file", "-", "--db", str(db))
+    # funds is live: the person confirms at the terminal, the body comes from the pipe
+    done = at_terminal(edit, env(), ["funds"], stdin=new_body)
+    assert done.returncode == 0, done
     with Store.open(db) as store:
         assert store.get("funds").body == new_body
 

@@ -11,6 +11,10 @@ from kite_skills import cli_skills, invocation
 from kite_skills.errors import IllegalTransition, KiteError, UnknownSkill
 from kite_skills.store import Store, agent
 
+from .terminal import skills_at_terminal
+
+NAME = "compare-funds"
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kite-skills")
@@ -83,8 +87,8 @@ def test_read_commands_never_create_a_store(tmp_path: Path) -> None:
 
 def test_publish_then_show_and_log(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
     reviewed = rev(db, "compare-funds")
-    assert run("skills", "--db", str(db), "publish", "compare-funds", "--rev", reviewed) == 0
-    assert capsys.readouterr().out == "published 'compare-funds' (draft -> live)\n"
+    done = skills_at_terminal(db, "publish", "compare-funds", "--rev", reviewed, typed=[NAME])
+    assert done.stdout == "published 'compare-funds' (draft -> live)\n"
     with Store.open(db) as store:
         skill = store.read_live("compare-funds")
         assert skill.published_at is not None
@@ -118,25 +122,19 @@ def test_publish_then_show_and_log(db: Path, capsys: pytest.CaptureFixture[str])
 def test_status_commands(db: Path, commands: list[str], status: str) -> None:
     for command in commands:
         extra = ["--rev", rev(db, "compare-funds")] if command == "publish" else []
-        assert run("skills", "--db", str(db), command, "compare-funds", *extra) == 0
+        typed = [NAME] if command in ("publish", "restore") else []  # into service: asked
+        done = skills_at_terminal(db, command, "compare-funds", *extra, typed=typed)
+        assert done.returncode == 0, done
     with Store.open(db) as store:
         assert store.get("compare-funds").status == status
         assert [e.via for e in store.audit()] == ["cli"] * len(commands) + ["mcp"]
 
 
 def test_accept_and_reject(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    run("skills", "--db", str(db), "publish", "compare-funds", "--rev", rev(db, "compare-funds"))
+    skills_at_terminal(db, "publish", NAME, "--rev", rev(db, NAME), typed=[NAME])
     with Store.open(db) as store:
         agent.save(store, "compare-funds", "V2", "# v2\n", who="bot")
-    run(
-        "skills",
-        "--db",
-        str(db),
-        "accept",
-        "compare-funds",
-        "--rev",
-        rev(db, "compare-funds", proposed=True),
-    )
+    skills_at_terminal(db, "accept", NAME, "--rev", rev(db, NAME, proposed=True), typed=[NAME])
     with Store.open(db) as store:
         assert store.read_live("compare-funds").body == "# v2\n"
         agent.save(store, "compare-funds", "V3", "# v3\n", who="bot")
@@ -178,6 +176,7 @@ def test_every_subcommand_has_help_and_an_example(capsys: pytest.CaptureFixture[
         "accept",
         "reject",
         "delete",
+        "purge",
         "log",
         "diff",
         "review",

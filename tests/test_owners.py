@@ -598,3 +598,13 @@ def test_the_development_guide_names_each_rule_and_its_test() -> None:
         f"docs/development.md, 'Who owns each rule', does not name {missing}: add each "
         "rule with its owner and its test"
     )
+
+
+def test_the_controlling_terminal_is_opened_only_in_cli_confirm() -> None:
+    """The person's confirmation before text goes into service is asked in one place
+    (issue 38): another module reading /dev/tty or the console would be a second door."""
+    found = _found(
+        lambda t: t in ("/dev/tty", "CONIN$", "CONOUT$"),
+        skip=frozenset({"kite_skills/cli_confirm.py"}),
+    )
+    assert found == [], "the terminal is asked again: use kite_skills.cli_confirm.confirm"

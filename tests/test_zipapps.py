@@ -31,6 +31,7 @@ from kite_skills.launcher.start import UNPACKED
 from kite_skills.store import Store
 
 from .server.harness import SKILLS_EXTENSION, custom_request, server_env, zipapp
+from .terminal import at_terminal
 from .zipapp_platforms import (
     AUTHORS_CATALOG,
     BINARY,
@@ -171,6 +172,9 @@ def import_logs(shiv_root: Path, tmp_path_factory: pytest.TempPathFactory) -> di
                 assert replies[11]["result"]["isError"] is True, replies[11]  # type: ignore[index]
             elif label == "dashboard":
                 code, err = dashboard([python.path, str(zipapp())], env)
+            elif label == "skills-publish":  # the person types the name at the terminal
+                typed = at_terminal([python.path, str(zipapp()), *args], env, ["import-check"])
+                code, err = typed.returncode, typed.stderr
             else:
                 authors = authors_catalog(work / "authors") if AUTHORS_CATALOG in args else None
                 args = [str(authors) if a == AUTHORS_CATALOG else a for a in args]

@@ -276,7 +276,8 @@ def authors_catalog(root: Path) -> Path:
     return root
 
 
-# Every mode a person or a client starts: (label, arguments, stdin).
+# Every mode a person or a client starts: (label, arguments, stdin). skills-publish runs at a
+# pseudo-terminal, where the person types the skill's name (tests/terminal.py).
 MODES: list[tuple[str, list[str], str]] = [
     ("version", ["--version"], ""),
     ("help", ["help", "/orders"], ""),

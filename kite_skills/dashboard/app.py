@@ -365,13 +365,16 @@ class Dashboard:
             return self.show(request, skill, error=render.full_stop(str(exc)), status=409)
         except UnknownSkill as exc:
             raise HTTPException(404, str(exc)) from exc
+        message = result.message
+        if action == "delete" and form.get("purge") == "yes":  # and forget what it kept
+            message += "; " + human.purge(self.store, name, via=VIA_DASHBOARD, who=_who()).message
         where = "/skills" if action == "delete" else skill_url(name)
         if action in ("publish", "accept"):  # on to the next thing to review, if any
             after = [
                 w.skill.name for w in self.waiting(self.store.list_all()) if w.skill.name != name
             ]
             self._next[request.state.session] = after[0] if after else ""
-        return self.done(request, result.message, where)
+        return self.done(request, message, where)
 
     def confirm_delete(self, request: Request) -> Response:
         skill = self.skill_or_404(request.path_params["name"])

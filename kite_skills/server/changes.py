@@ -27,7 +27,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 from mcp import types
@@ -41,16 +41,21 @@ from mcp.server.subscriptions import (
     ServerEvent,
     ToolsListChanged,
 )
+from mcp.shared.exceptions import MCPError
 
 from ..display import clipped, error_line
 from ..store import AgentView, LiveChange, LiveSkills
 from . import store_thread
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
 
 log = logging.getLogger("kite_skills.server")
 
 URI_SCHEME: Final = "user-skill://"
 POLL_SECONDS: Final = 0.5  # how often another process's writes are looked for
 MAX_BACKOFF_SECONDS: Final = 30.0  # the longest wait between retries of a failing store
+MAX_LISTEN_STREAMS: Final = 1024  # open subscriptions/listen streams per served connection
 PEER: Final = "kite_skills.legacy_peer"  # the key of this connection's LegacyPeer in the lifespan
 
 
@@ -106,13 +111,43 @@ def _legacy_notification(event: ServerEvent, uris: set[str]) -> Any:
     return None
 
 
+class BoundedListen:
+    """``subscriptions/listen`` with its bound answered as a request error: the SDK's handler
+    refuses a stream past its bound with ``-32603`` internal error, which tells the client
+    nothing it can act on. Past :data:`MAX_LISTEN_STREAMS` open streams this answers
+    ``-32602`` naming the limit (issue 38). It counts a stream from before the SDK's handler
+    takes it until after it let it go, so the SDK never sees more than this lets through."""
+
+    def __init__(self, handler: ListenHandler) -> None:
+        self._handler = handler
+        self.open = 0
+
+    async def __call__(
+        self, ctx: ServerRequestContext[Any, Any], params: types.SubscriptionsListenRequestParams
+    ) -> types.SubscriptionsListenResult:
+        if self.open >= MAX_LISTEN_STREAMS:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"too many open subscriptions/listen streams: the limit is "
+                f"{MAX_LISTEN_STREAMS} per connection; end one (cancel its request) before "
+                "opening another",
+                {"limit": MAX_LISTEN_STREAMS},
+            )
+        self.open += 1
+        try:
+            return await self._handler(ctx, params)
+        finally:
+            self.open -= 1
+
+
 class ChangeFeed:
     """Tells every session what changed in one store's live skills (``None``: no store)."""
 
     def __init__(self, view: AgentView | None) -> None:
         self._live: LiveSkills | None = view.live if view is not None else None
         self.bus = InMemorySubscriptionBus()
-        self.listen = ListenHandler(self.bus)  # serves 2026-07-28 subscriptions/listen
+        # serves 2026-07-28 subscriptions/listen
+        self.listen = BoundedListen(ListenHandler(self.bus, max_subscriptions=MAX_LISTEN_STREAMS))
         self._on_live_set_change: list[ServerEvent] = [ResourcesListChanged()]
         self._peers: list[LegacyPeer] = []
         self._on_description_change: list[ServerEvent] = []

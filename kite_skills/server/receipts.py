@@ -18,9 +18,9 @@ from typing import Any, Final
 
 from mcp.server.context import ServerRequestContext
 
-from ..display import error_line
+from ..display import error_line, quoted
 from ..store import AgentView, ReadReceipt
-from ..store.receipts import ReceiptWriter
+from ..store.receipts import MAX_CLIENTS_PER_CONNECTION, ReceiptWriter
 from .negotiation import client_label
 
 log = logging.getLogger("kite_skills.server")
@@ -40,7 +40,10 @@ Context = ServerRequestContext[Any, Any]
 
 
 class ReadReceipts:
-    """Records read receipts for one store (nothing when there is none, or it is in memory)."""
+    """Records read receipts for one store (nothing when there is none, or it is in memory),
+    for the one connection a server serves: under at most
+    :data:`~kite_skills.store.receipts.MAX_CLIENTS_PER_CONNECTION` client names, the first
+    it meets."""
 
     def __init__(self, view: AgentView | None) -> None:
         self._view = view if view is not None and view.keeps_receipts else None
@@ -48,18 +51,37 @@ class ReadReceipts:
         self._thread: threading.Thread | None = None
         self._start = threading.Lock()
         self._failing = False
+        self._clients: set[str] = set()
+        self._told_of_clients = False
 
     def note(self, ctx: Context, kind: str, item: str, via: str) -> None:
         """Queue a receipt: ``kind`` ``skill`` or ``recipe``, ``via`` the method or tool."""
         if self._view is None:
             return
-        receipt = ReadReceipt(kind, item, client_label(ctx), via, self._view.now())
+        client = client_label(ctx)
+        with self._start:
+            if client not in self._clients:
+                if len(self._clients) >= MAX_CLIENTS_PER_CONNECTION:
+                    self._tell_of_clients(client)
+                    return
+                self._clients.add(client)
+        receipt = ReadReceipt(kind, item, client, via, self._view.now())
         try:
             self._queue.put_nowait(receipt)
         except queue.Full:
             log.debug("read receipt dropped: the queue is full")
         if self._thread is None:  # after the put: a worker leaving when idle looks again
             self._start_worker()
+
+    def _tell_of_clients(self, client: str) -> None:
+        if not self._told_of_clients:
+            log.warning(
+                "read receipts under %s are not recorded: this connection already named %d "
+                "clients, the most it may (its reads are served as before)",
+                quoted(client, 60),
+                MAX_CLIENTS_PER_CONNECTION,
+            )
+            self._told_of_clients = True
 
     def _start_worker(self) -> None:
         with self._start:

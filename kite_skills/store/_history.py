@@ -48,16 +48,29 @@ _DECIDE_DRAFT: Final = (
     " reason = ? WHERE id = (SELECT max(id) FROM skill_texts WHERE skill = ? AND kind = 'text')"
 )
 MAX_UNREVIEWED: Final = 50
+MAX_UNREVIEWED_BYTES: Final = 1024 * 1024
 """Per skill, the agent texts no person ever acted on that are kept: its draft updates that
-never served as live and its proposals replaced before review, newest first. Everything a
-person saw decided on (live texts, accepted and rejected proposals, people's texts) is kept
-whatever the count, so an agent saving in a loop cannot grow the store without bound."""
-_PRUNE: Final = (
-    "DELETE FROM skill_texts WHERE id IN (SELECT id FROM skill_texts WHERE skill = ?"
-    " AND live_at IS NULL AND ((kind = 'text' AND via = ? AND action IN"
+never served as live and its proposals replaced before review, the newest ones, at most
+:data:`MAX_UNREVIEWED` of them and :data:`MAX_UNREVIEWED_BYTES` of description and body
+(UTF-8) together; the newest is always kept (one text is at most 68 KiB). Everything a person
+saw or decided on (live texts, accepted and rejected proposals, rejected drafts, people's texts)
+is kept whatever the count, so an agent saving in a loop cannot grow the store without bound;
+what a deleted skill kept, a person forgets with :func:`forget` (``kite-skills skills purge``)."""
+_UNREVIEWED: Final = (
+    "skill = ? AND live_at IS NULL AND ((kind = 'text' AND via = ? AND action IN"
     " ('create', 'save_draft') AND decided_at IS NULL)"
     " OR (kind = 'proposal' AND status = 'replaced'))"
+)
+_PRUNE: Final = (
+    f"DELETE FROM skill_texts WHERE id IN (SELECT id FROM skill_texts WHERE {_UNREVIEWED}"
     " ORDER BY id DESC LIMIT -1 OFFSET ?)"
+)
+# The running size from the newest down; a text that takes it past the bound goes, with
+# every older one.
+_PRUNE_BYTES: Final = (
+    "DELETE FROM skill_texts WHERE id IN (SELECT id FROM (SELECT id, sum("
+    "length(CAST(description AS BLOB)) + length(CAST(body AS BLOB))) OVER (ORDER BY id DESC)"
+    f" AS kept FROM skill_texts WHERE {_UNREVIEWED}) WHERE kept > ?)"
 )
 _WENT_LIVE: Final = (
     "UPDATE skill_texts SET live_at = ? WHERE live_at IS NULL AND id = ("
@@ -112,6 +125,13 @@ def record(
         conn.execute(_WENT_LIVE, (now, name))
     if via == VIA_MCP and effect in (Effect.CREATE, Effect.SET_TEXT, Effect.PROPOSE):
         conn.execute(_PRUNE, (name, VIA_MCP, MAX_UNREVIEWED))
+        conn.execute(_PRUNE_BYTES, (name, VIA_MCP, MAX_UNREVIEWED_BYTES))
+
+
+def forget(conn: sqlite3.Connection, name: str) -> int:
+    """Delete every text ``name`` had from the history; returns how many. The caller checks
+    that no skill by that name exists (a person purges a deleted skill's texts)."""
+    return conn.execute("DELETE FROM skill_texts WHERE skill = ?", (name,)).rowcount
 
 
 _LAST_REJECTION: Final = (

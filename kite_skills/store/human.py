@@ -9,17 +9,18 @@ import sqlite3
 from collections.abc import Iterable
 
 from kite_skills.display import one_line, quoted
-from kite_skills.errors import InvalidSkill, StaleRevision, StoreError
+from kite_skills.errors import IllegalTransition, InvalidSkill, StaleRevision, StoreError
 
-from . import _engine
-from ._validate import check_body, check_description, check_name
+from . import _engine, _history, _sql
+from ._validate import check_body, check_description, check_name, check_via, clean_who
 from .db import Store
-from .lifecycle import Action, Actor
+from .lifecycle import HUMAN_VIAS, Action, Actor
 from .records import MIN_REVISION_PREFIX, REVISION_ID_CHARS, ActionResult, revision_id
 
 __all__ = [
     "accept_revision",
     "archive",
+    "check_reviewed",
     "create",
     "delete",
     "edit",
@@ -27,6 +28,7 @@ __all__ = [
     "import_skills",
     "move_to_draft",
     "publish",
+    "purge",
     "reject_revision",
     "resolve_revision",
     "restore",
@@ -125,6 +127,15 @@ def accept_revision(store: Store, name: str, *, rev: str, via: str, who: str) ->
         return _engine.apply_in(conn, store, Actor.HUMAN, Action.ACCEPT, name, via=via, who=who)
 
 
+def check_reviewed(store: Store, name: str, rev: str, *, proposed: bool) -> None:
+    """Refuse now (``StaleRevision``) unless ``rev`` is still the text (``proposed``: the
+    proposed revision) of ``name``: the CLI asks before it has the person confirm at the
+    terminal; :func:`publish` and :func:`accept_revision` check again in their transaction."""
+    with store.transaction() as conn:
+        command = "diff" if proposed else "show"
+        _check_reviewed(conn, name, rev, proposed=proposed, command=command)
+
+
 def resolve_revision(store: Store, name: str, given: str, *, proposed: bool) -> str:
     """The full revision id a person means by ``given`` (for the CLI, where people type):
     a full id as it is; a prefix of at least 8 hex digits expanded to the current text's
@@ -208,6 +219,41 @@ def revert(store: Store, name: str, *, text_id: int, via: str, who: str) -> Acti
             "nothing changed",
         )
     return _engine.apply(store, Actor.HUMAN, Action.REVERT, name, via=via, who=who, text=text)
+
+
+def purge(store: Store, name: str, *, via: str, who: str) -> ActionResult:
+    """Forget every text a deleted skill had (its history, drafts and proposals included),
+    so the space they took is reused; the audit log keeps its record, and this adds a
+    ``purge`` row. Refused (``IllegalTransition``) while a skill by that name exists."""
+    check_name(name)
+    check_via(via, HUMAN_VIAS)
+    with store.transaction() as conn:
+        row = conn.execute("SELECT status FROM skills WHERE name = ?", (name,)).fetchone()
+        if row is not None:
+            raise IllegalTransition(
+                name,
+                f"cannot purge '{name}': it is {row[0]}, and a skill's history is kept while "
+                f"it exists; delete it first ('{store.command} skills delete {name}'); "
+                "nothing changed",
+            )
+        forgotten = _history.forget(conn, name)
+        if not forgotten:
+            return ActionResult(
+                name, "purge", None, None, False, f"'{name}' keeps no texts; nothing changed"
+            )
+        detail = f"forgot {forgotten} text(s) of the deleted skill"
+        conn.execute(
+            _sql.INSERT_AUDIT,
+            (store.now(), name, "purge", None, None, via, clean_who(who), detail, None),
+        )
+    return ActionResult(
+        name,
+        "purge",
+        None,
+        None,
+        True,
+        f"forgot the {forgotten} text(s) '{name}' had; the audit log keeps its record",
+    )
 
 
 def set_read_receipts(store: Store, on: bool) -> str:

@@ -492,6 +492,27 @@ def person_actions(
     )
 
 
+def puts_text_in_service(action: Action, state: str) -> bool:
+    """Whether a person's ``action`` from ``state`` puts text into service, as the table says:
+    it makes the skill live, or changes the text of a skill agents read (live) or may put
+    back themselves (archived). The CLI asks the person at its controlling terminal before
+    each such action, so that an agent with a shell cannot take it (issue 38)."""
+    return any(
+        rule.actor is Actor.HUMAN
+        and rule.action is action
+        and rule.from_state == state
+        and rule.outcome is Outcome.ALLOW
+        and (
+            (rule.to_state == LIVE and state != LIVE)
+            or (
+                rule.effect in (Effect.SET_TEXT, Effect.ACCEPT)
+                and rule.to_state in (LIVE, ARCHIVED)
+            )
+        )
+        for rule in RULES
+    )
+
+
 FOR_AGENTS: Final[dict[tuple[Action, str], str]] = {
     # What a person's action means for agents, by the state it is taken from: the dashboard
     # shows it beside the button (person_action_meanings). Checked against RULES on import.

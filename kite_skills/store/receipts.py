@@ -3,9 +3,10 @@
 The MCP server records them through :class:`ReceiptWriter`, on its own SQLite connection and
 off the request path (see :mod:`kite_skills.server.receipts`); people read them with
 :meth:`Store.reads <kite_skills.store.Store.reads>`. One row per (item, client), at most
-:data:`MAX_CLIENTS_PER_ITEM` per item, so the table stays small whatever clients call
-themselves. Nothing is recorded while the person's ``read_receipts`` setting is ``off``
-(:func:`kite_skills.store.human.set_read_receipts`).
+:data:`MAX_CLIENTS_PER_ITEM` per item and :data:`MAX_CLIENTS_PER_CONNECTION` names per MCP
+connection, so the table stays small and one connection cannot push out the others' receipts,
+whatever clients call themselves. Nothing is recorded while the person's ``read_receipts``
+setting is ``off`` (:func:`kite_skills.store.human.set_read_receipts`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,12 @@ from typing import Final
 from .records import ReadReceipt
 
 MAX_CLIENTS_PER_ITEM: Final = 10
+MAX_CLIENTS_PER_CONNECTION: Final = 3
+"""The client names one MCP connection may leave receipts under (the server keeps the first
+ones it meets; :mod:`kite_skills.server.receipts`): a 2026-07-28 request names its client
+itself, so without this one connection inventing names would push every other client's
+receipt of an item out. Fewer than :data:`MAX_CLIENTS_PER_ITEM`, so one connection never
+fills an item's rows."""
 MAX_CLIENT_CHARS: Final = 200
 MAX_ITEM_CHARS: Final = 300
 BUSY_TIMEOUT_S: Final = 0.2

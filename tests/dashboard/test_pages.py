@@ -179,6 +179,25 @@ def test_delete_asks_first(client: TestClient, store: Store) -> None:
     assert store.list_all() == []
 
 
+def test_delete_can_also_forget_every_text_the_skill_had(client: TestClient, store: Store) -> None:
+    agent.save(store, "compare-funds", "Funds", "# Compare\n\n2. B\n", who="claude-code 2.1")
+    agent.save(store, "other", "Other", "# Other\n", who="claude-code 2.1")
+    for name, purge in (("other", False), ("compare-funds", True)):
+        confirm = client.get(f"/skills/{name}/delete").text
+        assert '<input type="checkbox" name="purge" value="yes" id="purge">' in confirm
+        form = {"csrf": csrf_of(confirm), "confirm": "yes", **({"purge": "yes"} if purge else {})}
+        assert client.post(f"/skills/{name}/delete", data=form).status_code == 303
+    said = client.get("/skills").text
+    assert (
+        "deleted &#39;compare-funds&#39; (was draft); forgot the 2 text(s) &#39;compare-funds&#39; "
+        "had; the audit log keeps its record"
+    ) in said
+    assert store.list_all() == []
+    assert store.history("compare-funds") == [] and len(store.history("other")) == 1
+    assert [e.action for e in store.audit(name="compare-funds", limit=2)] == ["purge", "delete"]
+    assert {e.via for e in store.audit(limit=3)} == {"dashboard"}
+
+
 def test_hostile_text_is_escaped_everywhere(client: TestClient, store: Store) -> None:
     agent.save(store, "hostile", '<script>alert("d")</script> "quoted"', HOSTILE, who="<b>bot</b>")
     for path in ("/skills", "/skills/hostile", "/skills/hostile/edit", "/skills/log"):

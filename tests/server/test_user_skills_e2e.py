@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import shlex
 import sqlite3
-import subprocess
 import sys
 import time
 import warnings
@@ -26,7 +25,9 @@ from mcp.shared.exceptions import MCPError
 
 from kite_skills import invocation
 from kite_skills.store import Store, human
+from kite_skills.store.lifecycle import Action, puts_text_in_service
 
+from ..terminal import at_terminal
 from .harness import Target, person_command, sdk_client
 
 pytestmark = pytest.mark.anyio
@@ -43,27 +44,31 @@ NOTICE_SECONDS = 5.0  # the watcher polls every 0.5 s; "about a second" with sla
 
 
 def person(shiv_root: Path, db: Path, *args: str) -> str:
-    """Run ``kite-skills skills ARGS --db DB`` as a separate process (the human side).
+    """Run ``kite-skills skills ARGS --db DB`` as a separate process (the human side), at a
+    terminal where the person types the skill's name when asked (tests/terminal.py).
     ``publish`` and ``accept`` name the revision the person reviewed: the current one."""
     if args[0] in ("publish", "accept") and "--rev" not in args:
         with Store.open(db) as store:
             skill = store.get(args[1])
         reviewed = skill.proposed if args[0] == "accept" else skill
         args = (*args, "--rev", reviewed.revision if reviewed is not None else "none")
+    typed = []  # what puts text into service is confirmed at the terminal: type the name
+    with Store.open(db) as store:
+        verb = Action.MOVE_TO_DRAFT if args[0] == "draft" else Action(args[0])
+        if puts_text_in_service(verb, store.get(args[1]).status):
+            typed = [args[1]]
     command, needs = person_command()
-    done = subprocess.run(
+    done = at_terminal(
         [*command, "skills", *args, "--db", str(db)],
-        env={
+        {
             **needs,
             "SHIV_ROOT": str(shiv_root),
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "USER": "pat",
         },
-        capture_output=True,
-        text=True,
-        timeout=60,
+        typed,
     )
-    assert done.returncode == 0, (args, done.stdout, done.stderr)
+    assert done.returncode == 0, (args, done)
     return done.stdout
 
 

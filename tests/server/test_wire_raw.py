@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from kite_skills.server.changes import MAX_LISTEN_STREAMS
+
 from .harness import MODERN, SKILLS_EXTENSION, RawPeer, Target
 
 ADVERTISED = {"extensions": {SKILLS_EXTENSION: {}}}
@@ -191,3 +193,55 @@ def test_excluded_tools_unknown_name_warns_once(target: Target, shiv_root: Path,
     assert len(lines) == 1, stderr
     assert "noSuchTool" in lines[0] and "EXCLUDED_TOOLS" in lines[0]
     assert "skillSave" not in lines[0].split("(known")[0]
+
+
+def test_listen_streams_past_the_limit_get_a_request_error_naming_it(raw: RawPeer) -> None:
+    """Exactly MAX_LISTEN_STREAMS streams stay open; the next is a -32602 that names the
+    limit (the SDK said -32603 internal error, issue 38); once one ends, a new one opens."""
+
+    def listen(request_id: int) -> None:
+        meta = {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "raw-peer", "version": "1.0"},
+        }
+        params = {"notifications": {"resourcesListChanged": True}, "_meta": meta}
+        raw.send(
+            {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "method": "subscriptions/listen",
+                **{"params": params},
+            }
+        )
+
+    def acknowledged(count: int) -> set[int]:
+        ids: set[int] = set()
+        while len(ids) < count:
+            message = raw.receive()
+            assert message.get("method") == "notifications/subscriptions/acknowledged", message
+            ids.add(message["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"])
+        return ids
+
+    for request_id in range(1, MAX_LISTEN_STREAMS + 1):
+        listen(request_id)
+    assert acknowledged(MAX_LISTEN_STREAMS) == set(range(1, MAX_LISTEN_STREAMS + 1))
+    listen(MAX_LISTEN_STREAMS + 1)
+    reply = raw.receive()
+    assert reply["id"] == MAX_LISTEN_STREAMS + 1, reply
+    assert reply["error"]["code"] == -32602, reply
+    assert reply["error"]["message"] == (
+        "too many open subscriptions/listen streams: the limit is 1024 per connection; end "
+        "one (cancel its request) before opening another"
+    )
+    assert reply["error"]["data"] == {"limit": MAX_LISTEN_STREAMS}
+    raw.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
+    listen(MAX_LISTEN_STREAMS + 2)  # one ended: there is room for one more, and only one
+    while (message := raw.receive()).get("id") == 1:
+        pass  # the cancelled stream's end, if it sends one
+    assert message["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == (
+        MAX_LISTEN_STREAMS + 2
+    ), message
+    listen(MAX_LISTEN_STREAMS + 3)
+    assert raw.receive()["error"]["code"] == -32602
+    closed_quietly(raw)

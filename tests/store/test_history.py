@@ -12,7 +12,7 @@ import pytest
 
 from kite_skills.errors import IllegalTransition, InvalidSkill, UnknownSkill
 from kite_skills.store import LATEST_VERSION, ReadReceipt, Store, agent, human
-from kite_skills.store._history import MAX_UNREVIEWED
+from kite_skills.store._history import MAX_UNREVIEWED, MAX_UNREVIEWED_BYTES
 from kite_skills.store.receipts import MAX_CLIENTS_PER_ITEM, ReceiptWriter
 
 from .helpers import counts, draft, live, poke
@@ -383,3 +383,59 @@ def test_a_rejected_draft_published_after_all_is_not_told_as_rejected(store: Sto
         store, "compare-funds", rev=store.get("compare-funds").revision, via="cli", who="alice"
     )
     assert draft(store, "compare-funds", body="# later\n").rejected is None
+
+
+def _sized(i: int, size: int) -> tuple[str, str]:
+    """A description and body whose UTF-8 bytes add up to ``size``."""
+    description = "d"
+    head = f"# text {i:03d}\n"
+    return description, head + "x" * (size - len(description) - len(head) - 1) + "\n"
+
+
+@pytest.mark.parametrize(("first_extra", "kept"), [(0, 16), (1, 15)], ids=["at", "over"])
+def test_an_agents_unreviewed_texts_are_bounded_in_bytes(
+    store: Store, first_extra: int, kept: int
+) -> None:
+    """16 texts of 64 KiB are exactly MAX_UNREVIEWED_BYTES: all kept; one byte more in the
+    oldest, and the oldest goes (the count bound, 50, is far off)."""
+    size = MAX_UNREVIEWED_BYTES // 16
+    for i in range(16):
+        description, body = _sized(i, size + (first_extra if i == 0 else 0))
+        agent.save(store, "big-draft", description, body, who="agent-test 1.0")
+    history = store.history("big-draft", 1000)
+    assert len(history) == kept
+    assert history[0].body.startswith("# text 015\n")
+    assert history[-1].body.startswith(f"# text {16 - kept:03d}\n")
+
+
+def test_a_person_purges_what_a_deleted_skill_kept_and_it_is_on_record(
+    store: Store, tmp_path: Path
+) -> None:
+    for i in range(8):
+        agent.save(store, "junk", "Junk", *_sized(i, 60_000)[1:], who="agent-test 1.0")
+    draft(store, "other", body="# other\n")
+    with pytest.raises(IllegalTransition, match="cannot purge 'junk': it is draft, and a skill"):
+        human.purge(store, "junk", via="cli", who="alice")
+    assert len(store.history("junk")) == 8
+    human.delete(store, "junk", via="cli", who="alice")
+    assert len(store.history("junk")) == 8  # deleting keeps them
+    with closing(sqlite3.connect(store.path)) as conn:
+        free_before = conn.execute("PRAGMA freelist_count").fetchone()[0]
+    result = human.purge(store, "junk", via="dashboard", who="alice")
+    assert result.changed and result.message == (
+        "forgot the 8 text(s) 'junk' had; the audit log keeps its record"
+    )
+    assert store.history("junk") == [] and len(store.history("other")) == 1
+    with closing(sqlite3.connect(store.path)) as conn:  # the pages are free for reuse
+        assert conn.execute("PRAGMA freelist_count").fetchone()[0] > free_before + 100
+    entry = store.audit(name="junk", limit=1)[0]
+    assert (entry.action, entry.via, entry.who, entry.from_status, entry.to_status) == (
+        "purge",
+        "dashboard",
+        "alice",
+        None,
+        None,
+    )
+    again = human.purge(store, "junk", via="cli", who="alice")
+    assert not again.changed and again.message == "'junk' keeps no texts; nothing changed"
+    assert store.audit(name="junk", limit=1)[0].id == entry.id  # no second row

@@ -237,3 +237,26 @@ def test_the_cli_help_says_the_moves_the_table_allows() -> None:
     assert lifecycle.moves(Action.ARCHIVE) == "live -> archived"
     assert lifecycle.moves(Action.RESTORE) == "archived -> live"
     assert lifecycle.moves(Action.PUBLISH) == "draft -> live"
+
+
+def test_the_person_actions_that_put_text_into_service() -> None:
+    """What the CLI asks the person to confirm at the terminal (issue 38): making a skill
+    live, and changing the text of a live or archived one; nothing else."""
+    from kite_skills.store.lifecycle import ABSENT, STATES, puts_text_in_service
+
+    found = {
+        (action.value, state)
+        for action in Action
+        for state in (*STATES, ABSENT)
+        if puts_text_in_service(action, state)
+    }
+    assert found == {
+        ("publish", "draft"),
+        ("restore", "archived"),
+        ("import", "absent"),
+        *(
+            (action, state)
+            for action in ("accept", "edit", "revert")
+            for state in ("live", "archived")
+        ),
+    }
