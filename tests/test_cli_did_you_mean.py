@@ -38,7 +38,7 @@ def test_a_mistyped_command_subcommand_or_choice_is_offered_the_near_ones(
     assert usage_error(capsys, "skills", "zzz").endswith(
         "invalid choice: 'zzz' (choose from 'list', 'search', 'show', 'diff', 'publish', "
         "'accept', 'draft', 'archive', 'restore', 'reject', 'history', 'revert', 'reads', "
-        "'delete', 'review', 'new', 'edit', 'import', 'export', 'log')"
+        "'delete', 'purge', 'review', 'new', 'edit', 'import', 'export', 'log')"
     )
 
 
