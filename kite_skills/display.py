@@ -39,6 +39,7 @@ from functools import lru_cache
 from typing import Final
 
 from kite_skills.invisible import invisible_at
+from kite_skills.rtl import rtl_runs
 
 __all__ = [
     "clipped",
@@ -111,9 +112,22 @@ def count_hidden(text: str, *, multiline: bool = False) -> int:
 
 
 def for_terminal(text: str, *, multiline: bool = False) -> str:
-    """What the CLI prints: :func:`visible`, so nothing in ``text`` can move the cursor,
-    erase a line, set a window title, reorder or hide what the person reads."""
-    return visible(text, multiline=multiline)
+    """What the CLI prints: :func:`visible`, and each right-to-left character
+    (:mod:`kite_skills.rtl`) as its escape too (``\\u05c0``), so nothing in ``text`` can move
+    the cursor, erase a line, set a window title, reorder or hide what the person reads (a
+    terminal that does bidi would reverse a run of numbers between right-to-left
+    characters, issue 38)."""
+    shown = visible(text, multiline=multiline)
+    runs = rtl_runs(shown)
+    if not runs:
+        return shown
+    out: list[str] = []
+    start = 0
+    for low, high in runs:
+        out += [shown[start:low], *(_hex_escape(ch) for ch in shown[low:high])]
+        start = high
+    out.append(shown[start:])
+    return "".join(out)
 
 
 def _runs(text: str, hidden: list[int]) -> list[tuple[str, bool]]:
