@@ -23,9 +23,19 @@ from typing import Any
 
 from kite_skills import invocation
 from kite_skills.cli_db import add_db_option, db_named, db_parent, db_path
-from kite_skills.display import count_hidden, for_terminal, local_time
+from kite_skills.display import (
+    MIN_BLANK_RUN,
+    blank_lines,
+    blank_runs,
+    body_lines,
+    count_hidden,
+    for_terminal,
+    local_time,
+    text_size,
+)
 from kite_skills.errors import KiteError, StoreUnavailable, UnreadableSkill
 from kite_skills.person import login_name
+from kite_skills.rtl import lines_with_rtl, rtl_runs
 from kite_skills.store import (
     VIA_CLI,
     VIAS,
@@ -111,6 +121,54 @@ def _body(text: str) -> str:
     return for_terminal(text.rstrip("\n"), multiline=True)
 
 
+def _source(text: str) -> str:
+    """A body as ``show`` prints it: :func:`_body`, each run of blank lines as one line that
+    says how many (issue 38: 400 blank lines scroll a text's start off the screen)."""
+    lines = body_lines(for_terminal(text, multiline=True))
+    runs = blank_runs(lines)
+    out: list[str] = []
+    index = 0
+    while index < len(lines):
+        if index in runs:
+            out.append(f"({blank_lines(runs[index], index + 1)})")
+            index += runs[index]
+        else:
+            out.append(lines[index])
+            index += 1
+    return "\n".join(out)
+
+
+def _collapsed(diff: list[str]) -> list[str]:
+    """A unified diff's runs of blank added, removed or kept lines, each as one line."""
+    out: list[str] = []
+    index = 0
+    while index < len(diff):
+        end = index
+        while end < len(diff) and diff[end] in ("+", "-", " ") and diff[end] == diff[index]:
+            end += 1
+        if end - index >= MIN_BLANK_RUN:
+            out.append(f"{diff[index]}({blank_lines(end - index)})")
+            index = end
+        else:
+            out.append(diff[index])
+            index += 1
+    return out
+
+
+def _rtl_note(description: str, body: str) -> list[str]:
+    """The lines holding right-to-left characters, which are printed escaped: a terminal
+    that does bidi would reorder the numbers around them (issue 38)."""
+    found = [("description", description)] if rtl_runs(description) else []
+    found += [(f"line {n}", line) for n, line in lines_with_rtl(body)]
+    if not found:
+        return []
+    return [
+        f"!! this text holds right-to-left characters, shown escaped (\\u05c0) in the order "
+        f"stored; agents read them in stored order ({len(found)} line(s)):",
+        *(f"   {where}: {_t(line)}" for where, line in found),
+    ]
+
+
 def _hidden_note(*texts: tuple[str, bool]) -> list[str]:
     hidden = sum(count_hidden(t, multiline=m) for t, m in texts)
     if not hidden:
@@ -153,9 +211,10 @@ def _show(skill: Skill) -> str:
         f"updated:      {local_time(skill.updated_at)}",
         f"published:    {local_time(skill.published_at) or 'never'}",
         *_hidden_note((skill.description, False), (skill.body, True)),
+        *_rtl_note(skill.description, skill.body),
         *_constructs_note(skill.body),
         "",
-        _body(skill.body),
+        _source(skill.body),
     ]
     if skill.proposed is not None:
         p = skill.proposed
@@ -167,14 +226,16 @@ def _show(skill: Skill) -> str:
             f"'{_kite()} skills accept|reject {skill.name}')",
             f"description:  {_t(p.description)}",
             *_hidden_note((p.description, False), (p.body, True)),
+            *_rtl_note(p.description, p.body),
             *_constructs_note(p.body),
             "",
-            _body(p.body),
+            _source(p.body),
         ]
     if Action.PUBLISH in person_actions(skill.status, proposed=skill.proposed is not None):
         lines += [
             "",
-            f"publish it with: {_kite()} skills publish {skill.name} --rev {skill.revision}",
+            f"publish it with: {_kite()} skills publish {skill.name} --rev {skill.revision}"
+            f" ({text_size(skill.body)})",
         ]
     return "\n".join(lines)
 
@@ -199,15 +260,18 @@ def _diff(skill: Skill, *, coloured: bool = False) -> str:
     )
     if not lines:
         lines = ["(the proposed revision is the same text)"]
-    elif coloured:
+    lines = _collapsed(lines)
+    if coloured:
         lines = [_paint(line) for line in lines]
     return "\n".join(
         [
             *lines,
             *_hidden_note((p.description, False), (p.body, True)),
+            *_rtl_note(p.description, p.body),
             *_constructs_note(p.body),
             "",
-            f"accept it with: {_kite()} skills accept {skill.name} --rev {p.revision}",
+            f"accept it with: {_kite()} skills accept {skill.name} --rev {p.revision}"
+            f" ({text_size(p.body)})",
         ]
     )
 
@@ -333,11 +397,12 @@ def _log(args: argparse.Namespace) -> int:
     if args.json:
         _print_json([_entry_json(e) for e in entries])
         return 0
-    for e in entries:
-        move = f"{e.from_status or '-'} -> {e.to_status or '-'}"
+    for e in entries:  # every field as another tool may have written it: escaped
+        move = f"{_t(e.from_status or '-')} -> {_t(e.to_status or '-')}"
         detail = f"  ({_t(e.detail)})" if e.detail else ""
-        who = f"{e.via}:{_t(e.who)}"
-        print(f"{local_time(e.at)}  {_t(e.skill):<24} {_t(e.action):<13} {move:<20} {who}{detail}")
+        who = f"{_t(e.via)}:{_t(e.who)}"
+        at = _t(local_time(e.at))
+        print(f"{at}  {_t(e.skill):<24} {_t(e.action):<13} {move:<20} {who}{detail}")
     return 0
 
 

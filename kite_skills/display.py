@@ -220,6 +220,49 @@ def local_time(stamp: str | None) -> str:
     return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
 
 
+def body_lines(body: str) -> list[str]:
+    """A body's lines as a person is shown them, numbered from 1 (a final line feed ends the
+    last line; it starts no line of its own)."""
+    lines = body.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+MIN_BLANK_RUN: Final = 3
+"""A run of this many blank lines or more is shown as one line that says how many (issue 38:
+400 blank lines pushed a body's last step out of the review box)."""
+
+
+def blank_runs(lines: list[str]) -> dict[int, int]:
+    """``{index of its first line: how many}`` for each run of at least
+    :data:`MIN_BLANK_RUN` blank lines (nothing but white space)."""
+    runs: dict[int, int] = {}
+    start: int | None = None
+    for index in range(len(lines) + 1):
+        if index < len(lines) and not lines[index].strip():
+            start = index if start is None else start
+            continue
+        if start is not None and index - start >= MIN_BLANK_RUN:
+            runs[start] = index - start
+        start = None
+    return runs
+
+
+def blank_lines(count: int, first: int | None = None) -> str:
+    """What a collapsed run of blank lines says: ``400 blank lines (5–404)``."""
+    where = "" if first is None else f" ({first}–{first + count - 1})"
+    return f"{count} blank lines{where}"
+
+
+def text_size(body: str) -> str:
+    """A body's length, as a person is shown it beside publish and accept:
+    ``404 lines, 1,520 bytes``."""
+    count = len(body_lines(body))
+    size = len(body.encode("utf-8", "surrogatepass"))
+    return f"{count:,} line{'' if count == 1 else 's'}, {size:,} bytes"
+
+
 def counted(number: int, noun: str) -> str:
     """``1 problem``, ``3 problems``: a count a person reads (nouns with a plain -s plural)."""
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

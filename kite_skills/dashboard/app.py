@@ -32,7 +32,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from kite_skills.catalog import hidden_constructs
-from kite_skills.display import count_hidden, visible
+from kite_skills.display import count_hidden, text_size, visible
 from kite_skills.errors import (
     IllegalTransition,
     InvalidQuery,
@@ -307,8 +307,8 @@ class Dashboard:
             proposed_constructs=hidden_constructs(p.body) if p else [],
             rtl=render.rtl_lines(skill.description, skill.body),
             proposed_rtl=render.rtl_lines(p.description, p.body) if p else [],
-            size=render.text_size(skill.body),
-            proposed_size=render.text_size(p.body) if p else "",
+            size=text_size(skill.body),
+            proposed_size=text_size(p.body) if p else "",
             hidden=render.hidden_in((skill.description, False), (skill.body, True)),
             proposed_hidden=render.hidden_in((p.description, False), (p.body, True)) if p else 0,
             diff=diff,

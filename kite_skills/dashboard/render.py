@@ -19,7 +19,15 @@ from markdown_it.common.utils import unescapeAll
 from markdown_it.token import Token
 from markupsafe import Markup, escape
 
-from kite_skills.display import count_hidden, split_hidden, visible
+from kite_skills.display import (
+    MIN_BLANK_RUN,
+    blank_lines,
+    blank_runs,
+    body_lines,
+    count_hidden,
+    split_hidden,
+    visible,
+)
 from kite_skills.display import local_time as local_time  # the templates' filter
 from kite_skills.rtl import lines_with_rtl, rtl_runs
 
@@ -147,37 +155,12 @@ def in_stored_order(text: str) -> Markup:
     return Markup("").join(out)
 
 
-MIN_BLANK_RUN = 3
-"""A run of this many blank lines or more is shown as one line that says how many (issue 38:
-400 blank lines pushed a body's last step out of the review box)."""
-
-
-def _blank_runs(lines: list[str]) -> dict[int, int]:
-    """``{index of the first line: how many}`` for each run of at least
-    :data:`MIN_BLANK_RUN` blank lines (nothing but white space)."""
-    runs: dict[int, int] = {}
-    start = None
-    for index, text in enumerate([*lines, "end"]):
-        if not text.strip() and text != "end":
-            start = index if start is None else start
-            continue
-        if start is not None and index - start >= MIN_BLANK_RUN:
-            runs[start] = index - start
-        start = None
-    return runs
-
-
-def blank_lines(count: int, first: int) -> str:
-    """What a collapsed run of blank lines says: ``400 blank lines (5–404)``."""
-    return f"{count} blank lines ({first}–{first + count - 1})"
-
-
 def source_html(body: str, anchor: str) -> Markup:
     """The body exactly as stored, one marked-up line per stored line (``id`` ``anchor`` + its
     number, which the stylesheet shows from ``data-n``): hidden characters marked, nothing
     rendered; a run of blank lines as one line that says how many."""
-    lines = _numbered(body)
-    runs = _blank_runs(lines)
+    lines = body_lines(body)
+    runs = blank_runs(lines)
     line = Markup('<span class="line" id="{0}{1}" data-n="{1}">{2}</span>\n')
     blank = Markup('<span class="line blank-run" id="{0}{1}" data-n="{1}">{2}</span>\n')
     out: list[Markup] = []
@@ -190,13 +173,6 @@ def source_html(body: str, anchor: str) -> Markup:
         out.append(line.format(anchor, index + 1, visible_html(lines[index], multiline=True)))
         index += 1
     return Markup("").join(out)
-
-
-def text_size(body: str) -> str:
-    """A body's length as the review shows it beside the buttons: ``404 lines, 1,520 bytes``."""
-    count = len(_numbered(body))
-    size = len(body.encode("utf-8", "surrogatepass"))
-    return f"{count:,} line{'' if count == 1 else 's'}, {size:,} bytes"
 
 
 def rtl_lines(description: str, body: str) -> list[tuple[int | None, str]]:
@@ -310,7 +286,7 @@ def diff_lines(
         lines += _changed(
             [f"description: {old_description}"], [f"description: {new_description}"], None, None
         )
-    old, new = _numbered(old_body), _numbered(new_body)
+    old, new = body_lines(old_body), body_lines(new_body)
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     for index, group in enumerate(matcher.get_grouped_opcodes(3)):
         if index or group[0][1] or group[0][3]:
@@ -343,15 +319,6 @@ def _collapse_blank(lines: list[DiffLine]) -> list[DiffLine]:
             out.append(line)
             index += 1
     return out
-
-
-def _numbered(body: str) -> list[str]:
-    """The body's lines as :func:`source_html` numbers them (a final line feed starts no
-    line of its own)."""
-    lines = body.split("\n")
-    if len(lines) > 1 and lines[-1] == "":
-        lines.pop()
-    return lines
 
 
 def diff_html(line: DiffLine) -> Markup:
