@@ -17,7 +17,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from kite_skills.display import (
     text_size,
 )
 from kite_skills.errors import KiteError, StoreUnavailable, UnreadableSkill
+from kite_skills.look_alikes import is_new_draft, look_alikes
 from kite_skills.person import login_name
 from kite_skills.rtl import lines_with_rtl, rtl_runs
 from kite_skills.store import (
@@ -200,9 +201,27 @@ def _constructs_note(body: str) -> list[str]:
 # ---- rendering ----------------------------------------------------------------------------
 
 
-def _show(skill: Skill) -> str:
+def _looks(store: Store, skill: Skill) -> list[tuple[str, str]]:
+    """The names a new draft's name looks like (:mod:`kite_skills.look_alikes`)."""
+    if not is_new_draft(skill):
+        return []
+    return look_alikes(store.list_all(), name=skill.name).get(skill.name, [])
+
+
+def _looks_note(name: str, looks: Sequence[tuple[str, str]]) -> list[str]:
+    if not looks:
+        return []
+    names = ", ".join(f"{other} ({where})" for other, where in looks)
+    return [
+        f"!! the name '{name}' looks like {names}: an agent may have named it to pass for "
+        "that one; check it is the skill you mean before you publish"
+    ]
+
+
+def _show(skill: Skill, looks: Sequence[tuple[str, str]] = ()) -> str:
     lines = [
         f"name:         {_t(skill.name)}",
+        *_looks_note(skill.name, looks),
         f"status:       {skill.status}",
         f"revision:     {skill.revision}",
         f"written by:   {_t(skill.written_by.label())}",
@@ -342,6 +361,7 @@ def _list(args: argparse.Namespace) -> int:
     else:
         with _open(args) as store:
             skills = list(store.list_all())
+    looks = look_alikes(skills) if not args.json else {}
     if args.status:
         skills = [s for s in skills if s.status == args.status]
     if args.pending:
@@ -355,6 +375,8 @@ def _list(args: argparse.Namespace) -> int:
         print(no_skills_yet())
     for s in skills:
         mark = f" (revision {s.proposed.revision} proposed)" if s.proposed else ""
+        if looks.get(s.name):
+            mark += " !! looks like " + ", ".join(f"{n} ({w})" for n, w in looks[s.name])
         print(f"{_t(s.name):<32} {s.status:<9} {_t(s.description)}{mark}")
     return 0
 
@@ -362,10 +384,11 @@ def _list(args: argparse.Namespace) -> int:
 def _show_cmd(args: argparse.Namespace) -> int:
     with _open(args) as store:
         skill = store.get(args.name)
+        looks = [] if args.json else _looks(store, skill)
     if args.json:
         _print_json(_skill_json(skill, body=True))
     else:
-        print(_show(skill))
+        print(_show(skill, looks))
     return 0
 
 
@@ -627,7 +650,7 @@ def _review_one(store: Store, skill: Skill) -> str:
             Action.DELETE: "[d]elete the skill",
         }
     else:  # the draft waits
-        print(_show(skill))
+        print(_show(skill, _looks(store, skill)))
         menu = {Action.PUBLISH: "[p]ublish", Action.DELETE: "[d]elete"}
     offered = {action: label for action, label in menu.items() if action in allowed}
     answer = _ask(", ".join([*offered.values(), "[s]kip", "[q]uit"]) + "? ")

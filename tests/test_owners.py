@@ -560,6 +560,14 @@ def test_the_right_to_left_class_is_decided_only_in_rtl() -> None:
     )
 
 
+def test_which_names_look_alike_is_decided_only_in_look_alikes() -> None:
+    """Issue 38: the look-alike letter groups are written once."""
+    found = _found(
+        lambda text: text in ("rn", "vv", "cl"), skip=frozenset({"kite_skills/look_alikes.py"})
+    )
+    assert found == [], "a look-alike rule is written again: ask kite_skills.look_alikes"
+
+
 def test_the_development_guide_names_each_rule_and_its_test() -> None:
     text = (REPO / "docs" / "development.md").read_text(encoding="utf-8")
     section = text.split("\n## Who owns each rule\n", 1)[1].split("\n## ", 1)[0]
