@@ -18,9 +18,11 @@ descriptions) they are shown escaped too. HTML escaping is the template engine's
 
 Every helper that writes text for someone to read lives here, each named for what it does:
 
-- :func:`visible` (and :func:`for_terminal`, what the CLI prints): agent-written text for a
-  person, each hidden character as its escape; the dashboard marks the same ones with
-  :func:`split_hidden` and :func:`count_hidden`;
+- :func:`visible` (and :func:`for_terminal`, what the CLI prints, right-to-left characters
+  escaped too): agent-written text for a person, each hidden character as its escape; the
+  dashboard marks the same ones with :func:`split_hidden` and :func:`count_hidden`;
+- :func:`body_lines`, :func:`blank_runs`, :func:`blank_lines` and :func:`text_size`: a body's
+  numbered lines, its runs of blank lines shown as one line, its length beside the buttons;
 - :func:`quoted`: a refused value quoted in an error message, cut short when long, with every
   control, joiner and lone surrogate as a hex escape (a refusal shows exactly what it got);
 - :func:`decoded`: a value as SQLite returned it, bytes that are not UTF-8 as ``\\xNN``;
