@@ -159,6 +159,37 @@ def test_every_right_to_left_sample_shows_in_stored_order(page: Any) -> None:  #
     assert "the description: " + attack("\u05c0") in page.inner_text("#rtl-lines")
 
 
+LINES = """(lines) => {
+  const made = [];
+  lines.forEach((html, i) => {
+    const p = document.createElement("p");
+    p.id = "made-" + i;
+    p.innerHTML = html;
+    document.querySelector("main").append(p);
+    made.push("#made-" + i);
+  });
+  return made;
+}"""
+
+
+def test_the_measure_sees_what_the_bidi_algorithm_moves(page: Any) -> None:  # noqa: F811
+    """Why each run is a ``<bdo>`` that overrides, not a ``<bdi>`` alone: in this Chromium,
+    with the dashboard's stylesheet, the measure finds the issue's line reordered bare, a run
+    of letters reversed inside a ``<bdi>``, and neither in the page's ``<bdo class="rtl">``."""
+    hebrew = "\u05e9\u05dc\u05d5\u05dd"
+    made = page.evaluate(
+        LINES,
+        [
+            "stop-loss \u05c0 1200 \u05c0 target 900",
+            f"stop-loss <bdi>{hebrew}</bdi> 1200",
+            f'stop-loss <bdo dir="ltr" class="rtl">{hebrew}</bdo> 1200 '
+            '<bdo dir="ltr" class="rtl">\u05c0</bdo> 900',
+        ],
+    )
+    bare, isolated, overridden = (in_stored_order(page.locator(m).evaluate(BOXES)) for m in made)
+    assert bare and isolated and overridden == []
+
+
 def test_the_skills_list_the_history_and_publish_show_stored_order(page: Any) -> None:  # noqa: F811
     assert disordered(page, "#live td:nth-child(2)") == []  # the description cell
     assert disordered(page, "#waiting td:nth-child(3)") == []
