@@ -5,12 +5,14 @@ agent's draft named to pass for a skill the person trusts, or for a catalog reci
 A name's *skeleton* writes each letter group that reads as another as what it reads as
 (:data:`LOOK_ALIKES`: rn → m, vv → w, cl → d, 0 → o, 1 → l, 5 → s). Two names look alike when
 their skeletons are equal, or, both being at least :data:`MIN_EDIT_CHARS` long, one edit apart
-(a character added, dropped or changed, or two neighbours swapped). A draft is flagged, never
-refused: the person decides.
+(a character added, dropped or changed, or two neighbours swapped) unless the names differ
+only in their digits (``sip-2024-01`` and ``sip-2024-02`` are a series, read apart). A draft is
+flagged, never refused: the person decides.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
@@ -29,10 +31,12 @@ least this many characters (shorter names differ by too much in one letter)."""
 LOOK_ALIKE_RULE: Final = (
     "a name looks like another when, with rn read as m, vv as w, cl as d, 0 as o, 1 as l "
     f"and 5 as s, the two are the same or (both at least {MIN_EDIT_CHARS} characters) one "
-    "letter apart: one added, dropped, changed, or two neighbours swapped"
+    "letter apart: one added, dropped, changed, or two neighbours swapped (names that differ "
+    "only in their digits are not look-alikes)"
 )
 
 
+@functools.lru_cache(maxsize=4096)
 def skeleton(name: str) -> str:
     """``name`` with each look-alike group written as what it reads as (:data:`LOOK_ALIKES`)."""
     for group, reads_as in LOOK_ALIKES:
@@ -58,7 +62,14 @@ def looks_like(a: str, b: str) -> bool:
     if a == b:
         return False
     x, y = skeleton(a), skeleton(b)
-    return x == y or (min(len(x), len(y)) >= MIN_EDIT_CHARS and _one_edit(x, y))
+    if x == y:
+        return True
+    if a.translate(_NO_DIGITS) == b.translate(_NO_DIGITS):
+        return False  # a series: the digits are read as digits
+    return min(len(x), len(y)) >= MIN_EDIT_CHARS and _one_edit(x, y)
+
+
+_NO_DIGITS: Final = str.maketrans("", "", "0123456789")
 
 
 def _deletions(text: str) -> set[str]:
@@ -103,6 +114,20 @@ def look_alikes(
     if not drafts:
         return {}
     where = dict.fromkeys(skill_names(), "catalog") | {s.name: s.status for s in skills}
-    names = LookAlikes(where)
-    found = {draft: [(other, where[other]) for other in names.of(draft)] for draft in drafts}
-    return {draft: others for draft, others in found.items() if others}
+    return {
+        draft: list(others) for draft, others in _found(frozenset(where.items()), tuple(drafts))
+    }
+
+
+@functools.lru_cache(maxsize=2)  # the skills list's, and one skill page's
+def _found(
+    where: frozenset[tuple[str, str]], drafts: tuple[str, ...]
+) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+    """:func:`look_alikes` for one set of names and drafts: the skills list asks again for
+    every page it serves, and the names seldom change between two."""
+    status = dict(where)
+    names = LookAlikes(status)
+    found = (
+        (draft, tuple((other, status[other]) for other in names.of(draft))) for draft in drafts
+    )
+    return tuple((draft, others) for draft, others in found if others)

@@ -33,6 +33,7 @@ from .test_cli_person import main, tty  # noqa: F401
         ("compare-fumds", "compare-funds"),  # one changed
         ("cmopare-funds", "compare-funds"),  # two neighbours swapped
         ("abcde", "abcdf"),  # one changed, at the shortest length it counts for
+        ("c0mpare-fund", "compare-funds"),  # a look-alike digit and one dropped letter
     ],
 )
 def test_look_alikes(name: str, other: str) -> None:
@@ -48,6 +49,9 @@ def test_look_alikes(name: str, other: str) -> None:
         ("compare-funds", "fund-compare"),
         ("orders", "holders"),  # two edits
         ("abcde", "badce"),  # two swaps
+        ("sip-2024-01", "sip-2024-02"),  # a series: only digits differ
+        ("skill-0001", "skill-0011"),  # 0 reads as o and 1 as l, but they are digits here
+        ("report-7", "report-78"),
     ],
 )
 def test_not_look_alikes(name: str, other: str) -> None:
