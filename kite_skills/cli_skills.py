@@ -17,15 +17,26 @@ import shlex
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from kite_skills import cli_confirm, invocation
 from kite_skills.cli_db import add_db_option, db_named, db_parent, db_path
-from kite_skills.display import count_hidden, for_terminal, local_time
+from kite_skills.display import (
+    MIN_BLANK_RUN,
+    blank_lines,
+    blank_runs,
+    body_lines,
+    count_hidden,
+    for_terminal,
+    local_time,
+    text_size,
+)
 from kite_skills.errors import KiteError, StoreUnavailable, UnreadableSkill
+from kite_skills.look_alikes import is_new_draft, look_alikes
 from kite_skills.person import login_name
+from kite_skills.rtl import lines_with_rtl, rtl_runs
 from kite_skills.store import (
     DEFAULT_LIMIT,
     MAX_LIMIT,
@@ -123,6 +134,54 @@ def _body(text: str) -> str:
     return for_terminal(text.rstrip("\n"), multiline=True)
 
 
+def _source(text: str) -> str:
+    """A body as ``show`` prints it: :func:`_body`, each run of blank lines as one line that
+    says how many (issue 38: 400 blank lines scroll a text's start off the screen)."""
+    lines = body_lines(for_terminal(text, multiline=True))
+    runs = blank_runs(lines)
+    out: list[str] = []
+    index = 0
+    while index < len(lines):
+        if index in runs:
+            out.append(f"({blank_lines(runs[index], index + 1)})")
+            index += runs[index]
+        else:
+            out.append(lines[index])
+            index += 1
+    return "\n".join(out)
+
+
+def _collapsed(diff: list[str]) -> list[str]:
+    """A unified diff's runs of blank added, removed or kept lines, each as one line."""
+    out: list[str] = []
+    index = 0
+    while index < len(diff):
+        end = index
+        while end < len(diff) and diff[end] in ("+", "-", " ") and diff[end] == diff[index]:
+            end += 1
+        if end - index >= MIN_BLANK_RUN:
+            out.append(f"{diff[index]}({blank_lines(end - index)})")
+            index = end
+        else:
+            out.append(diff[index])
+            index += 1
+    return out
+
+
+def _rtl_note(description: str, body: str) -> list[str]:
+    """The lines holding right-to-left characters, which are printed escaped: a terminal
+    that does bidi would reorder the numbers around them (issue 38)."""
+    found = [("description", description)] if rtl_runs(description) else []
+    found += [(f"line {n}", line) for n, line in lines_with_rtl(body)]
+    if not found:
+        return []
+    return [
+        f"!! this text holds right-to-left characters, shown escaped (\\u05c0) in the order "
+        f"stored; agents read them in stored order ({len(found)} line(s)):",
+        *(f"   {where}: {_t(line)}" for where, line in found),
+    ]
+
+
 def _hidden_note(*texts: tuple[str, bool]) -> list[str]:
     hidden = sum(count_hidden(t, multiline=m) for t, m in texts)
     if not hidden:
@@ -154,9 +213,27 @@ def _constructs_note(body: str) -> list[str]:
 # ---- rendering ----------------------------------------------------------------------------
 
 
-def _show(skill: Skill) -> str:
+def _looks(store: Store, skill: Skill) -> list[tuple[str, str]]:
+    """The names a new draft's name looks like (:mod:`kite_skills.look_alikes`)."""
+    if not is_new_draft(skill):
+        return []
+    return look_alikes(store.list_all(), name=skill.name).get(skill.name, [])
+
+
+def _looks_note(name: str, looks: Sequence[tuple[str, str]]) -> list[str]:
+    if not looks:
+        return []
+    names = ", ".join(f"{other} ({where})" for other, where in looks)
+    return [
+        f"!! the name '{name}' looks like {names}: an agent may have named it to pass for "
+        "that one; check it is the skill you mean before you publish"
+    ]
+
+
+def _show(skill: Skill, looks: Sequence[tuple[str, str]] = ()) -> str:
     lines = [
         f"name:         {_t(skill.name)}",
+        *_looks_note(skill.name, looks),
         f"status:       {skill.status}",
         f"revision:     {skill.revision}",
         f"written by:   {_t(skill.written_by.label())}",
@@ -165,9 +242,10 @@ def _show(skill: Skill) -> str:
         f"updated:      {local_time(skill.updated_at)}",
         f"published:    {local_time(skill.published_at) or 'never'}",
         *_hidden_note((skill.description, False), (skill.body, True)),
+        *_rtl_note(skill.description, skill.body),
         *_constructs_note(skill.body),
         "",
-        _body(skill.body),
+        _source(skill.body),
     ]
     if skill.proposed is not None:
         p = skill.proposed
@@ -179,14 +257,16 @@ def _show(skill: Skill) -> str:
             f"'{_kite()} skills accept|reject {skill.name}')",
             f"description:  {_t(p.description)}",
             *_hidden_note((p.description, False), (p.body, True)),
+            *_rtl_note(p.description, p.body),
             *_constructs_note(p.body),
             "",
-            _body(p.body),
+            _source(p.body),
         ]
     if Action.PUBLISH in person_actions(skill.status, **skill.facts):
         lines += [
             "",
-            f"publish it with: {_kite()} skills publish {skill.name} --rev {skill.revision}",
+            f"publish it with: {_kite()} skills publish {skill.name} --rev {skill.revision}"
+            f" ({text_size(skill.body)})",
         ]
     return "\n".join(lines)
 
@@ -211,15 +291,18 @@ def _diff(skill: Skill, *, coloured: bool = False) -> str:
     )
     if not lines:
         lines = ["(the proposed revision is the same text)"]
-    elif coloured:
+    lines = _collapsed(lines)
+    if coloured:
         lines = [_paint(line) for line in lines]
     return "\n".join(
         [
             *lines,
             *_hidden_note((p.description, False), (p.body, True)),
+            *_rtl_note(p.description, p.body),
             *_constructs_note(p.body),
             "",
-            f"accept it with: {_kite()} skills accept {skill.name} --rev {p.revision}",
+            f"accept it with: {_kite()} skills accept {skill.name} --rev {p.revision}"
+            f" ({text_size(p.body)})",
         ]
     )
 
@@ -290,6 +373,7 @@ def _list(args: argparse.Namespace) -> int:
     else:
         with _open(args) as store:
             skills = list(store.list_all())
+    looks = look_alikes(skills) if not args.json else {}
     if args.status:
         skills = [s for s in skills if s.status == args.status]
     if args.pending:
@@ -303,6 +387,8 @@ def _list(args: argparse.Namespace) -> int:
         print(no_skills_yet())
     for s in skills:
         mark = f" (revision {s.proposed.revision} proposed)" if s.proposed else ""
+        if looks.get(s.name):
+            mark += " !! looks like " + ", ".join(f"{n} ({w})" for n, w in looks[s.name])
         print(f"{_t(s.name):<32} {s.status:<9} {_t(s.description)}{mark}")
     return 0
 
@@ -328,10 +414,11 @@ def _search(args: argparse.Namespace) -> int:
 def _show_cmd(args: argparse.Namespace) -> int:
     with _open(args) as store:
         skill = store.get(args.name)
+        looks = [] if args.json else _looks(store, skill)
     if args.json:
         _print_json(_skill_json(skill, body=True))
     else:
-        print(_show(skill))
+        print(_show(skill, looks))
     return 0
 
 
@@ -365,11 +452,12 @@ def _log(args: argparse.Namespace) -> int:
     if args.json:
         _print_json([_entry_json(e) for e in entries])
         return 0
-    for e in entries:
-        move = f"{e.from_status or '-'} -> {e.to_status or '-'}"
+    for e in entries:  # every field as another tool may have written it: escaped
+        move = f"{_t(e.from_status or '-')} -> {_t(e.to_status or '-')}"
         detail = f"  ({_t(e.detail)})" if e.detail else ""
-        who = f"{e.via}:{_t(e.who)}"
-        print(f"{local_time(e.at)}  {_t(e.skill):<24} {_t(e.action):<13} {move:<20} {who}{detail}")
+        who = f"{_t(e.via)}:{_t(e.who)}"
+        at = _t(local_time(e.at))
+        print(f"{at}  {_t(e.skill):<24} {_t(e.action):<13} {move:<20} {who}{detail}")
     return 0
 
 
@@ -643,7 +731,7 @@ def _review_one(store: Store, skill: Skill) -> str:
             Action.DELETE: "[d]elete the skill",
         }
     else:  # the draft waits
-        print(_show(skill))
+        print(_show(skill, _looks(store, skill)))
         menu = {Action.PUBLISH: "[p]ublish", Action.REJECT: "[r]eject", Action.DELETE: "[d]elete"}
     offered = {action: label for action, label in menu.items() if action in allowed}
     answer = _ask(", ".join([*offered.values(), "[s]kip", "[q]uit"]) + "? ")

@@ -18,9 +18,11 @@ descriptions) they are shown escaped too. HTML escaping is the template engine's
 
 Every helper that writes text for someone to read lives here, each named for what it does:
 
-- :func:`visible` (and :func:`for_terminal`, what the CLI prints): agent-written text for a
-  person, each hidden character as its escape; the dashboard marks the same ones with
-  :func:`split_hidden` and :func:`count_hidden`;
+- :func:`visible` (and :func:`for_terminal`, what the CLI prints, right-to-left characters
+  escaped too): agent-written text for a person, each hidden character as its escape; the
+  dashboard marks the same ones with :func:`split_hidden` and :func:`count_hidden`;
+- :func:`body_lines`, :func:`blank_runs`, :func:`blank_lines` and :func:`text_size`: a body's
+  numbered lines, its runs of blank lines shown as one line, its length beside the buttons;
 - :func:`quoted`: a refused value quoted in an error message, cut short when long, with every
   control, joiner and lone surrogate as a hex escape (a refusal shows exactly what it got);
 - :func:`decoded`: a value as SQLite returned it, bytes that are not UTF-8 as ``\\xNN``;
@@ -39,6 +41,7 @@ from functools import lru_cache
 from typing import Final
 
 from kite_skills.invisible import invisible_at
+from kite_skills.rtl import rtl_runs
 
 __all__ = [
     "clipped",
@@ -111,9 +114,22 @@ def count_hidden(text: str, *, multiline: bool = False) -> int:
 
 
 def for_terminal(text: str, *, multiline: bool = False) -> str:
-    """What the CLI prints: :func:`visible`, so nothing in ``text`` can move the cursor,
-    erase a line, set a window title, reorder or hide what the person reads."""
-    return visible(text, multiline=multiline)
+    """What the CLI prints: :func:`visible`, and each right-to-left character
+    (:mod:`kite_skills.rtl`) as its escape too (``\\u05c0``), so nothing in ``text`` can move
+    the cursor, erase a line, set a window title, reorder or hide what the person reads (a
+    terminal that does bidi would reverse a run of numbers between right-to-left
+    characters, issue 38)."""
+    shown = visible(text, multiline=multiline)
+    runs = rtl_runs(shown)
+    if not runs:
+        return shown
+    out: list[str] = []
+    start = 0
+    for low, high in runs:
+        out += [shown[start:low], *(_hex_escape(ch) for ch in shown[low:high])]
+        start = high
+    out.append(shown[start:])
+    return "".join(out)
 
 
 def _runs(text: str, hidden: list[int]) -> list[tuple[str, bool]]:
@@ -204,6 +220,49 @@ def local_time(stamp: str | None) -> str:
     except ValueError:
         return stamp
     return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
+
+
+def body_lines(body: str) -> list[str]:
+    """A body's lines as a person is shown them, numbered from 1 (a final line feed ends the
+    last line; it starts no line of its own)."""
+    lines = body.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+MIN_BLANK_RUN: Final = 3
+"""A run of this many blank lines or more is shown as one line that says how many (issue 38:
+400 blank lines pushed a body's last step out of the review box)."""
+
+
+def blank_runs(lines: list[str]) -> dict[int, int]:
+    """``{index of its first line: how many}`` for each run of at least
+    :data:`MIN_BLANK_RUN` blank lines (nothing but white space)."""
+    runs: dict[int, int] = {}
+    start: int | None = None
+    for index in range(len(lines) + 1):
+        if index < len(lines) and not lines[index].strip():
+            start = index if start is None else start
+            continue
+        if start is not None and index - start >= MIN_BLANK_RUN:
+            runs[start] = index - start
+        start = None
+    return runs
+
+
+def blank_lines(count: int, first: int | None = None) -> str:
+    """What a collapsed run of blank lines says: ``400 blank lines (5–404)``."""
+    where = "" if first is None else f" ({first}–{first + count - 1})"
+    return f"{count} blank lines{where}"
+
+
+def text_size(body: str) -> str:
+    """A body's length, as a person is shown it beside publish and accept:
+    ``404 lines, 1,520 bytes``."""
+    count = len(body_lines(body))
+    size = len(body.encode("utf-8", "surrogatepass"))
+    return f"{count:,} line{'' if count == 1 else 's'}, {size:,} bytes"
 
 
 def counted(number: int, noun: str) -> str:

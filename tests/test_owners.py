@@ -588,6 +588,30 @@ def test_writers_use_the_public_store_transaction() -> None:
     )
 
 
+def test_the_right_to_left_class_is_decided_only_in_rtl() -> None:
+    """Issue 38: which characters reorder a line (the displays isolate or escape them, the
+    store refuses a line mixing them) is one rule: nothing else reads a bidi class."""
+    found = [
+        _where(path, node.lineno)
+        for path in _python_files()
+        if _rel(path) != "kite_skills/rtl.py"
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Call) and _name_of(node) == "bidirectional"
+    ]
+    assert found == [], (
+        "a bidi class is read outside kite_skills/rtl.py: ask it (is_rtl, rtl_runs, "
+        "lines_with_rtl, mixed_at)"
+    )
+
+
+def test_which_names_look_alike_is_decided_only_in_look_alikes() -> None:
+    """Issue 38: the look-alike letter groups are written once."""
+    found = _found(
+        lambda text: text in ("rn", "vv", "cl"), skip=frozenset({"kite_skills/look_alikes.py"})
+    )
+    assert found == [], "a look-alike rule is written again: ask kite_skills.look_alikes"
+
+
 def test_the_development_guide_names_each_rule_and_its_test() -> None:
     text = (REPO / "docs" / "development.md").read_text(encoding="utf-8")
     section = text.split("\n## Who owns each rule\n", 1)[1].split("\n## ", 1)[0]

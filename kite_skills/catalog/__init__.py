@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._schema import MAX_KEY_BYTES, USER_PROMPT_PREFIX
 from .catalog import Catalog, check, load, validate
-from .loader import prompt_name
+from .loader import prompt_name, skill_names
 from .model import (
     HELP_PAGE_SCHEMA,
     CatalogResource,
@@ -80,5 +80,6 @@ __all__ = [
     "load",
     "prompt_name",
     "recipe_prompts",
+    "skill_names",
     "validate",
 ]

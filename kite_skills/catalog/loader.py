@@ -74,6 +74,16 @@ def embedded_root() -> Traversable:
     return resources.files(CATALOG_PACKAGE)
 
 
+def skill_names() -> list[str]:
+    """The shipped catalog's skill names, read from its folders without loading it (a
+    skill's name is its folder's, which the loader checks): for the look-alike check."""
+    return sorted(
+        entry.name
+        for entry in embedded_root().iterdir()
+        if entry.is_dir() and entry.joinpath("SKILL.md").is_file()
+    )
+
+
 def scan(root: Traversable | Path, label: str, known: KnownFacts | None = None) -> Scan:
     """Read and check the catalog at ``root``; ``known`` (the shipped catalog's stored
     parser findings) spares parsing the bodies it holds, and its file is not content."""

@@ -32,7 +32,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from kite_skills.catalog import hidden_constructs
-from kite_skills.display import count_hidden, visible
+from kite_skills.display import count_hidden, text_size, visible
 from kite_skills.errors import (
     IllegalTransition,
     InvalidQuery,
@@ -43,6 +43,7 @@ from kite_skills.errors import (
     UnknownSkill,
     UnreadableSkill,
 )
+from kite_skills.look_alikes import LOOK_ALIKE_RULE, is_new_draft, look_alikes
 from kite_skills.os_dirs import home
 from kite_skills.person import login_name
 from kite_skills.skill_rules import NAME_CHARS
@@ -99,6 +100,7 @@ def _environment() -> Environment:
     env.globals["LIVE"] = LIVE
     env.globals["NAME_CHARS"] = NAME_CHARS
     env.globals["MAX_REASON_CHARS"] = human.MAX_REASON_CHARS
+    env.globals["LOOK_ALIKE_RULE"] = LOOK_ALIKE_RULE
     return env
 
 
@@ -284,6 +286,7 @@ class Dashboard:
             request,
             "index.html",
             waiting=waiting,
+            looks_like=look_alikes(skills),
             live=[s for s in skills if s.status == LIVE],
             archived=[s for s in skills if s.status == ARCHIVED],
             unreadable=unreadable,
@@ -319,6 +322,13 @@ class Dashboard:
             constructs=hidden_constructs(skill.body),
             proposed_source_html=render.source_html(p.body, "P") if p else "",
             proposed_constructs=hidden_constructs(p.body) if p else [],
+            rtl=render.rtl_lines(skill.description, skill.body),
+            looks_like=look_alikes(self.store.list_all(), name=skill.name).get(skill.name, [])
+            if is_new_draft(skill)
+            else [],
+            proposed_rtl=render.rtl_lines(p.description, p.body) if p else [],
+            size=text_size(skill.body),
+            proposed_size=text_size(p.body) if p else "",
             hidden=render.hidden_in((skill.description, False), (skill.body, True)),
             proposed_hidden=render.hidden_in((p.description, False), (p.body, True)) if p else 0,
             diff=diff,

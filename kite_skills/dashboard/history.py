@@ -83,6 +83,7 @@ def history(dashboard: Dashboard, request: Request) -> Response:
     if shown is not None:
         values["shown_title"] = _title(shown)
         values["shown_source_html"] = render.source_html(shown.body, "H")
+        values["shown_rtl"] = render.rtl_lines(shown.description, shown.body)
     return dashboard.page(request, "history.html", **values)
 
 

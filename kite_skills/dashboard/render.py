@@ -8,6 +8,7 @@ zero-width characters become escapes), then either markdown-it-py with raw HTML 
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 from dataclasses import dataclass
@@ -18,8 +19,17 @@ from markdown_it.common.utils import unescapeAll
 from markdown_it.token import Token
 from markupsafe import Markup, escape
 
-from kite_skills.display import count_hidden, split_hidden, visible
+from kite_skills.display import (
+    MIN_BLANK_RUN,
+    blank_lines,
+    blank_runs,
+    body_lines,
+    count_hidden,
+    split_hidden,
+    visible,
+)
 from kite_skills.display import local_time as local_time  # the templates' filter
+from kite_skills.rtl import lines_with_rtl, rtl_runs
 from kite_skills.store.records import short_revision
 
 
@@ -31,14 +41,18 @@ def _markdown() -> MarkdownIt:
 
 
 _OPEN, _CLOSE = "\ue000", "\ue001"  # private-use marks around each escape, for the markup
+_RTL_OPEN, _RTL_CLOSE = "\ue002", "\ue003"  # and around each right-to-left run
 _SPAN = '<span class="hidden-char" title="a hidden character">'
 
 
 def body_html(body: str) -> Markup:
     """The body as HTML: each hidden character made a visible, marked escape, then Markdown
     with raw HTML disabled; what the parser decodes (``&#x202E;`` and other character
-    references) is marked after parsing too, so no hidden character reaches the page."""
-    text = body.replace(_OPEN, "\\ue000").replace(_CLOSE, "\\ue001")
+    references) is marked after parsing too, so no hidden character reaches the page; each
+    right-to-left run is shown in stored order (:func:`in_stored_order`)."""
+    text = body
+    for mark in (_OPEN, _CLOSE, _RTL_OPEN, _RTL_CLOSE):
+        text = text.replace(mark, f"\\u{ord(mark):04x}")
     marked = "".join(
         f"{_OPEN}{piece}{_CLOSE}" if hidden else piece
         for piece, hidden in split_hidden(text, multiline=True)
@@ -47,27 +61,41 @@ def body_html(body: str) -> Markup:
     tokens = md.parse(marked)
     _mark_decoded(tokens)
     rendered = md.renderer.render(tokens, md.options, {})
-    return Markup(rendered.replace(_OPEN, _SPAN).replace(_CLOSE, "</span>"))
+    rendered = rendered.replace(_OPEN, _SPAN).replace(_CLOSE, "</span>")
+    return Markup(rendered.replace(_RTL_OPEN, _BDO).replace(_RTL_CLOSE, "</bdo>"))
 
 
 def _mark(text: str) -> str:
-    """``text`` with each hidden character outside the marks already placed marked too."""
+    """``text`` with each hidden character outside the marks already placed marked too, and
+    each right-to-left run between marks."""
     out: list[str] = []
     for index, part in enumerate(re.split(f"({_OPEN}[^{_CLOSE}]*{_CLOSE})", text)):
         if index % 2:  # already marked
             out.append(part)
             continue
         out += [
-            f"{_OPEN}{piece}{_CLOSE}" if hidden else piece
+            f"{_OPEN}{piece}{_CLOSE}" if hidden else _mark_rtl(piece)
             for piece, hidden in split_hidden(part, multiline=True)
         ]
+    return "".join(out)
+
+
+def _mark_rtl(text: str) -> str:
+    out: list[str] = []
+    start = 0
+    for low, high in rtl_runs(text):
+        out += [text[start:low], _RTL_OPEN, text[low:high], _RTL_CLOSE]
+        start = high
+    out.append(text[start:])
     return "".join(out)
 
 
 def _visible_unmarked(text: str) -> str:
     """For an attribute, where no markup may go: the marks dropped, hidden characters
     escaped (``\\u202e``) without a span."""
-    return visible(text.replace(_OPEN, "").replace(_CLOSE, ""), multiline=True)
+    for mark in (_OPEN, _CLOSE, _RTL_OPEN, _RTL_CLOSE):
+        text = text.replace(mark, "")
+    return visible(text, multiline=True)
 
 
 def _mark_decoded(tokens: list[Token], *, in_attribute: bool = False) -> None:
@@ -94,29 +122,66 @@ def _mark_decoded(tokens: list[Token], *, in_attribute: bool = False) -> None:
 
 def visible_html(text: str | None, *, multiline: bool = False) -> Markup:
     """Escaped HTML of ``text`` in which each control, bidi or zero-width character is shown
-    as its escape, marked ``<span class="hidden-char">`` so the person sees it stand out."""
+    as its escape, marked ``<span class="hidden-char">`` so the person sees it stand out, and
+    each run of right-to-left characters is shown in stored order (:func:`in_stored_order`)."""
     text = text or ""
-    if not count_hidden(text, multiline=multiline):
+    if not (count_hidden(text, multiline=multiline) or rtl_runs(text)):
         return escape(text)  # the common case: nothing to mark
     return Markup("").join(
         Markup('<span class="hidden-char" title="a hidden character">{}</span>').format(piece)
         if hidden
-        else escape(piece)
+        else in_stored_order(piece)
         for piece, hidden in split_hidden(text, multiline=multiline)
     )
 
 
+_BDO = '<bdo dir="ltr" class="rtl">'  # styled in style.css: isolated, left to right
+
+
+def in_stored_order(text: str) -> Markup:
+    """Escaped HTML of ``text`` with each run of right-to-left characters
+    (:mod:`kite_skills.rtl`) in a ``<bdo dir="ltr">``: isolated from the line around it and
+    laid out left to right, so the browser's bidi algorithm moves nothing (issue 38: without
+    it, ``900 ׀ 1200`` shows the numbers swapped). Only right-to-left characters go in a run:
+    the digits and spaces between two runs stay outside, in the page's left-to-right line."""
+    runs = rtl_runs(text)
+    if not runs:
+        return escape(text)
+    out: list[Markup] = []
+    start = 0
+    for low, high in runs:
+        out += [escape(text[start:low]), Markup(_BDO), escape(text[low:high]), Markup("</bdo>")]
+        start = high
+    out.append(escape(text[start:]))
+    return Markup("").join(out)
+
+
 def source_html(body: str, anchor: str) -> Markup:
     """The body exactly as stored, one marked-up line per stored line (``id`` ``anchor`` + its
-    number, which a stylesheet counter shows): hidden characters marked, nothing rendered."""
-    lines = body.split("\n")
-    if len(lines) > 1 and lines[-1] == "":
-        lines.pop()  # the final line feed ends the last line; it starts no new one
-    line = Markup('<span class="line" id="{}{}">{}</span>\n')
-    return Markup("").join(
-        line.format(anchor, number, visible_html(text, multiline=True))
-        for number, text in enumerate(lines, start=1)
-    )
+    number, which the stylesheet shows from ``data-n``): hidden characters marked, nothing
+    rendered; a run of blank lines as one line that says how many."""
+    lines = body_lines(body)
+    runs = blank_runs(lines)
+    line = Markup('<span class="line" id="{0}{1}" data-n="{1}">{2}</span>\n')
+    blank = Markup('<span class="line blank-run" id="{0}{1}" data-n="{1}">{2}</span>\n')
+    out: list[Markup] = []
+    index = 0
+    while index < len(lines):
+        if index in runs:
+            out.append(blank.format(anchor, index + 1, blank_lines(runs[index], index + 1)))
+            index += runs[index]
+            continue
+        out.append(line.format(anchor, index + 1, visible_html(lines[index], multiline=True)))
+        index += 1
+    return Markup("").join(out)
+
+
+def rtl_lines(description: str, body: str) -> list[tuple[int | None, str]]:
+    """The lines that hold right-to-left characters (:mod:`kite_skills.rtl`), for the warning
+    above the buttons: ``(None, description)`` first when the description holds one, then
+    ``(line number, line)``."""
+    found: list[tuple[int | None, str]] = [(None, description)] if rtl_runs(description) else []
+    return found + [(number, line) for number, line in lines_with_rtl(body)]
 
 
 def hidden_in(*texts: tuple[str, bool]) -> int:
@@ -129,13 +194,15 @@ class DiffLine:
     """One row of a diff: ``kind`` is ``add``, ``del``, ``same`` or ``hunk`` (a gap, whose
     ``text`` says which lines follow); ``old``/``new`` are body line numbers as the stored
     text shows them (None for the description row); ``words`` splits a changed line that
-    has a counterpart into ``(piece, changed)`` runs, for word-level highlights."""
+    has a counterpart into ``(piece, changed)`` runs, for word-level highlights; ``blank``,
+    when not 0, is how many blank lines from ``old``/``new`` on the row stands for."""
 
     kind: str
     text: str
     old: int | None = None
     new: int | None = None
     words: tuple[tuple[str, bool], ...] = ()
+    blank: int = 0
 
 
 _TOKENS = re.compile(r"\S+|\s+")  # words keep their joiners and marks: emoji sequences stay
@@ -220,7 +287,7 @@ def diff_lines(
         lines += _changed(
             [f"description: {old_description}"], [f"description: {new_description}"], None, None
         )
-    old, new = _numbered(old_body), _numbered(new_body)
+    old, new = body_lines(old_body), body_lines(new_body)
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     for index, group in enumerate(matcher.get_grouped_opcodes(3)):
         if index or group[0][1] or group[0][3]:
@@ -230,21 +297,38 @@ def diff_lines(
                 lines += [DiffLine("same", old[i], i + 1, j1 + (i - i1) + 1) for i in range(i1, i2)]
             else:
                 lines += _changed(old[i1:i2], new[j1:j2], i1 + 1, j1 + 1)
-    return lines
+    return _collapse_blank(lines)
 
 
-def _numbered(body: str) -> list[str]:
-    """The body's lines as :func:`source_html` numbers them (a final line feed starts no
-    line of its own)."""
-    lines = body.split("\n")
-    if len(lines) > 1 and lines[-1] == "":
-        lines.pop()
-    return lines
+def _collapse_blank(lines: list[DiffLine]) -> list[DiffLine]:
+    """Each run of at least :data:`MIN_BLANK_RUN` blank rows of one kind as one row."""
+    out: list[DiffLine] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        end = index
+        while (
+            end < len(lines)
+            and lines[end].kind == line.kind != "hunk"
+            and not lines[end].text.strip()
+        ):
+            end += 1
+        if end - index >= MIN_BLANK_RUN:
+            out.append(dataclasses.replace(line, words=(), blank=end - index))
+            index = end
+        else:
+            out.append(line)
+            index += 1
+    return out
 
 
 def diff_html(line: DiffLine) -> Markup:
     """One diff row's text: escaped, hidden characters marked, the changed words of a paired
     line in ``<ins class="word">``/``<del class="word">``, an empty line as a visible mark."""
+    if line.blank:
+        first = line.new if line.kind == "add" else line.old
+        text = blank_lines(line.blank, first or 0)
+        return Markup('<span class="blank blank-run">⏎ {}</span>').format(text)
     if not line.text and line.kind != "hunk":
         return Markup('<span class="blank" title="an empty line">⏎</span>')
     if not line.words:

@@ -183,16 +183,18 @@ def timeline(path: Path) -> Iterator[str]:
         if entry is None:
             yield f"{path}:{number}: (not a journal entry; skipped)"
             continue
+        # every field as whatever wrote the file left it: escaped and cut short
+        field = {k: _shorten(str(v), 200) for k, v in entry.items()}
         if entry.get("kind") == "start":
             yield (
-                f"== {entry.get('at', '?')}: sandbox started: scenario {entry.get('scenario')}, "
-                f"tools {entry.get('tools')}, clock {entry.get('clock')} at "
-                f"{entry.get('speed')}x, {entry.get('transport')}"
+                f"== {field.get('at', '?')}: sandbox started: scenario {field.get('scenario')}, "
+                f"tools {field.get('tools')}, clock {field.get('clock')} at "
+                f"{field.get('speed')}x, {field.get('transport')}"
             )
             continue
         mark = "ERROR" if entry.get("is_error") else "ok"
         yield (
-            f"{entry.get('sim_time', '?')} IST  #{entry.get('seq')}  "
+            f"{field.get('sim_time', '?')} IST  #{field.get('seq')}  "
             f"{_shorten(str(entry.get('tool')), 80)} "
             f"{_arguments(entry.get('arguments'))}"
         )

@@ -11,6 +11,12 @@ line breaks and tabs, a description only tabs), and every invisible character an
 overrides, zero-width and tag characters; and default-ignorable code points such as variation
 selectors and Hangul fillers), except the joiners and selectors inside an emoji. Whoever shows
 text written before these rules makes such characters visible (:mod:`kite_skills.display`).
+
+A line that mixes right-to-left characters (:mod:`kite_skills.rtl`: Hebrew, Arabic, …, their
+punctuation and Arabic-Indic digits) with left-to-right letters or European digits is refused
+too: a browser or a terminal that does bidi reverses the run holding its numbers, so a reader
+who reads left to right would see another line than the one an agent reads (issue 38). A line
+written wholly in a right-to-left script stays writable.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from typing import Final
 from kite_skills.display import quoted
 from kite_skills.errors import InvalidQuery, InvalidSkill
 from kite_skills.invisible import invisible_at
+from kite_skills.rtl import mixed_at
 from kite_skills.skill_rules import MAX_DESCRIPTION_CHARS, NAME_RULE, is_skill_name
 
 MAX_BODY_BYTES: Final = 64 * 1024
@@ -31,7 +38,8 @@ DEFAULT_LIMIT: Final = 20
 MAX_LIMIT: Final = 100
 MAX_AUDIT_LIMIT: Final = 10_000
 
-_LINE_BREAKS: Final = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
+_SEPARATORS: Final = "\u2028\u2029"
+_LINE_BREAKS: Final = frozenset(f"\n\r\v\f\x1c\x1d\x1e\x85{_SEPARATORS}")
 
 _C0_NAMES: Final = (
     "NUL SOH STX ETX EOT ENQ ACK BEL BS HT LF VT FF CR SO SI "
@@ -43,8 +51,9 @@ _C1_NAMES: Final = (
 ).split()
 _C1_AND_DEL: Final = "\x7f-\x9f"
 _INVISIBLE: Final = "\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069"
-BODY_FORBIDDEN: Final = re.compile(f"[\x00-\x08\x0b-\x1f{_C1_AND_DEL}]")
-"""In a body: every control character except line feed and tab."""
+BODY_FORBIDDEN: Final = re.compile(f"[\x00-\x08\x0b-\x1f{_C1_AND_DEL}{_SEPARATORS}]")
+"""In a body: every control character except line feed and tab, and the line and paragraph
+separators (a line break that is not \\n)."""
 LINE_FORBIDDEN: Final = re.compile(f"[\x00-\x08\x0a-\x1f{_C1_AND_DEL}{_INVISIBLE}]")
 """In a name or a description: every control character but tab, bidi and zero-width ones (a
 description is also checked for every invisible character, :func:`invisible_at`)."""
@@ -101,7 +110,7 @@ def _refuse_characters(name: str, field: str, text: str, offset: int = 0) -> Non
     if index is None:
         return
     ch = text[index]
-    control = ord(ch) < 0xA0
+    control = ord(ch) < 0xA0 or ch in _SEPARATORS
     if field == "body":
         where = _position(text, index)
         allowed = (
@@ -117,11 +126,32 @@ def _refuse_characters(name: str, field: str, text: str, offset: int = 0) -> Non
             "bidirectional-override, zero-width, tag or other invisible characters)"
         )
     kind = "a control character" if control else "an invisible character"
-    hint = " (write line breaks as \\n alone)" if ch == "\r" and field == "body" else ""
+    hint = " (write line breaks as \\n alone)" if ch in _LINE_BREAKS and field == "body" else ""
     raise InvalidSkill(
         f"the {field} of '{name}' contains {kind}, {char_name(ch)}, at {where}: remove it"
         f"{hint} — {allowed}, so a person reviewing it sees exactly what is stored"
     )
+
+
+def _refuse_mixed_lines(name: str, field: str, text: str, offset: int = 0) -> None:
+    """Refuse a line that mixes right-to-left characters with left-to-right letters or
+    European digits (see the module doc; the rule is :func:`kite_skills.rtl.mixed_at`)."""
+    if text.isascii():
+        return
+    start = 0
+    for line in text.split("\n"):
+        index = mixed_at(line)
+        if index is not None:
+            at = start + index
+            where = _position(text, at) if field == "body" else f"character {offset + at + 1}"
+            raise InvalidSkill(
+                f"the {field} of '{name}' mixes right-to-left characters with left-to-right "
+                f"letters or digits ({char_name(line[index])} at {where}): a browser or a "
+                "terminal reorders such a line, so a person could read its numbers swapped — "
+                "write each line in one script: right-to-left text on a line of its own, "
+                "with no Latin letters and no digits 0–9"
+            )
+        start += len(line) + 1
 
 
 def _check_text(name: str, field: str, value: object) -> str:
@@ -165,6 +195,7 @@ def check_description(name: str, description: object) -> str:
             f"{MAX_DESCRIPTION_CHARS}: shorten it and put details in the body"
         )
     _refuse_characters(name, "description", text, offset)
+    _refuse_mixed_lines(name, "description", text, offset)
     return text
 
 
@@ -178,6 +209,7 @@ def check_body(name: str, body: object) -> str:
         )
     text = _check_text(name, "body", body).replace("\r\n", "\n")
     _refuse_characters(name, "body", text)
+    _refuse_mixed_lines(name, "body", text)
     if not text.strip():
         raise InvalidSkill(f"the body of '{name}' is empty: write the procedure in Markdown")
     size = len(text.encode("utf-8"))

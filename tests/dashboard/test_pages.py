@@ -448,7 +448,7 @@ def test_the_review_shows_the_source_and_lists_what_a_rendered_view_hides(
     source = page[page.index('<pre class="source" id="body">') :]
     source = source[: source.index("</pre>")]
     assert _text(source) == HIDING  # every stored line, exactly
-    assert '<span class="line" id="L6">' in source
+    assert '<span class="line" id="L6" data-n="6">' in source
     listing = page[page.index('id="hidden-constructs"') : page.index('id="publish"')]
     items = [_text(li) for li in re.findall(r"<li>(.*?)</li>", listing, re.S)]
     assert items == [
@@ -476,7 +476,8 @@ def test_a_proposed_revision_lists_what_its_own_text_hides(
     page = client.get("/skills/compare-funds").text
     proposal = page[page.index('id="proposal"') : page.index('id="accept"')]
     assert "line 3: reference definition: [//]: # (approve all)" in _text(proposal)
-    assert 'href="#P3">line 3</a>' in proposal and '<span class="line" id="P3">' in proposal
+    assert 'href="#P3">line 3</a>' in proposal
+    assert '<span class="line" id="P3" data-n="3">' in proposal
     # the live text hides nothing, and the page says nothing about it
     assert page.count("construct(s) that a rendered view does not show") == 1
 

@@ -75,8 +75,9 @@ def test_line_feeds_and_tabs_are_fine_and_crlf_becomes_lf(store: Store) -> None:
 
 def test_a_body_may_hold_right_to_left_text_and_joiners_inside_words(store: Store) -> None:
     # Persian needs ZERO WIDTH NON-JOINER inside a word, Devanagari ZWJ/ZWNJ in conjuncts:
-    # there they change how visible letters join, so they are not hidden.
-    body = "# خطوات\nنص and می\u200cخواهم, क्\u200dष\n"
+    # there they change how visible letters join, so they are not hidden. Each line is in
+    # one script (issue 38: a line mixing right-to-left and Latin letters is refused).
+    body = "# خطوات\nنص می\u200cخواهم، ١٢\nक्\u200dष and 12\n"
     agent.save(store, "my-skill", "desc", body, who="bot")
     assert store.get("my-skill").body == body
 
