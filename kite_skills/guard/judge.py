@@ -65,17 +65,13 @@ class Finding:
     message: str
     numbers: dict[str, Any]
 
-    @property
-    def askable(self) -> bool:
-        return self.rule != "kill-switch"
-
 
 @dataclass(frozen=True)
 class Verdict:
     write: Write
     findings: tuple[Finding, ...] = ()
     cannot_judge: str | None = None  # why the write could not be judged (fail closed)
-    may_ask: bool = True
+    may_ask: bool = True  # never for the kill switch: only a person lifts it, never a yes
 
     @property
     def decision(self) -> str:
@@ -83,7 +79,7 @@ class Verdict:
             return "refuse"
         if not self.findings:
             return "allow"
-        if self.may_ask and all(f.askable for f in self.findings):
+        if self.may_ask:
             return "ask"
         return "refuse"
 

@@ -293,9 +293,7 @@ def shown(limits: Limits, setting: str) -> str:
     return str(value)
 
 
-EXTRA: Final = (
-    ("ask", "ask you (MCP elicitation) where the client can, instead of refusing"),
-)
+EXTRA: Final = (("ask", "ask you (MCP elicitation) where the client can, instead of refusing"),)
 
 
 def describe(limits: Limits) -> list[str]:
