@@ -183,9 +183,10 @@ def _run_serve(args: argparse.Namespace) -> int:
 def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> int:
     # The MCP stack and the simulation load here, as the main server's do.
     with loading_the_stack():
+        from ..mcpkit import parse_excluded
         from . import sim
         from .handlers import Generation, generation
-        from .server import Sandbox, parse_excluded
+        from .server import Sandbox
     if args.scenario not in sim.scenario_names() and not Path(args.scenario).is_file():
         raise UsageError(
             f"--scenario {args.scenario!r}: no built-in scenario and no file by that name — "
@@ -262,7 +263,7 @@ def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> 
 def _serve_stdio(sandbox: Any) -> int:
     import anyio
 
-    from ..server import stdio
+    from ..mcpkit import stdio
     from .server import build_server
 
     server = build_server(sandbox)

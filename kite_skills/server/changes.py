@@ -27,7 +27,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import anyio
 from mcp import types
@@ -44,11 +44,9 @@ from mcp.server.subscriptions import (
 from mcp.shared.exceptions import MCPError
 
 from ..display import clipped, error_line
+from ..mcpkit import Context, HandshakeState
 from ..store import AgentView, LiveChange, LiveSkills
 from . import store_thread
-
-if TYPE_CHECKING:
-    from mcp.server.context import ServerRequestContext
 
 log = logging.getLogger("kite_skills.server")
 
@@ -65,17 +63,16 @@ def uri_of(name: str) -> str:
 
 class LegacyPeer:
     """The one legacy (handshake-era) session of a served connection, and the URIs it
-    subscribed to. A connection that never sends ``initialize`` (2026-07-28) has none."""
+    subscribed to. A connection that never sends ``initialize`` (2026-07-28) has no session:
+    the kit's session rules set it in ``handshake`` (:class:`kite_skills.mcpkit.HandshakeState`)."""
 
-    def __init__(self) -> None:
-        self.session: ServerSession | None = None
-        self.opened = False  # initialize answered, or a bare notifications/initialized
+    def __init__(self, handshake: HandshakeState) -> None:
+        self.handshake = handshake
         self.uris: set[str] = set()
 
-    def attach(self, session: ServerSession) -> None:
-        if self.session is None:
-            self.session = session
-        self.opened = True
+    @property
+    def session(self) -> ServerSession | None:
+        return self.handshake.session
 
     def subscribe(self, uri: str) -> None:
         self.uris.add(uri)
@@ -123,7 +120,7 @@ class BoundedListen:
         self.open = 0
 
     async def __call__(
-        self, ctx: ServerRequestContext[Any, Any], params: types.SubscriptionsListenRequestParams
+        self, ctx: Context, params: types.SubscriptionsListenRequestParams
     ) -> types.SubscriptionsListenResult:
         if self.open >= MAX_LISTEN_STREAMS:
             raise MCPError(
@@ -173,10 +170,10 @@ class ChangeFeed:
             await peer.deliver(event)
 
     @asynccontextmanager
-    async def serving(self) -> AsyncIterator[LegacyPeer]:
-        """For one served connection (the server's lifespan): its LegacyPeer, and the poller
-        while it is served."""
-        peer = LegacyPeer()
+    async def serving(self, handshake: HandshakeState) -> AsyncIterator[LegacyPeer]:
+        """For one served connection (the server's lifespan) and its ``handshake``: its
+        LegacyPeer, and the poller while it is served."""
+        peer = LegacyPeer(handshake)
         self._peers.append(peer)
         try:
             if self._live is None:

@@ -25,12 +25,12 @@ from ..errors import (
     UnknownSkill,
     UnreadableSkill,
 )
+from ..mcpkit import Context, ToolSpec, argument_problems, text_result, tool_error
 from ..store import DEFAULT_LIMIT, MAX_BODY_BYTES, MAX_LIMIT, AgentView, Skill
 from . import store_thread
 from .changes import URI_SCHEME, ChangeFeed, uri_of
 from .negotiation import client_label
 from .receipts import ReadReceipts
-from .tools import Context, ToolSpec, argument_problems, text_result, tool_error
 
 log = logging.getLogger("kite_skills.server")
 

@@ -3,7 +3,7 @@ zipapp for tests marked ``zipapp``), the SDK client over its stdio wire, and a r
 peer for what the SDK client cannot send.
 
 In process, the real server (``app.serve_wire``: the catalog, the store, ``EXCLUDED_TOOLS``,
-the stdio wire of kite_skills/server/stdio.py) runs on a thread of the test process, on OS
+the stdio wire of kite_skills/mcpkit/stdio.py) runs on a thread of the test process, on OS
 pipes, and a :class:`ServerThread` stands in for the subprocess: the same JSON lines go both
 ways, and what the server logs is its stderr. What only a process can show (exit codes, signals,
 the shiv start, the ``--db`` flag, a tty) stays in the zipapp tests."""
