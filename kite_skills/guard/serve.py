@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..server import stdio
+from ..mcpkit import stdio
 from .journal import Journal
 from .server import Guard, build_server
 from .upstream import Upstream, all_tools, connect

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,22 +20,20 @@ from typing import Any, Final
 
 import anyio
 from mcp import Client, types
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.exceptions import MCPError
-from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
+from mcp_types import INVALID_PARAMS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .. import __version__
-from ..display import clipped, error_line
+from ..display import clipped
+from ..mcpkit import HANDSHAKE, Context, HandshakeState, SessionRules, internal_errors
 from . import judge, limits, writes
 from .account import AccountReader
 from .journal import Journal, entries
 from .writes import Write
 
-log = logging.getLogger("kite_skills.guard")
-Context = ServerRequestContext[Any, Any]
 QUESTION: Final = "confirm"  # the input request's key, and the form's one field
 FORM: Final[dict[str, Any]] = {
     "type": "object",
@@ -251,16 +249,6 @@ def _answer(params: types.CallToolRequestParams, call: str, asked: set[str]) -> 
         return None
 
 
-async def _internal_errors(ctx: Context, call_next: CallNext) -> HandlerResult:
-    try:
-        return await call_next(ctx)
-    except MCPError:
-        raise
-    except Exception as exc:
-        log.error("%s failed: %s", ctx.method, error_line(exc), exc_info=True)
-        raise MCPError(INTERNAL_ERROR, INTERNAL) from exc
-
-
 def build_server(guard: Guard, instructions: str | None) -> Server[Any]:
     listing = types.ListToolsResult(tools=guard.tools)
     names = {t.name for t in guard.tools}
@@ -279,14 +267,20 @@ def build_server(guard: Guard, instructions: str | None) -> Server[Any]:
             )
         return await guard.call(ctx, params)
 
+    @asynccontextmanager
+    async def per_connection(server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
+        yield {HANDSHAKE: HandshakeState()}
+
     server: Server[Any] = Server(
         "kite-skills-guard",
         version=__version__,
         instructions=instructions,
+        lifespan=per_connection,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
-    server.middleware.append(_internal_errors)
+    server.middleware.append(internal_errors(INTERNAL))
+    server.middleware.append(SessionRules(server))
     server.middleware.append(
         RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=server.name)
     )
