@@ -1,0 +1,6 @@
+"""`kite-skills guard`: the person's limits between an agent and their Kite MCP server
+(issue 44). :mod:`.oauth` signs the guard in to a Streamable HTTP upstream that asks for
+OAuth 2.1 (Zerodha's hosted server).
+
+Import-light on purpose, as the sandbox's package: each module loads the MCP stack itself.
+"""
