@@ -200,7 +200,7 @@ class SandboxAuthority(
         return OAuthToken(
             access_token=access,
             token_type="Bearer",
-            expires_in=max(1, math.ceil(real_seconds)),
+            expires_in=math.ceil(real_seconds),  # never 0: a session ends after now
             refresh_token=refresh,
             scope=" ".join(scopes) or None,
         )

@@ -29,6 +29,8 @@ CLIENT = OAuthClientInformationFull(
     token_endpoint_auth_method="none",  # type: ignore[list-item]
 )
 
+OTHER = CLIENT.model_copy(update={"client_id": "c2"})
+
 
 @pytest.fixture
 def anyio_backend() -> str:
@@ -73,7 +75,9 @@ async def signed_in(authority: SandboxAuthority) -> dict[str, object]:
         CLIENT, parse_qs(urlsplit(target).query)["code"][0]
     )
     assert code is not None
-    return (await authority.exchange_authorization_code(CLIENT, code)).model_dump()
+    token = (await authority.exchange_authorization_code(CLIENT, code)).model_dump()
+    assert await authority.load_authorization_code(CLIENT, code.code) is None  # used once
+    return token
 
 
 @pytest.mark.anyio
@@ -102,7 +106,7 @@ async def test_an_access_token_lives_an_hour_within_the_kite_session(
 
 
 @pytest.mark.anyio
-async def test_expires_in_is_at_least_one_second() -> None:
+async def test_expires_in_is_rounded_up_to_a_whole_second() -> None:
     token = await signed_in(SandboxAuthority(Clock("2026-12-02 11:30:00"), 3600.0 * 2))
     assert token["expires_in"] == 1
 
@@ -114,6 +118,7 @@ async def test_a_refresh_works_until_the_kite_session_ends(refresh_at: str, work
     authority = SandboxAuthority(clock, 1.0)
     token = await signed_in(authority)
     clock.now = at(f"2026-12-03 {refresh_at}")
+    assert await authority.load_refresh_token(OTHER, str(token["refresh_token"])) is None
     refresh = await authority.load_refresh_token(CLIENT, str(token["refresh_token"]))
     assert refresh is not None and refresh.resource == "http://127.0.0.1:9/mcp"
     if not works:
