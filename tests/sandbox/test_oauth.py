@@ -71,9 +71,9 @@ async def signed_in(authority: SandboxAuthority) -> dict[str, object]:
     page = await authority.authorize(CLIENT, params)
     target = authority.decide(parse_qs(urlsplit(page).query)["request"][0], approve=True)
     assert target is not None
-    code = await authority.load_authorization_code(
-        CLIENT, parse_qs(urlsplit(target).query)["code"][0]
-    )
+    given = parse_qs(urlsplit(target).query)["code"][0]
+    assert await authority.load_authorization_code(OTHER, given) is None  # not another client's
+    code = await authority.load_authorization_code(CLIENT, given)
     assert code is not None
     token = (await authority.exchange_authorization_code(CLIENT, code)).model_dump()
     assert await authority.load_authorization_code(CLIENT, code.code) is None  # used once
