@@ -15,7 +15,7 @@ import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
 from datetime import datetime
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from mcp import types
 from mcp.server.lowlevel import Server
@@ -28,6 +28,9 @@ from ..mcpkit import HANDSHAKE, Context, HandshakeState, SessionRules, internal_
 from . import schemas
 from .handlers import Generation, Result
 from .journal import Journal
+
+if TYPE_CHECKING:
+    from .oauth import SandboxAuthority
 
 log = logging.getLogger("kite_skills.sandbox")
 
@@ -166,13 +169,13 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
     return None
 
 
-def guard(app: ASGIApp, token: str, port: int) -> ASGIApp:
+def guard(app: ASGIApp, token: str | None, port: int) -> ASGIApp:
     """Every HTTP request must name this server as its Host (DNS rebinding: else 421), come
-    from no other web origin (else 403), and carry ``Authorization: Bearer <token>`` (else 401);
-    the token is compared in constant time."""
+    from no other web origin (else 403), and, given a ``token``, carry ``Authorization: Bearer
+    <token>`` (else 401; compared in constant time). Without one (``--oauth``) the SDK's
+    bearer middleware judges /mcp's tokens."""
     hosts = {f"127.0.0.1:{port}".encode(), f"localhost:{port}".encode()}
     origins = {b"http://" + h for h in hosts}
-    expected = token.encode()
 
     async def guarded(scope: Scope, receive: Any, send: Any) -> None:
         if scope.get("type") != "http":
@@ -190,6 +193,9 @@ def guard(app: ASGIApp, token: str, port: int) -> ASGIApp:
         if origin is not None and origin not in origins:
             await _refuse(send, 403, "forbidden: requests from another web origin are refused")
             return
+        if token is None:
+            await app(scope, receive, send)
+            return
         offered = _header(scope, b"authorization") or b""
         scheme, _, credential = offered.partition(b" ")
         if not offered:
@@ -200,7 +206,9 @@ def guard(app: ASGIApp, token: str, port: int) -> ASGIApp:
                 "'kite-skills sandbox --http' printed on its stderr",
             )
             return
-        if scheme.lower() != b"bearer" or not hmac.compare_digest(credential.strip(), expected):
+        if scheme.lower() != b"bearer" or not hmac.compare_digest(
+            credential.strip(), token.encode()
+        ):
             await _refuse(
                 send,
                 401,
@@ -225,19 +233,34 @@ async def _refuse(send: Any, status: int, reason: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def http_app(server: Server[Any], token: str, port: int) -> ASGIApp:
+def http_app(server: Server[Any], port: int, door: str | SandboxAuthority) -> ASGIApp:
     """The SDK's streamable HTTP app at /mcp (its own Host/Origin checks kept on, for this
-    port only), behind :func:`guard`."""
+    port only), behind :func:`guard`. ``door`` is the per-launch bearer token, or with
+    ``--oauth`` the authorisation server whose tokens /mcp takes (its routes: the SDK's
+    metadata, /register, /authorize, /token, /revoke, and the consent page)."""
+    from mcp.server.auth.provider import ProviderTokenVerifier
     from mcp.server.transport_security import TransportSecuritySettings
 
+    from .oauth import auth_settings, consent_route
+
     hosts = [f"127.0.0.1:{port}", f"localhost:{port}"]
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts,
+        allowed_origins=[f"http://{h}" for h in hosts],
+    )
+    if isinstance(door, str):
+        inner = server.streamable_http_app(
+            host="127.0.0.1", json_response=True, transport_security=security
+        )
+        return guard(inner, door, port)
     inner = server.streamable_http_app(
         host="127.0.0.1",
         json_response=True,
-        transport_security=TransportSecuritySettings(
-            enable_dns_rebinding_protection=True,
-            allowed_hosts=hosts,
-            allowed_origins=[f"http://{h}" for h in hosts],
-        ),
+        transport_security=security,
+        auth=auth_settings(port),
+        token_verifier=ProviderTokenVerifier(door),
+        auth_server_provider=door,
+        custom_starlette_routes=[consent_route(door)],
     )
-    return guard(inner, token, port)
+    return guard(inner, None, port)
