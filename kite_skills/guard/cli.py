@@ -96,6 +96,12 @@ def build_parser() -> argparse.ArgumentParser:
         "variable (never on a command line)",
     )
     parser.add_argument(
+        "--oauth",
+        action="store_true",
+        help="with --url: sign in with OAuth 2.1 in your browser when the server asks (the "
+        "hosted server's grouped tools); tokens are kept in memory only",
+    )
+    parser.add_argument(
         "--timeout",
         type=float,
         default=DEFAULT_TIMEOUT,
@@ -193,9 +199,16 @@ def _upstream(args: argparse.Namespace) -> Any:
             bearer = os.environ.get(args.bearer_env)
             if not bearer:
                 raise UsageError(f"--bearer-env {args.bearer_env}: that variable is not set")
-        return Upstream(url=args.url, bearer=bearer)
-    if args.bearer_env:
-        raise UsageError("--bearer-env is for --url")
+        if args.oauth and bearer:
+            raise UsageError("give --oauth or --bearer-env, not both")
+        auth = None
+        if args.oauth:
+            from .oauth import upstream_auth
+
+            auth = upstream_auth(args.url)
+        return Upstream(url=args.url, bearer=bearer, auth=auth)
+    if args.bearer_env or args.oauth:
+        raise UsageError("--bearer-env and --oauth are for --url")
     if args.sandbox:
         return Upstream(
             command=(*invocation.current().words, "sandbox", *words), env=dict(os.environ)
