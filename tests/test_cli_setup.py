@@ -1036,7 +1036,6 @@ def test_guard_stands_in_front_of_the_kite_entry_and_unguard_puts_it_back(
     home = tmp_path / "home"
     pyz = make_pyz(apps)
     env = environment(home)
-    kite = shlex.join([sys.executable, str(pyz)])
     config = desktop_config(home)
     config.parent.mkdir(parents=True)
     url_entry = {"url": "https://mcp.kite.trade/mcp"}

@@ -158,7 +158,7 @@ def _run_set(args: argparse.Namespace) -> int:
     path = _limits_path(args)
     changed = limits_module.with_setting(limits_module.load(path), args.name, args.value)
     limits_module.save(path, changed)
-    _out(f"{args.name}: {limits_module.shown(changed, args.name)} ({path})")
+    _out(f"{args.name}: {limits_module.in_words(changed, args.name)} ({path})")
     return 0
 
 

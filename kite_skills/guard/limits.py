@@ -28,6 +28,7 @@ from ..errors import KiteError
 
 APP: Final = "kite-skills"
 NAME: Final = "guard-limits.json"
+MAX_REASON_CHARS: Final = 500  # the kill switch's reason
 SEGMENTS: Final = ("NSE", "BSE", "NFO", "BFO", "MCX", "CDS")
 PRODUCTS: Final = ("CNC", "NRML", "MIS", "MTF")
 
@@ -38,7 +39,7 @@ class LimitsError(KiteError):
 
 class KillSwitch(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-    reason: str = Field(min_length=1, max_length=500)
+    reason: str = Field(min_length=1, max_length=MAX_REASON_CHARS)
     by: str
     at: str  # ISO time, UTC
 
@@ -273,7 +274,7 @@ def with_setting(limits: Limits, setting: str, text: str) -> Limits:
         raise LimitsError(f"{setting} {text!r}: {said}") from exc
 
 
-def shown(limits: Limits, setting: str) -> str:
+def in_words(limits: Limits, setting: str) -> str:
     """A setting as a person reads it."""
     value = getattr(limits, setting)
     if setting == "kill_switch":
@@ -299,4 +300,25 @@ EXTRA: Final = (("ask", "ask you (MCP elicitation) where the client can, instead
 def describe(limits: Limits) -> list[str]:
     """Every limit: its setting, value, and what it checks."""
     rows = [(r.setting, r.checks) for r in RULES] + list(EXTRA)
-    return [f"{setting:<26} {shown(limits, setting):<16} {checks}" for setting, checks in rows]
+    return [f"{setting:<26} {in_words(limits, setting):<16} {checks}" for setting, checks in rows]
+
+
+def settings() -> tuple[str, ...]:
+    """Every setting a person may write with :func:`with_setting`, in the rule rows' order."""
+    return tuple(r.setting for r in RULES if r.setting != "kill_switch") + tuple(
+        name for name, _ in EXTRA
+    )
+
+
+def as_text(limits: Limits, setting: str) -> str:
+    """A setting as :func:`with_setting` reads it back (a form's value)."""
+    value = getattr(limits, setting)
+    if value is None or value is False:
+        return "off"
+    if value is True:
+        return "on"
+    if setting == "trading_hours":
+        return f"{value[0]:%H:%M}-{value[1]:%H:%M}"
+    if isinstance(value, tuple):
+        return ",".join(value)
+    return f"{value:g}" if isinstance(value, float) else str(value)

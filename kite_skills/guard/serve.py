@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..display import clipped, one_line
+from ..display import clipped, error_line
 from ..errors import KiteError
 from ..mcpkit import stdio
 from .journal import Journal
@@ -37,7 +37,7 @@ async def serve(upstream: Upstream, limits_path: Path, journal: Journal, timeout
         if listed:
             raise
         cause = _cause(exc)
-        said = one_line(str(cause)) or type(cause).__name__
+        said = error_line(cause)
         raise UpstreamUnreachable(
             f"cannot reach the Kite MCP server {upstream.describe()}: {clipped(said, 300)} — "
             "check the URL or command (and with --bearer-env, the token), then start again"
