@@ -114,6 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
         "limits",
         prog="kite-skills guard limits",
         help="show or change your limits; the kill switch",
+        description="Show or change your limits (the file only a person writes) and the kill "
+        "switch. The guard reads them before every write.",
         epilog="Examples: kite-skills guard limits | kite-skills guard limits set "
         "max_order_value 200000 | kite-skills guard limits set segments NSE,NFO | "
         "kite-skills guard limits set trading_hours 09:15-15:15 | kite-skills guard limits "
@@ -121,23 +123,42 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_files(limits)
     verbs = limits.add_subparsers(title="limits commands", metavar="VERB", parser_class=_Parser)
-    show = verbs.add_parser("show", help="every limit, its value and what it checks")
+    show = verbs.add_parser(
+        "show",
+        help="every limit, its value and what it checks",
+        description="Print every limit, its value and what it checks.",
+    )
     _add_files(show)
     show.set_defaults(run=_run_show)
-    put = verbs.add_parser("set", help="set one limit ('off' for none)")
+    put = verbs.add_parser(
+        "set",
+        help="set one limit ('off' for none)",
+        description="Set one limit: a number, a list (NSE,NFO), HH:MM-HH:MM, on, or off.",
+    )
     put.add_argument("name", help="the limit's setting, e.g. max_order_value")
     put.add_argument("value", help="its value, or off")
     _add_files(put)
     put.set_defaults(run=_run_set)
-    kill = verbs.add_parser("kill", help="turn the kill switch on: no writes at all")
+    kill = verbs.add_parser(
+        "kill",
+        help="turn the kill switch on: no writes at all",
+        description="Turn the kill switch on: every write is refused, with your reason, until "
+        "'kite-skills guard limits resume'.",
+    )
     kill.add_argument("reason", help="why (shown with every refusal)")
     _add_files(kill)
     kill.set_defaults(run=_run_kill)
-    resume = verbs.add_parser("resume", help="turn the kill switch off")
+    resume = verbs.add_parser(
+        "resume", help="turn the kill switch off", description="Turn the kill switch off."
+    )
     _add_files(resume)
     resume.set_defaults(run=_run_resume)
     limits.set_defaults(run=_run_show)
-    journal = commands.add_parser("journal", help="today's writes and what the guard decided")
+    journal = commands.add_parser(
+        "journal",
+        help="today's writes and what the guard decided",
+        description="Print today's writes through the guard and what it decided.",
+    )
     _add_files(journal)
     journal.set_defaults(run=_run_journal)
     parser.set_defaults(run=_run_serve)
