@@ -66,7 +66,10 @@ def jsonable(value: Any) -> Any:
 
 
 def dec(value: float | int) -> Decimal:
-    """The decimal a JSON number was written as (1500.05, not 1500.0499999…)."""
+    """The decimal a JSON number was written as (1500.05, not 1500.0499999…; 1450, not
+    1450.0: strict models hand an integer over as a float)."""
+    if isinstance(value, float) and value.is_integer():
+        return Decimal(int(value))
     return Decimal(value) if isinstance(value, int) else Decimal(repr(value))
 
 

@@ -124,6 +124,8 @@ def run(i: PayoffInputs) -> Answer:
         if (leg.instrument == "FUT") == (leg.strike is not None):
             want = "no strike" if leg.instrument == "FUT" else "its strike"
             problems.append(f"`legs.{n}.strike`: a {leg.instrument} leg takes {want}")
+        if leg.instrument == "FUT" and leg.price == 0:
+            problems.append(f"`legs.{n}.price`: a futures leg needs its entry price above 0")
     value_time = parse_ist(i.value_time) if i.value_time is not None else None
     if i.value_time is not None and value_time is None:
         problems.append(f"`value_time`: {i.value_time!r} is not a time — send {TIME_FORMAT}")
