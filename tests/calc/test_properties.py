@@ -128,6 +128,8 @@ def test_a_stop_limit_never_crosses_its_trigger(
     rounded = answer.result["price"]
     assert rounded % size == 0
     assert rounded <= trigger if side == "sell" else rounded >= trigger
+    # away from the trigger, never towards it: a SELL stop's limit down, a BUY stop's up
+    assert rounded <= limit if side == "sell" else rounded >= limit
 
 
 @given(
