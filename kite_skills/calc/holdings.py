@@ -86,8 +86,8 @@ def sellable(i: SellableInputs) -> Answer:
         + (
             "not needed (demat_consent physical: POA on file)"
             if standing
-            else f"needed today for more than {h.authorised_quantity} (demat_consent "
-            f"{i.demat_consent or 'empty'})"
+            else f"needed today: {demat_free} to sell, {h.authorised_quantity} authorised "
+            f"(demat_consent {i.demat_consent or 'empty'})"
             if tpin
             else f"covered: {h.authorised_quantity} authorised today"
         ),

@@ -8,7 +8,7 @@ states them in words and tests/test_owners.py checks that the two agree."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import ROUND_FLOOR, Decimal
+from decimal import ROUND_FLOOR, ROUND_HALF_UP, Decimal
 from typing import Literal
 
 from pydantic import Field
@@ -30,6 +30,7 @@ class FatFinger:
 
 
 FAT_FINGER = FatFinger(net_share_pct=25, usual_size_multiple=5, price_distance_pct=5)
+CENT = Decimal("0.01")
 
 
 class CheckOrderInputs(Inputs):
@@ -115,7 +116,7 @@ def check_order(i: CheckOrderInputs) -> Answer:
                 f"{name} {level} is not on the {tick} tick — round it with calc mode tick",
             )
         away = abs(level - last) / last * 100
-        result[f"{name}_distance_pct"] = away.quantize(Decimal("0.01"))
+        result[f"{name}_distance_pct"] = away.quantize(CENT, rounding=ROUND_HALF_UP)
         if away > dec(i.price_distance_pct):
             find(
                 "fat_finger_price",
@@ -152,7 +153,9 @@ def check_order(i: CheckOrderInputs) -> Answer:
     if i.net is not None:
         net = dec(i.net)
         share = value / net * 100 if net > 0 else None
-        result["net_share_pct"] = share.quantize(Decimal("0.01")) if share is not None else None
+        result["net_share_pct"] = (
+            share.quantize(CENT, rounding=ROUND_HALF_UP) if share is not None else None
+        )
         if net <= 0 or value > net:
             find(
                 "above_net",
@@ -178,7 +181,10 @@ def check_order(i: CheckOrderInputs) -> Answer:
         assumptions.append("no usual size known: the size guard was not applied")
     lines = [f"{i.transaction_type} {i.quantity} {i.order_type}: value {money(value)}"]
     lines += [f"{f['code']}: {f['message']}" for f in findings] or ["no findings"]
-    return Answer("check_order", i.model_dump(), result, tuple(assumptions), (), tuple(lines))
+    roundings = ("percentages shown to 0.01, half up; the guards compare the exact values",)
+    return Answer(
+        "check_order", i.model_dump(), result, tuple(assumptions), roundings, tuple(lines)
+    )
 
 
 class SizeInputs(Inputs):

@@ -159,11 +159,13 @@ def run(i: PayoffInputs) -> Answer:
     grid = [paise(start + step * k) for k in range(i.grid_points)]
     rate = (i.rate if i.rate is not None else greeks.DEFAULT_RATE_PCT) / 100
     rows: list[dict[str, object]] = []
+    table: list[str] = []
     for x in grid:
-        row: dict[str, object] = {"underlying": x, "pnl": paise(pnl_at(i.legs, x))}
+        cells = [x, paise(pnl_at(i.legs, x))]
         if value_time is not None:
-            row["pnl_at_value_time"] = paise(dec(value_at(i.legs, float(x), value_time, rate)))
-        rows.append(row)
+            cells.append(paise(dec(value_at(i.legs, float(x), value_time, rate))))
+        rows.append(dict(zip(("underlying", "pnl", "pnl_at_value_time"), cells, strict=False)))
+        table.append(" | ".join(money(c) for c in cells))
     xs = kinks(i.legs)
     at = {x: pnl_at(i.legs, x) for x in xs}
     slope = slope_above(i.legs)
@@ -192,6 +194,8 @@ def run(i: PayoffInputs) -> Answer:
         f"maximum profit: {max_profit if isinstance(max_profit, str) else money(max_profit)}",
         f"maximum loss: {max_loss if isinstance(max_loss, str) else money(-max_loss)}",
         f"grid: {len(rows)} points from {start} to {end}",
+        "underlying | P&L at expiry" + (" | P&L at value_time" if value_time else ""),
+        *table,
     ]
     assumptions = [
         "P&L at expiry: options at intrinsic value, futures at the underlying; charges not "
