@@ -603,3 +603,34 @@ def test_exits_close_shorts_first_and_flag_an_mis_hedge_of_an_nrml_short() -> No
     ]
     (flag,) = result["flags"]
     assert "MIS leg NIFTY26DEC25000PE hedges the NRML leg NIFTY26DEC25500PE" in flag
+
+
+# -- docs/calc.md ---------------------------------------------------------------------------
+
+
+def test_the_page_shows_every_mode_and_every_rate_row() -> None:
+    from pathlib import Path
+
+    from kite_skills.calc import MODES
+    from kite_skills.calc.charges import RATES
+
+    page = (Path(__file__).parents[2] / "docs" / "calc.md").read_text(encoding="utf-8")
+    missing_modes = [m for m in MODES if f"\n### {m}\n" not in page]
+    assert missing_modes == [], f"docs/calc.md has no section for {missing_modes}"
+    for mode in MODES:
+        assert f"$ kite-skills calc {mode} " in page, f"docs/calc.md: no example of {mode}"
+    for r in RATES:
+        if r.component == "brokerage":
+            if r.percent is None:
+                rate = f"flat ₹{r.cap} an order"
+            elif r.cap is None:
+                rate = f"{r.percent}%"
+            else:
+                rate = f"{r.percent}% or ₹{r.cap} an order, the lower"
+        else:
+            rate = f"{r.percent}%"
+        row = (
+            f"| {r.component} | {r.segment} | {r.exchange} | {r.side} | {rate} | "
+            f"{r.effective_from} | {r.source} |"
+        )
+        assert row in page, f"docs/calc.md's rate table lacks: {row}"
