@@ -53,14 +53,16 @@ class Answer:
 
 
 def jsonable(value: Any) -> Any:
-    """``value`` with decimals as JSON numbers (a money figure keeps its paise: 1500.05)."""
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, dict):
+    """``value`` with decimals as JSON numbers (a money figure keeps its paise: 1500.05; the
+    shortest float that reads back as the same two decimals)."""
+    kind = type(value)
+    if kind is Decimal:
+        return float(value)
+    if kind is dict:
         return {k: jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    if kind is list or kind is tuple:
         return [jsonable(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
+    if kind is float and not math.isfinite(value):
         return str(value)
     return value
 

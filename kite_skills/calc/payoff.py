@@ -8,8 +8,9 @@ breakevens are found exactly (in ``decimal``) from the kinks and the slope past 
 
 from __future__ import annotations
 
-import itertools
+import bisect
 import math
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import Literal
@@ -20,7 +21,8 @@ from . import greeks
 from ._common import TIME_FORMAT, Answer, Inputs, dec, money, paise, parse_date, parse_ist
 from ._validate import refuse
 
-MAX_GRID_POINTS = 2001
+MAX_GRID_POINTS = 1001
+TEXT_GRID_POINTS = 41  # a longer grid is left to the structured content, not the text
 UNLIMITED = "unlimited"
 
 
@@ -89,32 +91,52 @@ def pnl_at(legs: list[PayoffLeg], x: Decimal) -> Decimal:
     return total
 
 
-def slope_above(legs: list[PayoffLeg]) -> int:
-    """The P&L's change per rupee of the underlying past the highest strike."""
-    return sum(_slope_sign(g) * g.quantity for g in legs if g.instrument in ("CE", "FUT"))
+@dataclass(frozen=True)
+class Profile:
+    """The P&L at expiry as the straight pieces it is: its value at each kink (0 and every
+    strike, ascending) and its whole-number slope from each kink to the next (the last one's
+    to any higher price). Worked out once, so that a grid point costs one multiply-add."""
+
+    kinks: tuple[Decimal, ...]
+    values: tuple[Decimal, ...]
+    slopes: tuple[int, ...]
+
+    def at(self, x: Decimal) -> Decimal:
+        i = bisect.bisect_right(self.kinks, x) - 1
+        return self.values[i] + self.slopes[i] * (x - self.kinks[i])
 
 
-def kinks(legs: list[PayoffLeg]) -> list[Decimal]:
-    return sorted({Decimal(0), *(dec(g.strike) for g in legs if g.strike is not None)})
+def profile(legs: list[PayoffLeg]) -> Profile:
+    xs = sorted({Decimal(0), *(dec(g.strike) for g in legs if g.strike is not None)})
+    slopes = []
+    for k in xs:  # the slope just above k: calls struck at or below it, puts above it
+        slope = 0
+        for g in legs:
+            signed = _slope_sign(g) * g.quantity
+            if g.instrument == "FUT" or (g.instrument == "CE" and dec(g.strike or 0) <= k):
+                slope += signed
+            elif g.instrument == "PE" and dec(g.strike or 0) > k:
+                slope -= signed
+        slopes.append(slope)
+    return Profile(tuple(xs), tuple(pnl_at(legs, x) for x in xs), tuple(slopes))
 
 
 def breakevens(legs: list[PayoffLeg]) -> list[Decimal]:
     """Every underlying price where the P&L at expiry is zero, exactly (both ends of a flat
     zero stretch)."""
-    xs = kinks(legs)
+    return _breakevens(profile(legs))
+
+
+def _breakevens(shape: Profile) -> list[Decimal]:
     found: list[Decimal] = []
-    for a, b in itertools.pairwise(xs):
-        pa, pb = pnl_at(legs, a), pnl_at(legs, b)
+    for i, (a, pa) in enumerate(zip(shape.kinks, shape.values, strict=True)):
+        slope = shape.slopes[i]
         if pa == 0:
             found.append(a)
-        elif pb != 0 and (pa < 0) != (pb < 0):
-            found.append(a - pa * (b - a) / (pb - pa))
-    last, slope = xs[-1], slope_above(legs)
-    pl = pnl_at(legs, last)
-    if pl == 0:
-        found.append(last)
-    elif slope and (pl < 0) == (slope > 0):
-        found.append(last - pl / slope)
+        elif slope and (pa < 0) == (slope > 0):  # heading for zero
+            crossing = a - pa / slope
+            if i + 1 == len(shape.kinks) or crossing < shape.kinks[i + 1]:
+                found.append(crossing)
     return sorted(set(found))
 
 
@@ -158,17 +180,19 @@ def run(i: PayoffInputs) -> Answer:
     step = (end - start) / (i.grid_points - 1)
     grid = [paise(start + step * k) for k in range(i.grid_points)]
     rate = (i.rate if i.rate is not None else greeks.DEFAULT_RATE_PCT) / 100
+    shape = profile(i.legs)
     rows: list[dict[str, object]] = []
     table: list[str] = []
     for x in grid:
-        cells = [x, paise(pnl_at(i.legs, x))]
+        cells = [x, paise(shape.at(x))]
         if value_time is not None:
             cells.append(paise(dec(value_at(i.legs, float(x), value_time, rate))))
         rows.append(dict(zip(("underlying", "pnl", "pnl_at_value_time"), cells, strict=False)))
-        table.append(" | ".join(money(c) for c in cells))
-    xs = kinks(i.legs)
-    at = {x: pnl_at(i.legs, x) for x in xs}
-    slope = slope_above(i.legs)
+        if i.grid_points <= TEXT_GRID_POINTS:
+            table.append(" | ".join(money(c) for c in cells))
+    xs = shape.kinks
+    at = dict(zip(xs, shape.values, strict=True))
+    slope = shape.slopes[-1]
     top, bottom = max(at.values()), min(at.values())
     max_profit: Decimal | str = UNLIMITED if slope > 0 else top
     max_loss: Decimal | str = UNLIMITED if slope < 0 else bottom
@@ -180,7 +204,7 @@ def run(i: PayoffInputs) -> Answer:
     result: dict[str, object] = {
         "net_premium": premium,
         "net_premium_per_unit": premium / quantities.pop() if len(quantities) == 1 else None,
-        "breakevens": [paise(b) for b in breakevens(i.legs)],
+        "breakevens": [paise(b) for b in _breakevens(shape)],
         "max_profit": max_profit if isinstance(max_profit, str) else paise(max_profit),
         "max_profit_at": [x for x in xs if at[x] == top] if max_profit != UNLIMITED else [],
         "max_loss": max_loss if isinstance(max_loss, str) else paise(-max_loss),
@@ -190,12 +214,15 @@ def run(i: PayoffInputs) -> Answer:
     kind = "credit" if premium > 0 else "debit" if premium < 0 else "no premium"
     lines = [
         f"net premium {money(premium)} ({kind}; a credit is positive)",
-        "breakevens: " + (", ".join(money(b) for b in breakevens(i.legs)) or "none"),
+        "breakevens: " + (", ".join(money(b) for b in _breakevens(shape)) or "none"),
         f"maximum profit: {max_profit if isinstance(max_profit, str) else money(max_profit)}",
         f"maximum loss: {max_loss if isinstance(max_loss, str) else money(-max_loss)}",
         f"grid: {len(rows)} points from {start} to {end}",
-        "underlying | P&L at expiry" + (" | P&L at value_time" if value_time else ""),
-        *table,
+        *(
+            ["underlying | P&L at expiry" + (" | P&L at value_time" if value_time else ""), *table]
+            if table
+            else [f"(the grid's {len(rows)} points are in the structured content)"]
+        ),
     ]
     assumptions = [
         "P&L at expiry: options at intrinsic value, futures at the underlying; charges not "

@@ -244,15 +244,32 @@ CALC_DESCRIPTION = (
 )
 
 
-async def _calc(ctx: Context, arguments: dict[str, Any]) -> ToolResult:
-    # Imported at the first call, not at the server's start (its models cost a start time).
-    from .. import calc
+# calc's answers kept in wire form, for this many distinct requests: an answer depends only on
+# its arguments (no clock is read), and an agent asks the same again before it writes (bench
+# section 2, "calc greeks" and "calc payoff"); past it, each new request is worked out anew.
+CALC_ANSWERS_KEPT = 32
 
-    try:
-        answer = calc.calculate(arguments)
-    except calc.CalcError as exc:
-        return tool_error(str(exc))
-    return text_result(answer.to_text(), answer.to_dict())
+
+class CalcTool:
+    """The ``calc`` tool: the calculators imported at the first call, each answer in wire form,
+    the last :data:`CALC_ANSWERS_KEPT` distinct requests' kept."""
+
+    def __init__(self) -> None:
+        self._kept: Kept[str, WireJSON] = Kept(CALC_ANSWERS_KEPT)
+
+    async def run(self, ctx: Context, arguments: dict[str, Any]) -> ToolResult:
+        key = json.dumps(arguments, sort_keys=True, separators=(",", ":"))
+        return self._kept.get(key) or self._kept.keep(key, self.answer(arguments))
+
+    @staticmethod
+    def answer(arguments: dict[str, Any]) -> WireJSON:
+        from .. import calc  # at the first call, not at the server's start
+
+        try:
+            answer = calc.calculate(arguments)
+        except calc.CalcError as exc:
+            return wire(tool_error(str(exc)))
+        return wire(text_result(answer.to_text(), answer.to_dict()))
 
 
 def calc_tool() -> ToolSpec:
@@ -275,4 +292,4 @@ def calc_tool() -> ToolSpec:
             open_world_hint=False,
         ),
     )
-    return ToolSpec(tool, _calc)
+    return ToolSpec(tool, CalcTool().run)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from kite_skills.calc import calculate
 from kite_skills.calc.greeks import Market, bounds, greeks, implied_vol, price
-from kite_skills.calc.payoff import PayoffLeg, breakevens, pnl_at
+from kite_skills.calc.payoff import PayoffLeg, breakevens, pnl_at, profile
 
 underlyings = st.floats(min_value=50, max_value=60000)
 moneyness = st.floats(min_value=0.7, max_value=1.3)
@@ -92,6 +92,13 @@ legs = st.lists(
 def test_a_payoff_is_zero_at_its_breakevens(position: list[PayoffLeg]) -> None:
     for x in breakevens(position):
         assert abs(pnl_at(position, x)) < Decimal("1e-15"), x
+
+
+@given(legs, st.lists(st.integers(0, 10**8).map(lambda p: Decimal(p) / 1000), max_size=20))
+def test_the_straight_pieces_are_the_payoff(position: list[PayoffLeg], xs: list[Decimal]) -> None:
+    shape = profile(position)
+    for x in [*xs, *shape.kinks]:
+        assert shape.at(x) == pnl_at(position, x), x
 
 
 @given(legs)

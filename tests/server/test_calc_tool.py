@@ -89,3 +89,17 @@ def test_listing_the_tools_imports_no_calculator() -> None:
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "[]", done.stderr
+
+
+async def test_an_answer_is_kept_for_the_same_request_and_only_for_so_many() -> None:
+    from kite_skills.server.tools import CALC_ANSWERS_KEPT, CalcTool
+
+    tool = CalcTool()
+    first = await tool.run(None, SPREAD)  # type: ignore[arg-type]
+    reordered = {"legs": SPREAD["legs"], "mode": "payoff"}
+    assert await tool.run(None, reordered) is first  # type: ignore[arg-type]
+    for n in range(CALC_ANSWERS_KEPT):
+        await tool.run(None, {"mode": "lots", "quantity": n, "lot_size": 1})  # type: ignore[arg-type]
+    late = {"mode": "lots", "quantity": 10**6, "lot_size": 1}
+    assert await tool.run(None, late) is not await tool.run(None, late)  # type: ignore[arg-type]
+    assert await tool.run(None, SPREAD) is first  # type: ignore[arg-type]
