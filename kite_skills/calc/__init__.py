@@ -160,15 +160,28 @@ def input_schema() -> dict[str, Any]:
         text = "; ".join(f"{', '.join(modes)}: {t}" for t, modes in by_text.items())
         merged = dict(shapes[0]) if len(shapes) == 1 else {"anyOf": _flat_any(shapes)}
         properties[name] = {**merged, "description": text}
-    out: dict[str, Any] = {
-        "type": "object",
-        "properties": properties,
-        "required": ["mode"],
-        "additionalProperties": False,
-    }
-    if defs:
-        out["$defs"] = {k: _untitled(v) for k, v in sorted(defs.items())}
-    return out
+    # Nested models written out in place: some clients read no "$ref".
+    return _inlined(
+        {
+            "type": "object",
+            "properties": properties,
+            "required": ["mode"],
+            "additionalProperties": False,
+        },
+        {k: _untitled(v) for k, v in defs.items()},
+    )
+
+
+def _inlined(schema: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(schema, dict):
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            rest = {k: v for k, v in schema.items() if k != "$ref"}
+            return {**_inlined(defs[ref.removeprefix("#/$defs/")], defs), **rest}
+        return {k: _inlined(v, defs) for k, v in schema.items()}
+    if isinstance(schema, list):
+        return [_inlined(v, defs) for v in schema]
+    return schema
 
 
 def _untitled(schema: Any) -> Any:

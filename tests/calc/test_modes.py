@@ -35,6 +35,13 @@ def test_the_stored_tool_schemas_are_the_models_own() -> None:
     schema = json.loads(stored_tool_json())["input"]
     jsonschema.Draft202012Validator.check_schema(schema)
     assert schema["required"] == ["mode"] and schema["additionalProperties"] is False
+    assert "$ref" not in stored_tool_json()  # nested models written out: some clients read none
+
+
+def test_the_flat_schema_accepts_each_modes_own_input() -> None:
+    schema = json.loads(stored_tool_json())["input"]
+    for mode, fields in EXAMPLES.items():
+        jsonschema.validate({"mode": mode, **fields}, schema)
 
 
 EXAMPLES: dict[str, dict[str, Any]] = {
