@@ -161,15 +161,13 @@ def input_schema() -> dict[str, Any]:
         merged = dict(shapes[0]) if len(shapes) == 1 else {"anyOf": _flat_any(shapes)}
         properties[name] = {**merged, "description": text}
     # Nested models written out in place: some clients read no "$ref".
-    return _inlined(
-        {
-            "type": "object",
-            "properties": properties,
-            "required": ["mode"],
-            "additionalProperties": False,
-        },
-        {k: _untitled(v) for k, v in defs.items()},
-    )
+    inlined: dict[str, Any] = _inlined(properties, {k: _untitled(v) for k, v in defs.items()})
+    return {
+        "type": "object",
+        "properties": inlined,
+        "required": ["mode"],
+        "additionalProperties": False,
+    }
 
 
 def _inlined(schema: Any, defs: dict[str, Any]) -> Any:
