@@ -136,7 +136,11 @@ def lots(i: LotsInputs) -> Answer:
         way = "up (asked for)" if i.round_up else "down (never up unless asked)"
         roundings.append(f"{wanted} units rounded {way} to {whole} lots of {lot} = {quantity}")
     biggest = (i.freeze_quantity // lot) * lot if i.freeze_quantity else quantity
-    result: dict[str, object] = {"lots": whole, "quantity": quantity, "dropped": wanted - quantity}
+    result: dict[str, object] = {
+        "lots": whole,
+        "quantity": quantity,
+        "rounded_by": quantity - wanted,
+    }
     lines = [f"{wanted} units -> {whole} lots of {lot} = {quantity} units"]
     findings = []
     if i.freeze_quantity and biggest == 0:
