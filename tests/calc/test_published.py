@@ -1,11 +1,11 @@
 """The calculators against published figures.
 
-Greeks: John C. Hull, *Options, Futures, and Other Derivatives* (8th edition): the
-Black-Scholes-Merton example of section 15.8 (S 42, K 40, r 10%, σ 20%, T 0.5: call 4.76,
-put 0.81), the Greek letters of the call in chapter 18 (S 49, K 50, r 5%, σ 20%, T 20 weeks:
+Greeks: John C. Hull, *Options, Futures, and Other Derivatives*: the worked example of the
+chapter on the Black-Scholes-Merton model (S 42, K 40, r 10%, σ 20%, T 0.5: call 4.76, put
+0.81), the call of the chapter on the Greek letters (S 49, K 50, r 5%, σ 20%, T 20 weeks:
 price 2.40, delta 0.522, gamma 0.066, theta -4.31 a year, vega 12.1, rho 8.91 per unit of
-rate and volatility), and Black's model for a futures option, example 17.8 (F 20, K 20,
-r 9%, σ 25%, T 4 months: put 1.12).
+rate and volatility), and the Black's-model example of the chapter on futures options
+(F 20, K 20, r 9%, σ 25%, T 4 months: put 1.12).
 
 Charges: Zerodha's brokerage calculator (zerodha.com/brokerage-calculator) could not be
 reached from here on 2026-12-05, so the intraday trade below is worked by hand from the
