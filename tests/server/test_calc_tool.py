@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -19,7 +20,7 @@ from kite_skills.server.app import build_server
 from kite_skills.server.user_skills import UserSkills
 from kite_skills.store import AgentView, Store
 
-from .harness import ROOT, SKILLS_EXTENSION
+from .harness import ROOT, SKILLS_EXTENSION, Target, sdk_client
 
 pytestmark = pytest.mark.anyio
 
@@ -103,3 +104,23 @@ async def test_an_answer_is_kept_for_the_same_request_and_only_for_so_many() -> 
     late = {"mode": "lots", "quantity": 10**6, "lot_size": 1}
     assert await tool.run(None, late) is not await tool.run(None, late)  # type: ignore[arg-type]
     assert await tool.run(None, SPREAD) is first  # type: ignore[arg-type]
+
+
+WHERE = ["in-process", pytest.param("zipapp", marks=pytest.mark.zipapp)]
+
+
+@pytest.fixture(params=WHERE)
+def where(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_calc_answers_over_the_wire(
+    target: Target, where: str, shiv_root: Path, db: Path, mode: str
+) -> None:
+    """The built file ships calc/tool.json and the calculators the first call imports."""
+    async with sdk_client(target, shiv_root, db, mode=mode) as client:  # type: ignore[arg-type]
+        assert "calc" in {t.name for t in (await client.list_tools()).tools}
+        result = await client.call_tool("calc", SPREAD)
+        assert not result.is_error
+        assert (result.structured_content or {})["result"]["breakevens"] == [24905]
