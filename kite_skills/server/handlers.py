@@ -27,7 +27,7 @@ from ..errors import StoreError, UnreadableSkill
 from .changes import PEER, URI_SCHEME
 from .protocol import Context, peer_of
 from .skills_extension import client_has_skills
-from .tools import ToolResult, ToolSpec, help_tool, tool_error
+from .tools import ToolResult, ToolSpec, calc_tool, help_tool, tool_error
 from .user_skills import SKILL_MIME_TYPE, UserSkills
 
 log = logging.getLogger("kite_skills.server")
@@ -40,7 +40,7 @@ def all_tools(catalog: Catalog, user_skills: UserSkills) -> dict[str, ToolSpec]:
     def on_recipe(ctx: Context, key: str) -> None:
         receipts.note(ctx, "recipe", key, "help")
 
-    tools = [help_tool(catalog, on_recipe), *user_skills.tools()]
+    tools = [help_tool(catalog, on_recipe), calc_tool(), *user_skills.tools()]
     return {spec.tool.name: spec for spec in tools}
 
 
