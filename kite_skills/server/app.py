@@ -83,7 +83,6 @@ def build_server(
     server.add_request_handler(
         "logging/setLevel", types.SetLevelRequestParams, handlers.set_log_level
     )
-    client_log.install()
     # prompts.py answers prompts/list with a plain dict (its own kept wire form) for now.
     server.add_request_handler("prompts/list", types.PaginatedRequestParams, prompts.list_prompts)
     SkillsExtension(catalog).serve(server)
@@ -103,7 +102,7 @@ def serve_stdio(db_path: Path, environ: Mapping[str, str] = os.environ) -> int:
     Ctrl-C, 1 when the catalog is broken. A store that cannot be opened is no reason to stop:
     the catalog is served and the user-skill tools say what is wrong."""
     stderr = logging.StreamHandler(sys.stderr)
-    stderr.setLevel(logging.WARNING)  # the server's logger passes every level to its clients
+    stderr.setLevel(logging.WARNING)  # kite-skills' loggers pass every level: client_log.serving
     logging.basicConfig(level=logging.WARNING, format="kite-skills: %(message)s", handlers=[stderr])
     logging.getLogger("mcp.server.runner").addFilter(_quiet_drops)
     try:
@@ -167,9 +166,12 @@ def serve_wire(
         NotificationOptions(resources_changed=True, prompts_changed=True)
     )
     try:
-        interrupted = anyio.run(
-            functools.partial(stdio.serve, stdin_fd=stdin_fd, stdout_fd=stdout_fd), server, options
-        )
+        with client_log.serving():
+            interrupted = anyio.run(
+                functools.partial(stdio.serve, stdin_fd=stdin_fd, stdout_fd=stdout_fd),
+                server,
+                options,
+            )
     finally:
         user_skills.receipts.close()
         if view is not None:

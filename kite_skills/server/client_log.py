@@ -2,11 +2,12 @@
 
 Which lines: kite-skills' own (the ``kite_skills`` loggers: the server's and its store's): a
 store that stopped or started answering again or was replaced, a skill left out of a listing
-because its text is unreadable, a tool or a request that failed. Each goes as its message on
-one line, clipped, never with its traceback, and no line quotes a skill's body or any secret
-(tests/server/test_client_log.py holds them to it). Other loggers are never sent: the SDK's
-can quote whole messages, skill bodies included. Everything still goes to stderr as before
-(warnings and above); the client's level changes nothing there.
+because its text is unreadable, a tool or a request that failed, and at debug each change an
+agent makes. Each goes as its message on one line, clipped, never with its traceback; no line
+quotes a skill's body (tests/server/test_client_log.py holds them to it), and kite-skills holds
+no secret to quote. Other loggers are never sent: the SDK's can quote whole messages, skill
+bodies included. Everything still goes to stderr as before (warnings and above); the
+client's level changes nothing there.
 
 When (the delivery itself is :func:`.protocol.client_logs` and :meth:`.changes.LegacyPeer.log`):
 
@@ -23,6 +24,7 @@ stay on stderr.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -80,16 +82,33 @@ class _Collector(logging.Handler):
 
 
 _COLLECTOR: Final = _Collector()
+_SERVERS_LOCK: Final = threading.Lock()
+_servers = 0  # serving now, in this process (the tests run several on threads)
+_level_before = logging.NOTSET
 
 
-def install() -> None:
-    """Let kite-skills' loggers hand their lines to :func:`collecting` (once per process).
-    Their level drops to DEBUG so that a client may ask for any level; stderr's handler keeps
-    its own (``app.serve_stdio``)."""
+@contextmanager
+def serving() -> Iterator[None]:
+    """While a server serves: kite-skills' loggers hand their lines to :func:`collecting`,
+    and pass every level, so that a client may ask for any (stderr's handler keeps its own,
+    ``app.serve_stdio``). Afterwards they are as they were, so a process that served (a
+    test run) logs no more than before."""
+    global _servers, _level_before
     logger = logging.getLogger(LOGGER)
-    if _COLLECTOR not in logger.handlers:
-        logger.addHandler(_COLLECTOR)
-        logger.setLevel(logging.DEBUG)
+    with _SERVERS_LOCK:
+        if _servers == 0:
+            _level_before = logger.level
+            logger.addHandler(_COLLECTOR)
+            logger.setLevel(logging.DEBUG)
+        _servers += 1
+    try:
+        yield
+    finally:
+        with _SERVERS_LOCK:
+            _servers -= 1
+            if _servers == 0:
+                logger.removeHandler(_COLLECTOR)
+                logger.setLevel(_level_before)
 
 
 @contextmanager

@@ -11,6 +11,7 @@ here."""
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -269,3 +270,21 @@ def test_stdout_carries_only_json_rpc_while_the_server_logs(raw: RawPeer, db: Pa
     assert [m["params"]["level"] for m in messages if "method" in m] == ["warning", "debug"]
     code, stderr = raw.close()
     assert code == 0 and "Traceback" not in stderr, stderr
+
+
+def test_a_process_logs_no_more_once_its_servers_end(
+    target: Target, shiv_root: Path, db: Path
+) -> None:
+    """While a server serves, kite-skills' loggers pass every level (a client may ask for
+    debug); once the last one ends, they are as before: the tests' other servers and the
+    store's own tests see no debug records of theirs."""
+    logger = logging.getLogger("kite_skills")
+    before = (logger.level, list(logger.handlers))
+    first, second = RawPeer(target, shiv_root, db), RawPeer(target, shiv_root, db)
+    for peer in (first, second):
+        peer.initialize({})
+    assert logger.getEffectiveLevel() == logging.DEBUG
+    assert first.close()[0] == 0
+    assert logger.getEffectiveLevel() == logging.DEBUG  # the second still serves
+    assert second.close()[0] == 0
+    assert (logger.level, list(logger.handlers)) == before
