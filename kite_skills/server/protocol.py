@@ -22,10 +22,11 @@ from mcp_types import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
+    LOG_LEVEL_META_KEY,
     LoggingLevel,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import ValidationError
 
 from ..display import clipped
 from . import client_log
@@ -83,17 +84,6 @@ class SessionRules:
         return await call_next(ctx)
 
 
-class _LogLevelMeta(BaseModel):
-    level: LoggingLevel | None = Field(default=None, alias="io.modelcontextprotocol/logLevel")
-
-
-class _LogLevelParams(BaseModel):
-    """Only what a 2026-07-28 request asks of the server's log (the SDK checks it for spec
-    methods alone; ``skills/*`` are none)."""
-
-    meta: _LogLevelMeta | None = Field(default=None, alias="_meta")
-
-
 async def client_logs(ctx: Context, call_next: CallNext) -> HandlerResult:
     """Middleware (the outermost): the server's log lines while a request is handled, sent
     to its client before the reply when it asked for them, at or above its level: the
@@ -116,11 +106,24 @@ def _log_threshold(ctx: Context) -> LoggingLevel | None:
     if ctx.request_id is None:
         return None
     if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-        try:
-            asked = _LogLevelParams.model_validate(ctx.params or {}).meta
-        except ValidationError as exc:
-            raise invalid_params(ctx.method, exc) from exc
-        return asked.level if asked is not None else None
+        meta = (ctx.params or {}).get("_meta")
+        if not isinstance(meta, dict) or LOG_LEVEL_META_KEY not in meta:
+            return None
+        level = meta[LOG_LEVEL_META_KEY]
+        if level in client_log.LEVELS:
+            return level  # type: ignore[no-any-return]
+        # One refusal for every method (the SDK would check the spec methods' alone).
+        problem = {
+            "field": f"params._meta.{LOG_LEVEL_META_KEY}",
+            "problem": f"is wrong: it must be one of {', '.join(client_log.LEVELS)} "
+            f"(got {clipped(level, 40)})",
+        }
+        raise MCPError(
+            INVALID_PARAMS,
+            f"invalid params for {clipped(ctx.method, 60)}: {problem['field']} "
+            f"{problem['problem']}",
+            {"problems": [problem]},
+        )
     peer = peer_of(ctx)
     return peer.log_level if peer is not None else None
 

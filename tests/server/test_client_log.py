@@ -150,7 +150,7 @@ def test_2026_has_no_set_level_and_refuses_an_unknown_level(raw: RawPeer) -> Non
         "io.modelcontextprotocol/clientCapabilities": {},
     }
     for method, params in [("tools/call", {"name": "help", "arguments": {}}), ("skills/list", {})]:
-        for level in ("banana", "Warning", 4):
+        for level in ("banana", "Warning", 4, None, ["debug"]):
             reply = raw.request(
                 method, {**params, "_meta": {**envelope, LOG_LEVEL_META_KEY: level}}
             )
