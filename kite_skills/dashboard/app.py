@@ -45,7 +45,6 @@ from kite_skills.errors import (
 )
 from kite_skills.look_alikes import LOOK_ALIKE_RULE, is_new_draft, look_alikes
 from kite_skills.os_dirs import home
-from kite_skills.person import login_name
 from kite_skills.skill_rules import NAME_CHARS
 from kite_skills.store import VIA_DASHBOARD, VIAS, ActionResult, AuditEntry, Skill, Store, human
 from kite_skills.store.lifecycle import (
@@ -60,15 +59,8 @@ from kite_skills.store.lifecycle import (
 from kite_skills.store.records import revision_id, short_revision
 
 from . import history, render
+from .pages import person, skill_url
 from .security import Door, guard
-
-RESERVED: Final = frozenset({"new", "log", "reads"})
-
-
-def skill_url(name: str) -> str:
-    """A skill's page; ``/skills/new``, ``/skills/log`` and ``/skills/reads`` are pages of
-    their own."""
-    return f"/skills/{name}/view" if name in RESERVED else f"/skills/{name}"
 
 
 def _template_source(name: str) -> str:
@@ -102,10 +94,6 @@ def _environment() -> Environment:
     env.globals["MAX_REASON_CHARS"] = human.MAX_REASON_CHARS
     env.globals["LOOK_ALIKE_RULE"] = LOOK_ALIKE_RULE
     return env
-
-
-def _who() -> str:
-    return login_name(VIA_DASHBOARD)
 
 
 def _home_short(path: str) -> str:
@@ -357,7 +345,7 @@ class Dashboard:
         self.skill_or_404(name)  # a malformed or unknown name: 404 before anything else
         form = self.form(request)
         call, needs = _ACTIONS[action]
-        kwargs: dict[str, Any] = {"via": VIA_DASHBOARD, "who": _who()}
+        kwargs: dict[str, Any] = {"via": VIA_DASHBOARD, "who": person()}
         if needs is not None:
             kwargs["rev"] = form.get("rev", "")
         if action == "reject":  # the person's reason, told to the agent's next save
@@ -377,7 +365,7 @@ class Dashboard:
             raise HTTPException(404, str(exc)) from exc
         message = result.message
         if action == "delete" and form.get("purge") == "yes":  # and forget what it kept
-            message += "; " + human.purge(self.store, name, via=VIA_DASHBOARD, who=_who()).message
+            message += "; " + human.purge(self.store, name, via=VIA_DASHBOARD, who=person()).message
         where = "/skills" if action == "delete" else skill_url(name)
         if action in ("publish", "accept"):  # on to the next thing to review, if any
             after = [
@@ -413,7 +401,7 @@ class Dashboard:
                         description=values["description"],
                         body=values["body"],
                         via=VIA_DASHBOARD,
-                        who=_who(),
+                        who=person(),
                     )
                 except IllegalTransition as exc:
                     problems = {"name": str(exc)}
@@ -451,7 +439,7 @@ class Dashboard:
                     description=values["description"],
                     body=values["body"],
                     via=VIA_DASHBOARD,
-                    who=_who(),
+                    who=person(),
                 )
             except StaleRevision as exc:
                 problems["form"] = str(exc)

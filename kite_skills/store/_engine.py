@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from dataclasses import dataclass
 
 from kite_skills.display import decoded
 from kite_skills.errors import IllegalTransition, InvalidSkill, UnknownSkill, UnreadableSkill
 
 from . import _history, _sql
+from ._history import Text as Text
 from ._validate import check_name, check_via, clean_who
 from .db import MAX_LOOKUP_CHARS, Store, valid_text
 from .lifecycle import (
@@ -34,14 +34,6 @@ _CURRENT = (
     "SELECT status, published_at, proposed_at, proposed_by, written_via,"
     " proposed_description, proposed_body FROM skills WHERE name = ?"
 )
-
-
-@dataclass(frozen=True)
-class Text:
-    """Already-validated description and body for CREATE, SET_TEXT and PROPOSE."""
-
-    description: str
-    body: str
 
 
 def current_text(conn: sqlite3.Connection, name: str) -> Text:
