@@ -90,6 +90,7 @@ def _environment() -> Environment:
     env.globals["skill_url"] = skill_url
     env.globals["count_hidden"] = count_hidden
     env.globals["LIVE"] = LIVE
+    env.globals["VIAS"] = VIAS
     env.globals["NAME_CHARS"] = NAME_CHARS
     env.globals["MAX_REASON_CHARS"] = human.MAX_REASON_CHARS
     env.globals["LOOK_ALIKE_RULE"] = LOOK_ALIKE_RULE
