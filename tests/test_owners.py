@@ -18,6 +18,7 @@ from kite_skills.dashboard.app import _environment
 from kite_skills.store import Store
 from kite_skills.store.lifecycle import (
     STATES,
+    VIAS,
     Action,
     person_actions,
     waiting_audit_actions,
@@ -322,10 +323,34 @@ def test_the_via_values_are_written_only_in_the_lifecycle_module() -> None:
                 _name_of(t).startswith("VIA") for t in node.targets
             ):
                 found.append(_where(path, node.lineno))
+    quoted_via = re.compile(r"""(['"])(mcp|cli|dashboard)\1""")
+    found += [f"{p}:{n}" for p, n, line in _template_lines() if quoted_via.search(line)]
     assert found == [], (
         "a via value is written again: use kite_skills.store.lifecycle (VIA_MCP, VIA_CLI, "
-        "VIA_DASHBOARD, VIAS), bound as an SQL parameter"
+        "VIA_DASHBOARD, VIAS), bound as an SQL parameter (a template: the VIAS global)"
     )
+
+
+def test_the_sql_checks_on_via_allow_exactly_the_lifecycle_vias() -> None:
+    """The migrations' CHECKs are frozen history, so they are tested against the one owner
+    rather than derived from it: a new via value fails here until a migration allows it."""
+    checks = [
+        match.group(1)
+        for path in sorted((PACKAGE / "store" / "migrations").glob("*.sql"))
+        for match in re.finditer(r"via IN \(([^)]*)\)", path.read_text(encoding="utf-8"))
+    ]
+    assert checks, "no CHECK on a via column found in the migrations"
+    for allowed in checks:
+        assert sorted(v.strip(" '") for v in allowed.split(",")) == sorted(VIAS), allowed
+
+
+def test_messages_in_the_store_ask_the_store_for_the_command() -> None:
+    """A hint naming a command says it as this program was started (Store.command, the
+    ``{kite}`` of the lifecycle's messages): 'python3 kite-skills.pyz skills …' when that is
+    how it runs, never a hard-coded 'kite-skills skills …'."""
+    store = [p for p in _python_files() if _rel(p).startswith("kite_skills/store/")]
+    found = _found(lambda text: "kite-skills skills" in text, files=store)
+    assert found == [], "a store message names 'kite-skills skills' itself: use store.command"
 
 
 def test_the_audit_log_is_filtered_by_via_in_sql_only() -> None:
@@ -610,6 +635,38 @@ def test_which_names_look_alike_is_decided_only_in_look_alikes() -> None:
         lambda text: text in ("rn", "vv", "cl"), skip=frozenset({"kite_skills/look_alikes.py"})
     )
     assert found == [], "a look-alike rule is written again: ask kite_skills.look_alikes"
+
+
+# ---- the fat-finger guard's thresholds ------------------------------------------------------
+
+FAT_FINGER_OWNER = "kite_skills/calc/orders.py"
+_GUARD_WORDS = re.compile(r"guard \d+ ?%|above \d+ ?% of net|more than \d+ times")
+
+
+def test_the_fat_finger_thresholds_are_only_in_calc() -> None:
+    """calc/orders.py's ``FAT_FINGER`` owns the guard's defaults: prepare.md states the same
+    numbers, and no other code (the rehearsals' scripts included) writes one of its own."""
+    from kite_skills.calc import FAT_FINGER
+
+    files = [*_python_files(), REPO / "tests" / "rehearsal" / "scripts.py"]
+    found = _found(_GUARD_WORDS.search, skip=frozenset({FAT_FINGER_OWNER}), files=files)
+    assert found == [], (
+        f"a fat-finger threshold written outside {FAT_FINGER_OWNER}: {found} — use "
+        "kite_skills.calc.FAT_FINGER"
+    )
+    step = (
+        " ".join(
+            (REPO / "skills_catalog" / "orders" / "prepare.md").read_text(encoding="utf-8").split()
+        )
+        .split("Fat-finger guard.")[1]
+        .split(" 12. ")[0]
+    )
+    for phrase in (
+        f"`net` (default {FAT_FINGER.net_share_pct}%)",
+        f"more than {FAT_FINGER.usual_size_multiple} times",
+        f"more than {FAT_FINGER.price_distance_pct}% from `last_price`",
+    ):
+        assert phrase in step, f"orders/prepare.md step 11 no longer says {phrase!r}"
 
 
 def test_the_development_guide_names_each_rule_and_its_test() -> None:

@@ -46,7 +46,6 @@ from kite_skills.errors import (
 from kite_skills.guard import limits as guard_limits
 from kite_skills.look_alikes import LOOK_ALIKE_RULE, is_new_draft, look_alikes
 from kite_skills.os_dirs import home
-from kite_skills.person import login_name
 from kite_skills.skill_rules import NAME_CHARS
 from kite_skills.store import VIA_DASHBOARD, VIAS, ActionResult, AuditEntry, Skill, Store, human
 from kite_skills.store.lifecycle import (
@@ -62,15 +61,8 @@ from kite_skills.store.records import revision_id, short_revision
 
 from . import guard_page, history, render
 from .guard_page import GuardFiles
+from .pages import person, skill_url
 from .security import Door, guard
-
-RESERVED: Final = frozenset({"new", "log", "reads", "guard"})
-
-
-def skill_url(name: str) -> str:
-    """A skill's page; ``/skills/new``, ``/skills/log`` and ``/skills/reads`` are pages of
-    their own."""
-    return f"/skills/{name}/view" if name in RESERVED else f"/skills/{name}"
 
 
 def _template_source(name: str) -> str:
@@ -100,15 +92,12 @@ def _environment() -> Environment:
     env.globals["skill_url"] = skill_url
     env.globals["count_hidden"] = count_hidden
     env.globals["LIVE"] = LIVE
+    env.globals["VIAS"] = VIAS
     env.globals["NAME_CHARS"] = NAME_CHARS
     env.globals["MAX_REASON_CHARS"] = human.MAX_REASON_CHARS
     env.globals["GUARD_REASON_CHARS"] = guard_limits.MAX_REASON_CHARS
     env.globals["LOOK_ALIKE_RULE"] = LOOK_ALIKE_RULE
     return env
-
-
-def _who() -> str:
-    return login_name(VIA_DASHBOARD)
 
 
 def _home_short(path: str) -> str:
@@ -360,7 +349,7 @@ class Dashboard:
         self.skill_or_404(name)  # a malformed or unknown name: 404 before anything else
         form = self.form(request)
         call, needs = _ACTIONS[action]
-        kwargs: dict[str, Any] = {"via": VIA_DASHBOARD, "who": _who()}
+        kwargs: dict[str, Any] = {"via": VIA_DASHBOARD, "who": person()}
         if needs is not None:
             kwargs["rev"] = form.get("rev", "")
         if action == "reject":  # the person's reason, told to the agent's next save
@@ -380,7 +369,7 @@ class Dashboard:
             raise HTTPException(404, str(exc)) from exc
         message = result.message
         if action == "delete" and form.get("purge") == "yes":  # and forget what it kept
-            message += "; " + human.purge(self.store, name, via=VIA_DASHBOARD, who=_who()).message
+            message += "; " + human.purge(self.store, name, via=VIA_DASHBOARD, who=person()).message
         where = "/skills" if action == "delete" else skill_url(name)
         if action in ("publish", "accept"):  # on to the next thing to review, if any
             after = [
@@ -416,7 +405,7 @@ class Dashboard:
                         description=values["description"],
                         body=values["body"],
                         via=VIA_DASHBOARD,
-                        who=_who(),
+                        who=person(),
                     )
                 except IllegalTransition as exc:
                     problems = {"name": str(exc)}
@@ -454,7 +443,7 @@ class Dashboard:
                     description=values["description"],
                     body=values["body"],
                     via=VIA_DASHBOARD,
-                    who=_who(),
+                    who=person(),
                 )
             except StaleRevision as exc:
                 problems["form"] = str(exc)

@@ -10,15 +10,13 @@ import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from kite_skills.guard import journal, limits
 
-if TYPE_CHECKING:
-    from .app import Dashboard
+from .pages import Pages, person
 
 REFUSED = frozenset({"refuse", "fail-closed", "asked-declined", "asked-cancelled"})
 
@@ -35,14 +33,12 @@ class GuardFiles:
         return cls(limits.default_path(os.environ), journal.default_path(os.environ))
 
 
-def show(dashboard: Dashboard, files: GuardFiles, request: Request) -> Response:
+def show(dashboard: Pages, files: GuardFiles, request: Request) -> Response:
     """GET ``/skills/guard``: the kill switch, today's writes and refusals, and the limits."""
     return _page(dashboard, files, request, problem=None)
 
 
-def _page(
-    dashboard: Dashboard, files: GuardFiles, request: Request, problem: str | None
-) -> Response:
+def _page(dashboard: Pages, files: GuardFiles, request: Request, problem: str | None) -> Response:
     current = limits.load(files.limits)
     today = journal.on_day(files.journal, datetime.now().astimezone())
     rows = [
@@ -72,7 +68,7 @@ def _page(
     )
 
 
-def save(dashboard: Dashboard, files: GuardFiles, request: Request) -> Response:
+def save(dashboard: Pages, files: GuardFiles, request: Request) -> Response:
     """POST ``/skills/guard/limits``: every setting in the form, all or none."""
     form = dashboard.form(request)
     changed = current = limits.load(files.limits)
@@ -90,7 +86,7 @@ def save(dashboard: Dashboard, files: GuardFiles, request: Request) -> Response:
     )
 
 
-def kill(dashboard: Dashboard, files: GuardFiles, request: Request) -> Response:
+def kill(dashboard: Pages, files: GuardFiles, request: Request) -> Response:
     """POST ``/skills/guard/kill``: the kill switch on, with the person's reason."""
     form = dashboard.form(request)
     reason = form.get("reason", "").strip()
@@ -98,7 +94,7 @@ def kill(dashboard: Dashboard, files: GuardFiles, request: Request) -> Response:
         return _page(dashboard, files, request, problem="say why the kill switch is on")
     switch = limits.KillSwitch(
         reason=reason[: limits.MAX_REASON_CHARS],
-        by=_who(),
+        by=person(),
         at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
     current = limits.load(files.limits)
@@ -106,7 +102,7 @@ def kill(dashboard: Dashboard, files: GuardFiles, request: Request) -> Response:
     return dashboard.done(request, "Kill switch on: every write is refused", "/skills/guard")
 
 
-def resume(dashboard: Dashboard, files: GuardFiles, request: Request) -> Response:
+def resume(dashboard: Pages, files: GuardFiles, request: Request) -> Response:
     """POST ``/skills/guard/resume``: the kill switch off."""
     dashboard.form(request)
     current = limits.load(files.limits)
@@ -114,9 +110,3 @@ def resume(dashboard: Dashboard, files: GuardFiles, request: Request) -> Respons
     return dashboard.done(
         request, "Kill switch off: writes are judged by your limits again", "/skills/guard"
     )
-
-
-def _who() -> str:
-    from .app import _who as who
-
-    return who()

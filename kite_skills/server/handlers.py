@@ -37,7 +37,7 @@ from ..mcpkit import (
 from .changes import PEER, URI_SCHEME
 from .protocol import peer_of
 from .skills_extension import client_has_skills
-from .tools import help_tool
+from .tools import calc_tool, help_tool
 from .user_skills import SKILL_MIME_TYPE, UserSkills
 
 log = logging.getLogger("kite_skills.server")
@@ -50,7 +50,7 @@ def all_tools(catalog: Catalog, user_skills: UserSkills) -> ToolRegistry:
     def on_recipe(ctx: Context, key: str) -> None:
         receipts.note(ctx, "recipe", key, "help")
 
-    return ToolRegistry([help_tool(catalog, on_recipe), *user_skills.tools()])
+    return ToolRegistry([help_tool(catalog, on_recipe), calc_tool(), *user_skills.tools()])
 
 
 class Handlers:
@@ -140,6 +140,16 @@ class Handlers:
         peer = peer_of(ctx)
         if peer is not None:
             peer.unsubscribe(str(params.uri))
+        return types.EmptyResult()
+
+    # -- logging (handshake era; 2026-07-28 asks per request: protocol.client_logs) -----------
+
+    async def set_log_level(
+        self, ctx: Context, params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
+        peer = peer_of(ctx)
+        if peer is not None:
+            peer.log_level = params.level
         return types.EmptyResult()
 
 

@@ -36,8 +36,11 @@ from mcp.shared.message import SessionMessage
 from mcp_types import jsonrpc_message_adapter
 from pydantic import ConfigDict, TypeAdapter
 
+from kite_skills import catalog
 from kite_skills.launcher import build_info
 from kite_skills.server import app
+from kite_skills.server.handlers import all_tools
+from kite_skills.server.user_skills import UserSkills
 
 from .. import zipapp_guard
 
@@ -45,6 +48,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
+TOOLS: Final = frozenset(all_tools(catalog.load(), UserSkills.without_store("not opened")).names())
+"""Every tool the server registers (its one registry): the tests iterate it, so a new tool is
+covered the moment it is registered."""
 
 
 class InProcess:

@@ -30,14 +30,13 @@ import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from .harness import LEGACY, MODERN, RawPeer, Target
+from .harness import LEGACY, MODERN, TOOLS, RawPeer, Target
 
 EXAMPLES = int(os.environ.get("KITE_SKILLS_FUZZ_EXAMPLES", "100"))
 SEED = os.environ.get(
     "KITE_SKILLS_FUZZ_SEED", "" if "KITE_SKILLS_FUZZ_EXAMPLES" in os.environ else "20260907"
 )
 WAIT_SECONDS = 30.0
-TOOLS = ["help", "skills", "skillRead", "skillSave", "skillUnpublish", "skillPublish"]
 COUNTS: dict[str, int] = {}
 
 
@@ -230,6 +229,13 @@ def arguments_for(tool: str) -> st.SearchStrategy[dict[str, Any]]:
         "skillSave": {"name": names, "description": text, "body": st.text(max_size=300)},
         "skillUnpublish": {"name": names},
         "skillPublish": {"name": names},
+        "calc": {
+            "mode": st.sampled_from(["tick", "lots", "greeks", "payoff", "charges", "exit_plan"]),
+            "price": st.floats(allow_nan=False),
+            "tick_size": st.floats(allow_nan=False),
+            "quantity": st.integers(-10, 10**9),
+            "legs": st.lists(st.dictionaries(text, json_values, max_size=4), max_size=3),
+        },
     }[tool]
     typed = st.fixed_dictionaries({}, optional={k: v | json_values for k, v in known.items()})
     return typed | st.dictionaries(text, json_values, max_size=3)
@@ -266,7 +272,9 @@ def test_fuzz_tool_arguments(peer: FuzzPeer) -> None:
     @fuzz
     @given(
         st.lists(
-            st.sampled_from(TOOLS).flatmap(lambda t: st.tuples(st.just(t), arguments_for(t))),
+            st.sampled_from(sorted(TOOLS)).flatmap(
+                lambda t: st.tuples(st.just(t), arguments_for(t))
+            ),
             min_size=1,
             max_size=4,
         )

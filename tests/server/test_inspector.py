@@ -21,7 +21,7 @@ import pytest
 
 from kite_skills import catalog
 
-from .harness import ROOT
+from .harness import ROOT, TOOLS
 
 pytestmark = pytest.mark.zipapp
 
@@ -157,7 +157,7 @@ def test_tools_list(runs: dict[str, Run], era: str) -> None:
     assert run.code == 0, run.explain()
     names = {t["name"] for t in run.json()["tools"]}
     # the Inspector always advertises the Skills extension, so it sees Skills, not help
-    assert names == {"skills", "skillRead", "skillSave", "skillUnpublish", "skillPublish"}
+    assert names == TOOLS - {"help"}
     print(f"\nInspector ({era}) tools/list: {sorted(names)}")
 
 

@@ -21,11 +21,9 @@ from kite_skills.server.app import INSTRUCTIONS, build_server, excluded_tools
 from kite_skills.server.user_skills import UserSkills
 from kite_skills.store import AgentView, Store
 
-from .harness import ROOT, SKILLS_EXTENSION, custom_request
+from .harness import ROOT, SKILLS_EXTENSION, TOOLS, custom_request
 
 pytestmark = pytest.mark.anyio
-
-TOOLS = {"help", "skills", "skillRead", "skillSave", "skillUnpublish", "skillPublish"}
 
 
 @pytest.fixture(params=["legacy", "auto"])

@@ -13,7 +13,7 @@ from mcp.shared.exceptions import MCPError
 
 from kite_skills import catalog
 
-from .harness import MODERN, ROOT, SKILLS_EXTENSION, Target, custom_request, sdk_client
+from .harness import MODERN, ROOT, SKILLS_EXTENSION, TOOLS, Target, custom_request, sdk_client
 
 pytestmark = pytest.mark.anyio
 
@@ -72,7 +72,7 @@ async def test_negotiation(
         # 4. help is listed iff the client did not advertise the extension
         names = [t.name for t in (await client.list_tools()).tools]
         assert ("help" in names) is (not skills)
-        assert {"skills", "skillRead", "skillSave", "skillUnpublish", "skillPublish"} <= set(names)
+        assert TOOLS - {"help"} <= set(names)
         result = await client.call_tool("help", {"key": "/orders"})
         if skills:
             assert result.is_error
@@ -233,7 +233,7 @@ async def test_excluded_tools(target: Target, shiv_root: Path, db: Path, mode: s
 
 async def check_excluded(client: Client) -> None:
     names = {t.name for t in (await client.list_tools()).tools}
-    assert names == {"skills", "skillRead", "skillUnpublish", "skillPublish"}
+    assert names == {"calc", "skills", "skillRead", "skillUnpublish", "skillPublish"}
     for name in ("help", "skillSave"):
         await expect_error(client.call_tool(name, {}), -32602, name)
     # never the resources or the extension
