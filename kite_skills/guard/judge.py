@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Final
 
 from . import writes
-from .limits import Limits, rule
+from .limits import Limits, rule, rupees
 from .writes import Write
 
 DERIVATIVES: Final = frozenset({"NFO", "BFO", "MCX", "CDS"})
@@ -23,21 +23,6 @@ NO_PRICE: Final = frozenset({"MARKET", "SL-M"})
 DONE: Final = frozenset({"REJECTED", "CANCELLED"})
 MINUTE: Final = timedelta(seconds=60)
 IST: Final = timezone(timedelta(hours=5, minutes=30), "IST")
-
-
-def rupees(value: float) -> str:
-    """₹ with Indian digit grouping: 480000 → ₹4,80,000; paise only when there are any."""
-    whole, paise = divmod(round(value * 100), 100)
-    digits = str(abs(whole))
-    head, tail = digits[:-3], digits[-3:]
-    groups: list[str] = []
-    while len(head) > 2:
-        groups.insert(0, head[-2:])
-        head = head[:-2]
-    if head:
-        groups.insert(0, head)
-    text = ",".join([*groups, tail]) if groups else tail
-    return f"{'-' if whole < 0 else ''}₹{text}" + (f".{paise:02d}" if paise else "")
 
 
 @dataclass(frozen=True)

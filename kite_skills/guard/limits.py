@@ -205,6 +205,21 @@ def rule(name: str) -> Rule:
     raise KeyError(name)
 
 
+def rupees(value: float) -> str:
+    """₹ with Indian digit grouping: 480000 → ₹4,80,000; paise only when there are any."""
+    whole, paise = divmod(round(value * 100), 100)
+    digits = str(abs(whole))
+    head, tail = digits[:-3], digits[-3:]
+    groups: list[str] = []
+    while len(head) > 2:
+        groups.insert(0, head[-2:])
+        head = head[:-2]
+    if head:
+        groups.insert(0, head)
+    text = ",".join([*groups, tail]) if groups else tail
+    return f"{'-' if whole < 0 else ''}₹{text}" + (f".{paise:02d}" if paise else "")
+
+
 def default_path(env: Mapping[str, str], platform: str | None = None) -> Path:
     return os_dirs.config_dir(env, platform or sys.platform) / APP / NAME
 
@@ -284,8 +299,6 @@ def in_words(limits: Limits, setting: str) -> str:
     if isinstance(value, bool):
         return "on" if value else "off"
     if setting in ("max_order_value", "max_value_per_day"):
-        from .judge import rupees
-
         return rupees(value)
     if setting == "trading_hours":
         return f"{value[0]:%H:%M}-{value[1]:%H:%M} IST, Monday to Friday"
