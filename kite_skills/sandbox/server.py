@@ -1,6 +1,7 @@
 """The sandbox's MCP server: the Kite MCP server's tools over the simulation, on stdio (both
 protocol eras, through the main server's wire, :mod:`kite_skills.server.stdio`) or on
-streamable HTTP at 127.0.0.1 behind a per-launch bearer token.
+streamable HTTP at 127.0.0.1 behind a per-launch bearer token or, with ``--oauth``, an
+OAuth 2.1 sign-in (:mod:`.oauth`).
 
 Each tool call advances the simulation to the simulated clock's now, runs the handler,
 writes the journal entry, and only then answers.
