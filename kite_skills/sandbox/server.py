@@ -29,7 +29,7 @@ from ..display import clipped
 from ..localhost_door import ASGIApp, Door, Receive, Scope, Send, header
 from . import schemas
 from .handlers import Generation, Result
-from .journal import Journal
+from .journal import Journal, JournalError, recorded
 
 log = logging.getLogger("kite_skills.sandbox")
 
@@ -40,6 +40,11 @@ INSTRUCTIONS: Final = (
     "it to rehearse a procedure. Every call is recorded in the sandbox's journal."
 )
 INTERNAL: Final = "internal error in the simulation (see the sandbox's stderr)"
+JOURNAL_FAILED: Final = (
+    "not run, nothing changed: the sandbox's journal cannot record calls ({reason}), and the "
+    "sandbox runs none it cannot record — the person frees space for the journal, or chooses "
+    "another with --journal FILE, and starts the sandbox again"
+)
 
 
 def tool_models(generation: str) -> list[types.Tool]:
@@ -73,9 +78,19 @@ class Sandbox:
         self.clock = clock
         self.generation = generation
         self.journal = journal
+        self.parameters = {
+            spec["name"]: frozenset(spec["inputSchema"].get("properties", ()))
+            for spec in schemas.load(generation.name)
+        }
 
     def call(self, name: str, arguments: Any) -> Result | None:
-        """Run one tool call (None: no such tool) and journal it before anyone is answered."""
+        """Run one tool call (None: no such tool) and journal it before anyone is answered.
+
+        A call whose entry cannot be written (a full disk) was done all the same, and is
+        answered as done: an agent that read "error" would do it again. No call runs after
+        that, so nothing is done that the journal does not hold."""
+        if self.journal is not None and self.journal.failure is not None:
+            return Result(JOURNAL_FAILED.format(reason=self.journal.failure), True)
         handler = self.generation.handlers.get(name)
         args = arguments if isinstance(arguments, dict) else {}
         try:
@@ -97,14 +112,21 @@ class Sandbox:
         if result is not None and result.kite_error is not None:
             log.info("%s: Kite Connect refused: %s", name, result.kite_error)
         if self.journal is not None:
-            self.journal.call(
-                sim_time=now,
-                tool=name,
-                arguments=arguments,
-                text=result.text if result is not None else unknown_tool(name),
-                is_error=True if result is None else result.is_error,
-                kite_error=result.kite_error if result is not None else None,
-            )
+            try:
+                self.journal.call(
+                    sim_time=now,
+                    tool=name,
+                    arguments=recorded(arguments, self.parameters.get(name, frozenset())),
+                    text=result.text if result is not None else unknown_tool(name),
+                    is_error=True if result is None else result.is_error,
+                    kite_error=result.kite_error if result is not None else None,
+                )
+            except JournalError as exc:
+                log.warning(
+                    "%s (the call %s was done and answered; no further call runs)",
+                    exc,
+                    clipped(name, 64),
+                )
         return result
 
 
