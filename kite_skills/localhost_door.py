@@ -142,10 +142,13 @@ class Quiet(logging.Filter):
 
 
 def _loop_trouble(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-    """The event loop's errors (``socket.accept() out of system resource``) as one line."""
+    """The event loop's word about a socket (``socket.accept() out of system resource``: an
+    OSError) as one line, through :class:`Quiet`; anything else (a bug) as asyncio says it."""
     exception = context.get("exception")
-    message = str(context.get("message", "event loop error"))
-    log.warning(message, exc_info=exception)
+    if not isinstance(exception, OSError):
+        loop.default_exception_handler(context)
+        return
+    log.warning(str(context.get("message", "event loop error")), exc_info=exception)
 
 
 class Server(uvicorn.Server):

@@ -4,6 +4,7 @@ a handler's behind it. The same requests go to the dashboard's guard and to the 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -193,3 +194,36 @@ def test_the_door_knows_its_hosts_and_origins() -> None:
     door = Door(PORT)
     assert door.hosts == {f"127.0.0.1:{PORT}", f"localhost:{PORT}"}
     assert door.origins == {f"http://127.0.0.1:{PORT}", f"http://localhost:{PORT}"}
+
+
+def test_the_event_loop_says_a_socket_error_in_one_line_and_a_bug_as_it_is(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from kite_skills import localhost_door
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        for context in (
+            {"message": "socket.accept() out of system resource", "exception": OSError(24, "x")},
+            {"message": "socket.accept() out of system resource", "exception": OSError(24, "x")},
+            {"message": "Task exception was never retrieved", "exception": ValueError("bug")},
+        ):
+            localhost_door._loop_trouble(loop, context)
+
+    logger = logging.getLogger("kite_skills.localhost_door")
+    before = logger.filters
+    logger.filters = [Quiet()]  # a fresh one: another test's served listener may have used it
+    try:
+        with caplog.at_level(logging.WARNING):
+            anyio.run(main)
+    finally:
+        logger.filters = before
+    said = [(r.name, r.getMessage(), r.exc_info is not None) for r in caplog.records]
+    assert said == [
+        (
+            "kite_skills.localhost_door",
+            "socket.accept() out of system resource: [Errno 24] x",
+            False,
+        ),
+        ("asyncio", "Task exception was never retrieved", True),
+    ]
