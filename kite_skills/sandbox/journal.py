@@ -121,6 +121,7 @@ class Journal:
         assert self._fd is not None
         os.replace(self.path, self.path.with_name(self.path.name + ".1"))
         os.close(self._fd)
+        self._fd = None  # until the new file is open: a failure leaves no stale descriptor
         self._fd = _open(self.path)
         line = {**self._start, "at": _now(), "continued": True}
         data = (json.dumps(line, ensure_ascii=True, separators=(",", ":")) + "\n").encode()
