@@ -73,7 +73,7 @@ def _run_dashboard(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import cli_history, cli_install, cli_setup, cli_skills
+    from . import cli_calc, cli_history, cli_install, cli_setup, cli_skills
     from .cli_db import DB_DEFAULT, add_db_option
     from .cli_help import SuggestingParser, describe_subcommands
 
@@ -111,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Example: kite-skills catalog list",
     )
     listing.set_defaults(run=_run_list)
+    cli_calc.register(commands)
     cli_skills.register(commands)
     cli_history.register_settings(commands)
     dash = commands.add_parser(

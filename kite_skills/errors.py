@@ -6,6 +6,7 @@
     │   ├── HelpKeyTooLong    over 1024 UTF-8 bytes (refused before any lookup)
     │   └── UnknownHelpKey    carries the nearest existing page as guidance
     ├── DirectoryReadError    a directory URI or cursor that names no listing
+    ├── CalcError             a ``calc`` input refused; carries every field's problem
     └── StoreError            the user-skill store refused an operation
         ├── InvalidSkill      bad input: name, description or body break a rule
         ├── UnknownSkill      no skill by that name
@@ -41,6 +42,18 @@ class CatalogError(KiteError):
         lines = [str(p) for p in self.problems]
         super().__init__(
             f"the skill catalog has {counted(len(lines), 'problem')}:\n" + "\n".join(lines)
+        )
+
+
+class CalcError(KiteError):
+    """A ``calc`` request that cannot be answered: ``problems`` holds one line per field
+    (the field, what is wrong, what to send), every field's, not only the first."""
+
+    def __init__(self, mode: str, problems: Sequence[str]) -> None:
+        self.mode = mode
+        self.problems = list(problems)
+        super().__init__(
+            f"calc {mode}: {counted(len(self.problems), 'problem')}:\n" + "\n".join(self.problems)
         )
 
 

@@ -58,6 +58,8 @@ def test_tiny_bench_writes_the_table_the_json_and_the_plot(tmp_path: Path) -> No
         "help root vs the baseline's no-op tool call",
         "skills/list vs",
         "skillSave (new draft) vs",
+        "calc greeks (4 legs) vs",
+        "calc payoff (4 legs, 200-point grid) vs",
         "load + validate",
         "a word in nearly every skill",
         "CLI write → list_changed",

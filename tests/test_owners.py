@@ -612,6 +612,71 @@ def test_which_names_look_alike_is_decided_only_in_look_alikes() -> None:
     assert found == [], "a look-alike rule is written again: ask kite_skills.look_alikes"
 
 
+# ---- the fat-finger guard's thresholds ------------------------------------------------------
+
+FAT_FINGER_OWNER = "kite_skills/calc/orders.py"
+_GUARD_WORDS = re.compile(r"guard \d+ ?%|above \d+ ?% of net|more than \d+ times")
+
+
+def test_the_fat_finger_thresholds_are_only_in_calc() -> None:
+    """calc/orders.py's ``FAT_FINGER`` owns the guard's defaults: prepare.md states the same
+    numbers, and no other code (the rehearsals' scripts included) writes one of its own."""
+    from kite_skills.calc import FAT_FINGER
+
+    files = [*_python_files(), REPO / "tests" / "rehearsal" / "scripts.py"]
+    found = _found(_GUARD_WORDS.search, skip=frozenset({FAT_FINGER_OWNER}), files=files)
+    assert found == [], (
+        f"a fat-finger threshold written outside {FAT_FINGER_OWNER}: {found} — use "
+        "kite_skills.calc.FAT_FINGER"
+    )
+    step = (
+        " ".join(
+            (REPO / "skills_catalog" / "orders" / "prepare.md").read_text(encoding="utf-8").split()
+        )
+        .split("Fat-finger guard.")[1]
+        .split(" 12. ")[0]
+    )
+    for phrase in (
+        f"`net` (default {FAT_FINGER.net_share_pct}%)",
+        f"more than {FAT_FINGER.usual_size_multiple} times",
+        f"more than {FAT_FINGER.price_distance_pct}% from `last_price`",
+    ):
+        assert phrase in step, f"orders/prepare.md step 11 no longer says {phrase!r}"
+
+
+# ---- the localhost door ---------------------------------------------------------------------
+
+LOCALHOST_DOOR = "kite_skills/localhost_door.py"
+_DOOR_HEADERS = frozenset({"host", "origin", "sec-fetch-site"})
+_DOOR_NAMES = frozenset({"H11Protocol", "RLIMIT_NOFILE", "set_exception_handler", "Config"})
+
+
+def test_the_localhost_door_is_kept_only_in_its_module() -> None:
+    """Host and web-page checks (the request headers they read), half-sent request deadlines
+    and connection bounds (uvicorn's h11 protocol, the file-descriptor limit), uvicorn's
+    settings and the event loop's logging: one module, which the dashboard and the sandbox's
+    listener both use."""
+    found = []
+    for path in _python_files():
+        if _rel(path) == LOCALHOST_DOOR:
+            continue
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.Constant) and isinstance(node.value, bytes):
+                if node.value.decode("latin-1").lower() in _DOOR_HEADERS:  # ASGI's header names
+                    found.append(_where(path, node.lineno))
+            elif isinstance(node, (ast.Attribute, ast.Name, ast.alias)):
+                name = (
+                    node.name.rsplit(".", 1)[-1] if isinstance(node, ast.alias) else _name_of(node)
+                )
+                is_uvicorn_config = name == "Config" and "uvicorn" in ast.unparse(node)
+                if name in _DOOR_NAMES - {"Config"} or is_uvicorn_config:
+                    found.append(_where(path, node.lineno))
+    assert found == [], (
+        "a listener keeps a door of its own: use kite_skills/localhost_door.py (Door for the "
+        "Host and web-page rules, config and Server for deadlines, bounds and quiet logging)"
+    )
+
+
 def test_the_development_guide_names_each_rule_and_its_test() -> None:
     text = (REPO / "docs" / "development.md").read_text(encoding="utf-8")
     section = text.split("\n## Who owns each rule\n", 1)[1].split("\n## ", 1)[0]

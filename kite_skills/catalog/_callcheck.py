@@ -13,7 +13,7 @@ import posixpath
 from dataclasses import dataclass
 from typing import Any
 
-from .. import kite_schemas
+from .. import calc, kite_schemas
 from ..kite_schemas import GENERATIONS, LEGACY_RENAMED, LEGACY_TWIN, Generation, ToolSchema
 from . import _schema
 from .calls import Call, Unavailable, extract
@@ -142,6 +142,8 @@ def _check_call(
     call: Call, claimed_generations: tuple[Generation, ...], covered: tuple[Generation, ...]
 ) -> tuple[list[CallProblem], list[Generation]]:
     """The call's problems, and the generations that reject it (marked ones included)."""
+    if call.tool == CALC_TOOL:
+        return calc_call_problems(call), []
     generations = call.only or claimed_generations
     out: list[CallProblem] = []
     rejecting: list[Generation] = []
@@ -191,6 +193,71 @@ def _check_call(
         for fallback in call.unavailable.fallbacks:
             out += _check_call(fallback, call.unavailable.generations, ())[0]
     return out, rejecting
+
+
+CALC_TOOL = "calc"  # this server's own tool: checked against its own schema, on no generation
+
+
+def calc_call_problems(call: Call) -> list[CallProblem]:
+    """A written ``calc`` call against the tool's input schema: its mode, each field's name
+    and written value (an enum's), and, when it names its fields, the required ones."""
+    mode = calc.MODES.get(call.mode or "")
+    if mode is None:
+        modes = ", ".join(f"`{m}`" for m in calc.MODES)
+        return [
+            CallProblem(
+                call.line,
+                "call-unknown-mode",
+                f"`calc` has no mode `{call.mode}` — use one of {modes}",
+            )
+        ]
+    schema = mode.model.model_json_schema()
+    properties: dict[str, Any] = schema["properties"]
+    out: list[CallProblem] = []
+    for param in call.params:
+        spec = properties.get(param.name)
+        if spec is None:
+            fields = ", ".join(f"`{p}`" for p in properties)
+            out.append(
+                CallProblem(
+                    param.line,
+                    "call-unknown-param",
+                    f"{call.label()}: has no field `{param.name}` — drop it or use one it takes: "
+                    f"{fields}",
+                )
+            )
+            continue
+        allowed = _enum(spec)
+        value = (param.value or "").strip("\"'")
+        if param.value is not None and allowed is not None and value not in allowed:
+            out.append(
+                CallProblem(
+                    param.line,
+                    "call-bad-value",
+                    f"{call.label()}: takes no `{value}` for `{param.name}` — use one of "
+                    + ", ".join(f"`{v}`" for v in allowed),
+                )
+            )
+    if call.with_params:
+        named = {p.name for p in call.params}
+        missing = [p for p in schema.get("required", []) if p not in named]
+        if missing:
+            names = ", ".join(f"`{p}`" for p in missing)
+            out.append(
+                CallProblem(
+                    call.line,
+                    "call-missing-param",
+                    f"{call.label()}: requires {names} — add {names} to the call's fields",
+                )
+            )
+    return out
+
+
+def _enum(spec: dict[str, Any]) -> list[str] | None:
+    for part in [spec, *spec.get("anyOf", [])]:
+        if "enum" in part:
+            return [str(v) for v in part["enum"]]
+    return None
 
 
 def _grouped_problem(call: Call) -> CallProblem | None:

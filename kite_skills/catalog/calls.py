@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from .. import kite_schemas
+from .. import calc, kite_schemas
 from ..kite_schemas import GENERATIONS, Generation
 
 
@@ -134,12 +134,15 @@ def _legacy_names() -> frozenset[str]:
 
 @cache
 def _not_tools() -> frozenset[str]:
-    """Backticked words that look like tool names but are parameters or their values."""
+    """Backticked words that look like tool names but are parameters or their values (the
+    ``calc`` tool's fields included)."""
     words = {p for g in GENERATIONS for t in kite_schemas.load(g) for p in t.params}
     for g in GENERATIONS:
         for tool in kite_schemas.load(g):
             for param in tool.params.values():
                 words.update(param.enum or ())
+    for mode in calc.MODES.values():  # this server's own tool: `open_sell_orders` is a field
+        words.update(mode.model.model_fields)
     return frozenset(words)
 
 

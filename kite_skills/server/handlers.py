@@ -27,7 +27,7 @@ from ..errors import StoreError, UnreadableSkill
 from .changes import PEER, URI_SCHEME
 from .protocol import Context, peer_of
 from .skills_extension import client_has_skills
-from .tools import ToolResult, ToolSpec, help_tool, tool_error
+from .tools import ToolResult, ToolSpec, calc_tool, help_tool, tool_error
 from .user_skills import SKILL_MIME_TYPE, UserSkills
 
 log = logging.getLogger("kite_skills.server")
@@ -40,7 +40,7 @@ def all_tools(catalog: Catalog, user_skills: UserSkills) -> dict[str, ToolSpec]:
     def on_recipe(ctx: Context, key: str) -> None:
         receipts.note(ctx, "recipe", key, "help")
 
-    tools = [help_tool(catalog, on_recipe), *user_skills.tools()]
+    tools = [help_tool(catalog, on_recipe), calc_tool(), *user_skills.tools()]
     return {spec.tool.name: spec for spec in tools}
 
 
@@ -133,6 +133,16 @@ class Handlers:
         peer = peer_of(ctx)
         if peer is not None:
             peer.unsubscribe(str(params.uri))
+        return types.EmptyResult()
+
+    # -- logging (handshake era; 2026-07-28 asks per request: protocol.client_logs) -----------
+
+    async def set_log_level(
+        self, ctx: Context, params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
+        peer = peer_of(ctx)
+        if peer is not None:
+            peer.log_level = params.level
         return types.EmptyResult()
 
 

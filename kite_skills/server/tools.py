@@ -1,4 +1,5 @@
-"""The tool table: each tool's schema and the function that serves it, and the ``help`` tool.
+"""The tool table: each tool's schema and the function that serves it, the ``help`` tool and
+the ``calc`` tool's adapter.
 
 ``list_tools`` and ``call_tool`` (:class:`.handlers.Handlers`) only render and look up this
 table.
@@ -6,8 +7,10 @@ table.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any
 
 from mcp import types
@@ -227,3 +230,66 @@ def help_tool(
         ),
     )
     return ToolSpec(tool, HelpTool(catalog, on_recipe).run)
+
+
+CALC_DESCRIPTION = (
+    "Verified calculators for the numbers a recipe asks for, so that no money number rests "
+    "on mental arithmetic. Pick a mode: tick (round a price for its purpose), lots (whole "
+    "lots, split at the freeze quantity), sellable (what a holding can sell, GTT cover, "
+    "TPIN), check_order (every finding on a proposed order), size (quantity for a risk "
+    "budget), greeks (IV and Greeks, per leg and portfolio), payoff (multi-leg payoff, "
+    "breakevens, max profit and loss), charges (brokerage, taxes, fees, breakeven move, "
+    "dated rates), exit_plan (safe square-off order). Each answer states its inputs, "
+    "assumptions and roundings. It only computes: it reads and changes nothing."
+)
+
+
+# calc's answers kept in wire form, for this many distinct requests: an answer depends only on
+# its arguments (no clock is read), and an agent asks the same again before it writes (bench
+# section 2, "calc greeks" and "calc payoff"); past it, each new request is worked out anew.
+CALC_ANSWERS_KEPT = 32
+
+
+class CalcTool:
+    """The ``calc`` tool: the calculators imported at the first call, each answer in wire form,
+    the last :data:`CALC_ANSWERS_KEPT` distinct requests' kept."""
+
+    def __init__(self) -> None:
+        self._kept: Kept[str, WireJSON] = Kept(CALC_ANSWERS_KEPT)
+
+    async def run(self, ctx: Context, arguments: dict[str, Any]) -> ToolResult:
+        key = json.dumps(arguments, sort_keys=True, separators=(",", ":"))
+        return self._kept.get(key) or self._kept.keep(key, self.answer(arguments))
+
+    @staticmethod
+    def answer(arguments: dict[str, Any]) -> WireJSON:
+        from .. import calc  # at the first call, not at the server's start
+
+        try:
+            answer = calc.calculate(arguments)
+        except calc.CalcError as exc:
+            return wire(tool_error(str(exc)))
+        return wire(text_result(answer.to_text(), answer.to_dict()))
+
+
+def calc_tool() -> ToolSpec:
+    """The ``calc`` tool: its schemas are read from ``kite_skills/calc/tool.json`` so that
+    listing the tools imports none of the calculators."""
+    schemas = json.loads(
+        (resources.files("kite_skills") / "calc" / "tool.json").read_text(encoding="utf-8")
+    )
+    tool = types.Tool(
+        name="calc",
+        title="Kite calculators",
+        description=CALC_DESCRIPTION,
+        input_schema=schemas["input"],
+        output_schema=schemas["output"],
+        annotations=types.ToolAnnotations(
+            title="Kite calculators",
+            read_only_hint=True,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    )
+    return ToolSpec(tool, CalcTool().run)

@@ -4,14 +4,17 @@ Handlers return the SDK's models (``types.CallToolResult``, ``types.ListToolsRes
 the SDK turns each into JSON on every call (``model_dump(by_alias=True, mode="json",
 exclude_none=True)``, ``_dump_result`` in mcp/server/runner.py). A few replies never change
 once made: a help page and an unknown help key's answer (the catalog never changes after
-loading), a catalog recipe's ``prompts/list`` entry. Building, validating and dumping their
-models again on every call cost more than the SDK's own dispatch, so those are made once, by
+loading), a catalog recipe's ``prompts/list`` entry, a ``calc`` answer (it depends on its
+arguments alone; :class:`.tools.CalcTool` keeps the last few requests'). Building,
+validating and dumping their models again on every call cost more than the SDK's own
+dispatch, so those are made once, by
 :func:`wire`, and kept as :data:`WireJSON` (in a :class:`Kept` table, or a field built at
 start-up).
 
 The bench rows that justify it: bench/run.py section "2. request cost", "help root", "help
-topic", "help recipe" and "help unknown key vs the baseline's no-op tool call", and
-"prompts/list vs the baseline's no-op tool call" (target p50 ≤ 1.20× the no-op).
+topic", "help recipe" and "help unknown key vs the baseline's no-op tool call",
+"prompts/list vs the baseline's no-op tool call", and "calc greeks (4 legs)" and "calc
+payoff (4 legs, 200-point grid)" (target p50 ≤ 1.20× the no-op).
 
 Rules:
 

@@ -140,7 +140,13 @@ def test_a_mark_names_generations_links_and_fallback_calls() -> None:
 
 
 def catalog_with(tmp_path: Path, body: str, metadata: str = "") -> Path:
-    skill = "---\nname: orders\ndescription: Orders.\n" + metadata + "---\n# Orders\n"
+    """A topic ``orders`` whose recipe's body is ``body``; ``metadata`` opens the SKILL.md's
+    ``metadata`` with its own lines (the version is added)."""
+    metadata = (metadata or "metadata:\n") + '  version: "1"\n'
+    skill = (
+        "---\nname: orders\ndescription: Orders.\nlicense: MIT\n"
+        "compatibility: Needs the Kite MCP server.\n" + metadata + "---\n# Orders\n"
+    )
     return write_catalog(
         tmp_path / "cat",
         {
@@ -402,7 +408,7 @@ def test_an_unknown_generation_in_the_claim(tmp_path: Path) -> None:
     assert [(p.path, p.line, p.code, p.message) for p in catalog.check(root)] == [
         (
             f"{root}/orders/SKILL.md",
-            5,
+            7,
             "call-generations",
             "metadata 'kite-mcp-generations' names newest; list generations from: grouped, "
             "legacy, legacy-oldest",
@@ -519,3 +525,48 @@ def test_validate_reports_call_problems(tmp_path: Path, capsys: pytest.CaptureFi
     err = capsys.readouterr().err
     assert f"{root}/orders/recipe.md:{LINE}: `orders` mode `buy`: `orders` has no mode" in err
     assert "1 problem in" in err
+
+
+# ---- this server's own `calc` tool: checked against its own schema, on no generation -------
+
+
+def test_a_correct_calc_call_passes(tmp_path: Path) -> None:
+    body = (
+        "4. Round it: `calc` mode `tick` with `price`, `tick_size` and `purpose` such as\n"
+        "   `buy_limit`; split it with `calc` mode `lots` with `quantity`, `lot_size`,\n"
+        "   `freeze_quantity` and `split` `orders` or `iceberg`. `calc` mode `sellable` with\n"
+        "   `holding`, `open_sell_orders`, `active_sell_gtts` and `demat_consent` sizes a sell.\n"
+    )
+    assert problems(tmp_path, body) == []
+
+
+def test_every_problem_of_a_calc_call_is_reported(tmp_path: Path) -> None:
+    body = (
+        "Call `calc` mode `tick` with `price`, `tick` and `purpose` `buy`.\n"
+        "Then `calc` mode `margin`.\n"
+    )
+    assert problems(tmp_path, body) == [
+        (
+            LINE,
+            "call-bad-value",
+            "`calc` mode `tick`: takes no `buy` for `purpose` — use one of `buy_limit`, "
+            "`sell_limit`, `buy_trigger`, `sell_trigger`, `buy_stop_limit`, `sell_stop_limit`",
+        ),
+        (
+            LINE,
+            "call-missing-param",
+            "`calc` mode `tick`: requires `tick_size` — add `tick_size` to the call's fields",
+        ),
+        (
+            LINE,
+            "call-unknown-param",
+            "`calc` mode `tick`: has no field `tick` — drop it or use one it takes: `price`, "
+            "`tick_size`, `purpose`, `trigger_price`",
+        ),
+        (
+            LINE + 1,
+            "call-unknown-mode",
+            "`calc` has no mode `margin` — use one of `tick`, `lots`, `sellable`, "
+            "`check_order`, `size`, `greeks`, `payoff`, `charges`, `exit_plan`",
+        ),
+    ]

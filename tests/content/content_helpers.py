@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ruamel.yaml import YAML
 
-from kite_skills import kite_schemas
+from kite_skills import calc, kite_schemas
 from kite_skills.catalog import _markdown
 
 TOPICS = (
@@ -67,6 +67,12 @@ _GROUPED = kite_schemas.load("grouped")
 _LEGACY = kite_schemas.load("legacy")  # every legacy tool name (the oldest has a subset)
 
 MODES: dict[str, frozenset[str]] = {t.name: frozenset(t.modes) for t in _GROUPED}
+# This server's own `calc` tool (kite_skills.calc owns its modes and fields): not a Kite tool,
+# so it has no legacy twin and no "Check first" entry (index.md rule 2 covers it).
+CALC = "calc"
+CALC_MODES: dict[str, frozenset[str]] = {
+    name: frozenset(mode.model.model_fields) for name, mode in calc.MODES.items()
+}
 
 WRITE_MODES: dict[str, frozenset[str]] = {
     t.name: frozenset(m.name for m in t.modes.values() if m.writes) for t in _GROUPED if t.writes
@@ -180,7 +186,13 @@ PARAM_NAMES = frozenset(
     p for tools in (NEW_TOOLS, LEGACY_TOOLS) for t in tools.values() for p in t["params"]
 )
 ALL_MODES = frozenset(m for modes in MODES.values() for m in modes)
-NON_TOOL_IDENTIFIERS = PARAM_NAMES | ALL_MODES | SEARCH_MODE_VALUES
+NON_TOOL_IDENTIFIERS = (
+    PARAM_NAMES
+    | ALL_MODES
+    | SEARCH_MODE_VALUES
+    | frozenset(CALC_MODES)
+    | frozenset(f for fields in CALC_MODES.values() for f in fields)
+)
 
 
 # --------------------------------------------------------------------------- files
@@ -334,7 +346,10 @@ def vocabulary_problems(text: str) -> list[str]:
     text = strip_code_blocks(text)
     problems = []
     for tool, mode in MODE_RE.findall(text):
-        if tool not in MODES:
+        if tool == CALC:
+            if mode not in CALC_MODES:
+                problems.append(f"`calc` has no mode `{mode}`")
+        elif tool not in MODES:
             problems.append(f"unknown grouped tool `{tool}` (with mode `{mode}`)")
         elif mode not in MODES[tool]:
             problems.append(f"`{tool}` has no mode `{mode}`")

@@ -1,9 +1,7 @@
 """The recipes added for F&O traders (issue 20 §2): option chain, IV and Greeks, spreads, entry
 with a stop and a target, cancel everything, and the fat-finger guard in prepare.md. Worked
-examples are recomputed here with the standard library only."""
+examples are recomputed through the `calc` tool in test_content_worked_examples.py."""
 
-import datetime as dt
-import math
 import re
 
 import pytest
@@ -64,96 +62,6 @@ def test_new_recipe_is_linked_from_index_and_its_topic(name):
     assert recipe in links(read(f"{topic}/SKILL.md"))
 
 
-# ------------------------------------------------------------- Black-Scholes (stdlib only)
-
-
-def norm_cdf(x: float) -> float:
-    return 0.5 * (1 + math.erf(x / math.sqrt(2)))
-
-
-def norm_pdf(x: float) -> float:
-    return math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
-
-
-def d1_d2(s: float, k: float, t: float, r: float, q: float, vol: float) -> tuple[float, float]:
-    d1 = (math.log(s / k) + (r - q + vol * vol / 2) * t) / (vol * math.sqrt(t))
-    return d1, d1 - vol * math.sqrt(t)
-
-
-def bs_price(s, k, t, r, q, vol, call):
-    d1, d2 = d1_d2(s, k, t, r, q, vol)
-    if call:
-        return s * math.exp(-q * t) * norm_cdf(d1) - k * math.exp(-r * t) * norm_cdf(d2)
-    return k * math.exp(-r * t) * norm_cdf(-d2) - s * math.exp(-q * t) * norm_cdf(-d1)
-
-
-def implied_vol(price, s, k, t, r, q, call):
-    lo, hi = 0.0001, 5.0
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if bs_price(s, k, t, r, q, mid, call) > price:
-            hi = mid
-        else:
-            lo = mid
-    return (lo + hi) / 2
-
-
-def test_black_scholes_reference():
-    # Put-call parity and a textbook value (S=K=100, T=1, r=5%, vol=20%: call 10.45).
-    call = bs_price(100, 100, 1, 0.05, 0, 0.2, True)
-    put = bs_price(100, 100, 1, 0.05, 0, 0.2, False)
-    assert f"{call:.2f}" == "10.45"
-    assert call - put == pytest.approx(100 - 100 * math.exp(-0.05))
-    assert implied_vol(call, 100, 100, 1, 0.05, 0, True) == pytest.approx(0.2, abs=1e-9)
-
-
-def test_greeks_worked_example_recomputes():
-    rows, text = example("derivatives/greeks.md")
-    inputs = {row["input"]: row["value"] for row in rows}
-    s = float(inputs["underlying S"])
-    k = float(inputs["strike K"])
-    call = "(call)" in inputs["option"]
-    bid, ask = float(inputs["best bid"]), float(inputs["best ask"])
-    r = float(inputs["rate r"].rstrip("%")) / 100
-    q = float(inputs["dividend yield q"].rstrip("%")) / 100
-    lot = int(inputs["lot size"])
-    start = dt.datetime.fromisoformat(inputs["quote time"])
-    end = dt.datetime.fromisoformat(inputs["expiry time"])
-    minutes = (end - start).total_seconds() / 60
-    t = minutes / 525600
-    assert end.time() == dt.time(15, 30), "expiry time is 15:30 IST"
-
-    mid = (bid + ask) / 2
-    assert printed(text, "mid") == f"{mid:.2f}"
-    assert f"- T = {minutes:.0f} minutes / 525600 = {t:.6f} years" in text
-    vol = implied_vol(mid, s, k, t, r, q, call)
-    assert bs_price(s, k, t, r, q, vol, call) == pytest.approx(mid, abs=1e-6)
-    assert printed(text, "IV") == f"{vol * 100:.2f}"
-    d1, d2 = d1_d2(s, k, t, r, q, vol)
-    assert f"- d1 = {d1:.4f}; d2 = {d2:.4f}" in text
-
-    disc_q = math.exp(-q * t)
-    delta = disc_q * (norm_cdf(d1) if call else norm_cdf(d1) - 1)
-    gamma = disc_q * norm_pdf(d1) / (s * vol * math.sqrt(t))
-    vega = s * disc_q * norm_pdf(d1) * math.sqrt(t) / 100
-    decay = -s * disc_q * norm_pdf(d1) * vol / (2 * math.sqrt(t))
-    if call:
-        theta = (
-            decay - r * k * math.exp(-r * t) * norm_cdf(d2) + q * s * disc_q * norm_cdf(d1)
-        ) / 365
-    else:
-        theta = (
-            decay + r * k * math.exp(-r * t) * norm_cdf(-d2) - q * s * disc_q * norm_cdf(-d1)
-        ) / 365
-    assert f"- delta = {delta:.4f} ({delta * lot:.2f} per lot)" in text
-    assert printed(text, "gamma") == f"{gamma:.6f}"
-    assert f"- theta = {theta:.2f} per day ({theta * lot:.2f} per lot)" in text
-    assert f"- vega = {vega:.2f} per volatility point ({vega * lot:.2f} per lot)" in text
-    low = implied_vol(bid, s, k, t, r, q, call)
-    high = implied_vol(ask, s, k, t, r, q, call)
-    assert f"- IV at the bid = {low * 100:.2f}%; IV at the ask = {high * 100:.2f}%" in text
-
-
 def test_greeks_template_repeats_the_example():
     _, text = example("derivatives/greeks.md")
     template = read("derivatives/greeks.md").split("Report template:")[1].split("```")[1]
@@ -210,21 +118,6 @@ def test_option_chain_uses_full_underlying_search_and_batched_quotes():
 # ------------------------------------------------------------- spreads
 
 
-def test_spread_example_recomputes():
-    rows, text = example("derivatives/spreads.md")
-    buy = [r for r in rows if r["side"] == "BUY"]
-    sell = [r for r in rows if r["side"] == "SELL"]
-    assert len(buy) == len(sell) == 1 and rows[0]["side"] == "BUY"  # hedge listed first
-    qty = int(buy[0]["quantity"])
-    assert qty == int(sell[0]["quantity"])
-    debit = float(buy[0]["price"]) - float(sell[0]["price"])
-    width = float(sell[0]["strike"]) - float(buy[0]["strike"])
-    assert f"- net debit = {debit:.2f} per unit, {debit * qty:.2f} in total" in text
-    assert printed(text, "maximum loss") == f"{debit * qty:.2f}"
-    assert printed(text, "maximum profit") == f"{(width - debit) * qty:.2f}"
-    assert printed(text, "breakeven") == f"{float(buy[0]['strike']) + debit:.2f}"
-
-
 def test_spread_places_the_hedge_first_and_the_short_after_its_fill():
     steps = steps_of("derivatives/spreads.md")
     order = next(s for s in steps if "Order of the legs" in s)
@@ -279,22 +172,3 @@ def test_prepare_has_a_fat_finger_guard_with_defaults():
     for phrase in ("`net` (default 25%)", "5 times", "usual size", "5% from `last_price`"):
         assert phrase in step, phrase
     assert "today's trades" in step and "holding's `quantity`" in step
-
-
-def test_prepare_summary_size_check_recomputes():
-    template = read("orders/prepare.md").split("Summary template:")[1].split("```")[1]
-    qty, price = re.search(r"BUY (\d+) \S+ .* LIMIT @ ([\d.]+)", template).groups()
-    net = float(re.search(r"net margin ([\d,]+\.\d\d)", template).group(1).replace(",", ""))
-    last = float(re.search(r"Last price ([\d.]+)", template).group(1))
-    value = int(qty) * float(price)
-    check = re.search(
-        r"Size check: value ([\d,]+\.\d\d) is ([\d.]+)% of net \(guard (\d+)%\); usual size "
-        r"(\d+); limit ([\d.]+)% from last price \(guard (\d+)%\)",
-        template,
-    )
-    assert check, "no size check line"
-    assert float(check.group(1).replace(",", "")) == value
-    assert check.group(2) == f"{value / net * 100:.2f}"
-    assert check.group(5) == f"{abs(float(price) - last) / last * 100:.2f}"
-    above = value / net * 100 > int(check.group(3))
-    assert ("WARNING: the value is above" in template) == above

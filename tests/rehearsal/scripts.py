@@ -10,6 +10,8 @@ from datetime import datetime, timedelta
 from itertools import pairwise
 from typing import Any
 
+from kite_skills.calc import FAT_FINGER, calculate
+
 from .agent import Agent, Recipe, Where, part, recipe, step
 
 TERMINAL = ("COMPLETE", "CANCELLED", "REJECTED")
@@ -919,11 +921,17 @@ def prepare_buy(
     assert row["active"], f"{s2}: stop unless active"
     s3 = step(r, 3, "Take a live quote: `market` mode `quote` with `instruments`")
     quote = quote_of(agent, s3, key)
-    s4 = step(r, 4, "A BUY limit rounds down and a SELL limit\n   up")
-    price = snap(limit, row["tick_size"], down=True)
+    s4 = step(r, 4, "`calc` mode `tick` with `price`, `tick_size` and\n   `purpose` rounds")
+    tick = {"price": float(limit), "tick_size": float(row["tick_size"]), "purpose": "buy_limit"}
+    price = float(calculate({"mode": "tick", **tick}).result["price"])
     agent.decide(s4, f"limit {limit} -> {price}")
-    s5 = step(r, 5, "Above `freeze_quantity` the exchange rejects the order")
-    assert not row["freeze_quantity"] or quantity <= row["freeze_quantity"], s5
+    s5 = step(r, 5, "`calc` mode `lots` with `quantity`")
+    lots = {
+        "quantity": quantity,
+        "lot_size": row["lot_size"],
+        "freeze_quantity": row["freeze_quantity"],
+    }
+    assert calculate({"mode": "lots", **lots}).result["slices"] == [quantity], s5
     s6 = step(r, 6, "Decide the session from the current IST time")
     at = when(quote["timestamp"])
     assert minutes("09:15") <= at.hour * 60 + at.minute < minutes("15:30"), s6
@@ -962,8 +970,24 @@ def prepare_buy(
         + [h["quantity"] for h in holdings if h["tradingsymbol"] == symbol]
         + [0]
     )
-    share = value / equity["net"] * 100
-    away = abs(price - quote["last_price"]) / quote["last_price"] * 100
+    s11_calc = step(r, 11, "Call `calc` mode `check_order` with")
+    check = calculate(
+        {
+            "mode": "check_order",
+            "transaction_type": "BUY",
+            "order_type": "LIMIT",
+            "quantity": quantity,
+            "price": float(price),
+            "last_price": float(quote["last_price"]),
+            "tick_size": float(row["tick_size"]),
+            "net": float(equity["net"]),
+            **({"usual_quantity": usual} if usual else {}),
+        }
+    ).result
+    found = {f["code"] for f in check["findings"]}
+    agent.decide(s11_calc, f"findings {sorted(found)}")
+    share, away = check["net_share_pct"], check["price_distance_pct"]
+    guard = FAT_FINGER
     a = equity["available"]
     summary = [
         f"BUY {quantity} {symbol} ({exchange}, equity; {quantity} shares) CNC LIMIT @ "
@@ -975,15 +999,20 @@ def prepare_buy(
         f"{quote['lower_circuit_limit']:.2f}-{quote['upper_circuit_limit']:.2f}; "
         "session: market open",
         f"Tag {tag}; a BUY, so no position to close; market protection: not used (LIMIT)",
-        f"Size check: value {value:,.2f} is {share:.2f}% of net (guard 25%); usual size "
-        f"{usual or 'no usual size known'}; limit {away:.2f}% from last price (guard 5%)",
+        f"Size check: value {value:,.2f} is {share:.2f}% of net (guard "
+        f"{guard.net_share_pct}%); usual size {usual or 'no usual size known'}; limit "
+        f"{away:.2f}% from last price (guard {guard.price_distance_pct}%)",
     ]
-    if share > 25:
+    if "fat_finger_value" in found:
         summary.append(
-            f"WARNING: the value is above 25% of net. Is {quantity} shares what you meant?"
+            f"WARNING: the value is above {guard.net_share_pct}% of net. Is {quantity} shares "
+            "what you meant?"
         )
-    if usual and quantity > 5 * usual:
-        summary.append(f"WARNING: {quantity} is more than 5 times your usual {usual}.")
+    if "fat_finger_size" in found:
+        summary.append(
+            f"WARNING: {quantity} is more than {guard.usual_size_multiple} times your usual "
+            f"{usual}."
+        )
     summary.append('Reply "approve" to place exactly this order, or say what to change.')
     agent.decide(step(r, 12, "Present the summary below"), "presented")
     agent.approve(
@@ -1526,19 +1555,6 @@ def option_chain(agent: Agent, r: Recipe, underlying: str, query: str, n: int) -
 # ------------------------------------------------------------------ derivatives/greeks.md
 
 
-def _bs(s: float, k: float, t: float, r: float, vol: float, call: bool) -> float:
-    from math import erf, exp, log, sqrt
-
-    def n_cdf(x: float) -> float:
-        return 0.5 * (1 + erf(x / sqrt(2)))
-
-    d1 = (log(s / k) + (r + vol * vol / 2) * t) / (vol * sqrt(t))
-    d2 = d1 - vol * sqrt(t)
-    if call:
-        return s * n_cdf(d1) - k * exp(-r * t) * n_cdf(d2)
-    return k * exp(-r * t) * n_cdf(-d2) - s * n_cdf(-d1)
-
-
 def implied_vol(agent: Agent, r: Recipe, option: str, underlying: str) -> tuple[float, float]:
     """/derivatives/greeks steps 1 to 5: (IV, the option price used)."""
     exchange, symbol = option.split(":")
@@ -1550,22 +1566,28 @@ def implied_vol(agent: Agent, r: Recipe, option: str, underlying: str) -> tuple[
     bid, ask = q["depth"]["buy"][0]["price"], q["depth"]["sell"][0]["price"]
     price = (bid + ask) / 2 if bid and ask else q["last_price"]
     spot = quotes[underlying]["last_price"]
-    s3 = step(r, 3, "T = minutes from the quote `timestamp` to the expiry time (15:30 IST on")
-    expiry = datetime.fromisoformat(f"{row['expiry_date'][:10]}T15:30:00+05:30")
-    years = (expiry - when(q["timestamp"])).total_seconds() / 60 / 525600
-    rate = 0.065
-    agent.decide(s3, f"T {years:.6f}, r {rate}, q 0")
-    s5 = step(r, 5, "by bisection between\n   0.01% and 500% until the difference is below 0.0001")
-    low, high = 0.0001, 5.0
-    call = row["instrument_type"] == "CE"
-    while True:
-        mid = (low + high) / 2
-        diff = _bs(spot, row["strike"], years, rate, mid, call) - price
-        if abs(diff) < 0.0001 or high - low < 1e-12:
-            break
-        low, high = (low, mid) if diff > 0 else (mid, high)
-    agent.decide(s5, f"IV {mid:.4f}")
-    return mid, price
+    s4 = step(r, 4, "Call `calc` mode `greeks` with `legs`, `quote_time`, `model` `black_scholes`")
+    answer = calculate(
+        {
+            "mode": "greeks",
+            "model": "black_scholes",
+            "rate": 6.5,  # step 3's default
+            "dividend_yield": 0,
+            "quote_time": q["timestamp"],
+            "legs": [
+                {
+                    "option_type": row["instrument_type"],
+                    "strike": float(row["strike"]),
+                    "underlying": float(spot),
+                    "expiry_date": row["expiry_date"][:10],
+                    "option_price": float(price),
+                }
+            ],
+        }
+    )
+    iv = answer.result["legs"][0]["iv_pct"] / 100
+    agent.decide(s4, f"IV {iv:.4f} (calc greeks)")
+    return iv, price
 
 
 # ------------------------------------------------------------------ derivatives/spreads.md

@@ -37,7 +37,7 @@ SEED = os.environ.get(
     "KITE_SKILLS_FUZZ_SEED", "" if "KITE_SKILLS_FUZZ_EXAMPLES" in os.environ else "20260907"
 )
 WAIT_SECONDS = 30.0
-TOOLS = ["help", "skills", "skillRead", "skillSave", "skillUnpublish", "skillPublish"]
+TOOLS = ["help", "calc", "skills", "skillRead", "skillSave", "skillUnpublish", "skillPublish"]
 COUNTS: dict[str, int] = {}
 
 
@@ -230,6 +230,13 @@ def arguments_for(tool: str) -> st.SearchStrategy[dict[str, Any]]:
         "skillSave": {"name": names, "description": text, "body": st.text(max_size=300)},
         "skillUnpublish": {"name": names},
         "skillPublish": {"name": names},
+        "calc": {
+            "mode": st.sampled_from(["tick", "lots", "greeks", "payoff", "charges", "exit_plan"]),
+            "price": st.floats(allow_nan=False),
+            "tick_size": st.floats(allow_nan=False),
+            "quantity": st.integers(-10, 10**9),
+            "legs": st.lists(st.dictionaries(text, json_values, max_size=4), max_size=3),
+        },
     }[tool]
     typed = st.fixed_dictionaries({}, optional={k: v | json_values for k, v in known.items()})
     return typed | st.dictionaries(text, json_values, max_size=3)

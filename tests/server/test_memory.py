@@ -25,7 +25,7 @@ from .harness import ROOT, SKILLS_EXTENSION, custom_request
 
 pytestmark = pytest.mark.anyio
 
-TOOLS = {"help", "skills", "skillRead", "skillSave", "skillUnpublish", "skillPublish"}
+TOOLS = {"help", "calc", "skills", "skillRead", "skillSave", "skillUnpublish", "skillPublish"}
 
 
 @pytest.fixture(params=["legacy", "auto"])

@@ -490,7 +490,7 @@ async def test_excluded_tools_make_a_read_only_deployment(
     env = {"EXCLUDED_TOOLS": "skillSave,skillUnpublish,skillPublish"}
     async with sdk_client(target, shiv_root, db, mode=mode, env=env) as client:  # type: ignore[arg-type]
         tools = (await client.list_tools(cache_mode="bypass")).tools
-        assert {t.name for t in tools} == {"help", "skills", "skillRead"}
+        assert {t.name for t in tools} == {"help", "calc", "skills", "skillRead"}
         for t in tools:
             if t.name in ("skills", "skillRead"):
                 assert t.annotations is not None and t.annotations.read_only_hint is True

@@ -180,7 +180,13 @@ def test_bad_lines_get_errors_and_the_server_keeps_serving(raw: RawPeer, era: st
 def test_excluded_tools_unknown_name_warns_once(target: Target, shiv_root: Path, db: Path) -> None:
     peer = RawPeer(target, shiv_root, db, EXCLUDED_TOOLS=" help ,\tskillSave, noSuchTool ,")
     reply = peer.modern("tools/list", {}, {})
-    assert set(tool_names(reply)) == {"skills", "skillRead", "skillUnpublish", "skillPublish"}
+    assert set(tool_names(reply)) == {
+        "calc",
+        "skills",
+        "skillRead",
+        "skillUnpublish",
+        "skillPublish",
+    }
     for name in ("help", "skillSave"):
         reply = peer.modern("tools/call", {"name": name, "arguments": {}}, {})
         assert reply["error"]["code"] == -32602, reply

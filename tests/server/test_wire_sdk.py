@@ -233,7 +233,7 @@ async def test_excluded_tools(target: Target, shiv_root: Path, db: Path, mode: s
 
 async def check_excluded(client: Client) -> None:
     names = {t.name for t in (await client.list_tools()).tools}
-    assert names == {"skills", "skillRead", "skillUnpublish", "skillPublish"}
+    assert names == {"calc", "skills", "skillRead", "skillUnpublish", "skillPublish"}
     for name in ("help", "skillSave"):
         await expect_error(client.call_tool(name, {}), -32602, name)
     # never the resources or the extension
