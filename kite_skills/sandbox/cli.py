@@ -303,8 +303,7 @@ def _bind(port: int) -> socket.socket:
 
 def _serve_http(sandbox: Any, sock: socket.socket, oauth_speed: float | None) -> int:
     """``oauth_speed``: with --oauth, the simulated clock's speed (token lifetimes run on it)."""
-    import uvicorn
-
+    from .. import localhost_door
     from .server import build_server, http_app, new_token
 
     port = sock.getsockname()[1]
@@ -324,9 +323,9 @@ def _serve_http(sandbox: Any, sock: socket.socket, oauth_speed: float | None) ->
             f"2.1 (metadata at http://{HOST}:{port}/.well-known/oauth-authorization-server; "
             "each sign-in asks for approval on a consent page)"
         )
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+    config = localhost_door.config(app, lifespan="on")  # the SDK's session manager
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        localhost_door.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:
         return 130
     return 0

@@ -28,6 +28,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from kite_skills.guard.oauth import LoopbackRedirect, SignInError, upstream_auth
 
 from ..sandbox.sandbox_harness import json_of, oauth_sandbox
+from ..server.harness import zipapp
 
 pytestmark = pytest.mark.anyio
 
@@ -254,3 +255,15 @@ async def test_an_unanswered_sign_in_ends_with_a_clear_error() -> None:
         "no answer came back from the browser in time — the next call through the guard "
         "opens the sign-in page again: approve it there"
     )
+
+
+@pytest.mark.zipapp
+async def test_the_built_sandbox_signs_the_guard_in(home: Path) -> None:
+    """The built file's `sandbox --http --oauth` (its SDK auth routes, the consent form's
+    parser) with the guard's sign-in from this tree."""
+    browser, wire = Browser("approve"), Wire()
+    with oauth_sandbox(home, home / "journal.jsonl", pyz=zipapp()) as (port, _):
+        async with guard_client(port, browser, wire) as client:
+            margins = json_of(await client.call_tool("portfolio", {"mode": "margins"}))
+    assert set(margins) == {"equity", "commodity"}
+    assert wire.grants == ["authorization_code"] and browser.problems == []

@@ -125,21 +125,31 @@ def http_sandbox(home: Path, journal: Path, *extra: str) -> Iterator[tuple[int, 
 
 
 @contextmanager
-def oauth_sandbox(home: Path, journal: Path, *extra: str) -> Iterator[tuple[int, list[str]]]:
-    """`kite-skills sandbox --http --oauth --port 0`: yields (port, stderr lines so far)."""
-    with _serving(home, journal, "--oauth", *extra) as (port, token, lines):
+def oauth_sandbox(
+    home: Path, journal: Path, *extra: str, pyz: Path | None = None
+) -> Iterator[tuple[int, list[str]]]:
+    """`kite-skills sandbox --http --oauth --port 0` (from this tree, or the built ``pyz``):
+    yields (port, stderr lines so far)."""
+    with _serving(home, journal, "--oauth", *extra, pyz=pyz) as (port, token, lines):
         assert not token, lines
         yield port, lines
 
 
 @contextmanager
-def _serving(home: Path, journal: Path, *extra: str) -> Iterator[tuple[int, str, list[str]]]:
+def _serving(
+    home: Path, journal: Path, *extra: str, pyz: Path | None = None
+) -> Iterator[tuple[int, str, list[str]]]:
+    argv = command(journal, "--http", "--port", "0", *extra)
+    environment = env(home)
+    if pyz is not None:
+        argv[1:3] = [str(pyz)]  # python PYZ sandbox …, unpacked under this test's home
+        environment["SHIV_ROOT"] = str(home / "shiv")
     process = subprocess.Popen(
-        [*command(journal, "--http", "--port", "0", *extra)],
+        argv,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=env(home),
+        env=environment,
     )
     lines: list[str] = []
     found = threading.Event()
