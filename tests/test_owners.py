@@ -559,7 +559,7 @@ def test_os_folders_are_found_only_in_os_dirs() -> None:
 def test_db_is_declared_and_resolved_only_in_cli_db() -> None:
     found = []
     for path in _python_files():
-        if _rel(path) == "kite_skills/cli_db.py":
+        if _rel(path) == "kite_skills/cli/db.py":
             continue
         for node in ast.walk(_tree(path)):
             if not isinstance(node, ast.Call):
@@ -574,9 +574,9 @@ def test_db_is_declared_and_resolved_only_in_cli_db() -> None:
     found += _found(
         lambda text: "with --db or" in text, skip=frozenset({"kite_skills/store/_failures.py"})
     )
-    found = [f for f in found if not f.startswith("kite_skills/cli_db.py")]
+    found = [f for f in found if not f.startswith("kite_skills/cli/db.py")]
     assert found == [], (
-        "--db is declared or read again: use kite_skills.cli_db (add_db_option, db_parent, "
+        "--db is declared or read again: use kite_skills.cli.db (add_db_option, db_parent, "
         "db_path, db_named, DB_DEFAULT)"
     )
 
@@ -719,6 +719,6 @@ def test_the_controlling_terminal_is_opened_only_in_cli_confirm() -> None:
     (issue 38): another module reading /dev/tty or the console would be a second door."""
     found = _found(
         lambda t: t in ("/dev/tty", "CONIN$", "CONOUT$"),
-        skip=frozenset({"kite_skills/cli_confirm.py"}),
+        skip=frozenset({"kite_skills/cli/confirm.py"}),
     )
-    assert found == [], "the terminal is asked again: use kite_skills.cli_confirm.confirm"
+    assert found == [], "the terminal is asked again: use kite_skills.cli.confirm.confirm"

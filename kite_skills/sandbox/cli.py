@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Final, NoReturn
 
 from .. import invocation
-from ..cli_help import SuggestingParser, describe_subcommands
+from ..cli.help import SuggestingParser, describe_subcommands
 from ..display import counted
 from ..errors import KiteError
 from ..launcher import bytecode

@@ -9,12 +9,12 @@ import json
 import sys
 from typing import Any
 
-from .display import for_terminal
-from .errors import CalcError
+from ..display import for_terminal
+from ..errors import CalcError
 
 
 def register(commands: Any) -> None:
-    from .calc import MODES
+    from ..calc import MODES
 
     calc = commands.add_parser(
         "calc",
@@ -34,7 +34,7 @@ def register(commands: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .calc import calculate
+    from ..calc import calculate
 
     text = args.fields if args.fields is not None else sys.stdin.read()
     try:
