@@ -19,7 +19,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from kite_skills.cli import common
 from kite_skills.cli import confirm as cli_confirm
@@ -54,7 +54,6 @@ from kite_skills.store import (
     MAX_LIMIT,
     VIA_CLI,
     VIAS,
-    ActionResult,
     AuditEntry,
     Author,
     Skill,
@@ -70,6 +69,7 @@ from kite_skills.store.lifecycle import (
     puts_text_in_service,
 )
 from kite_skills.store.records import MIN_REVISION_PREFIX, REVISION_ID_CHARS
+from kite_skills.store.verbs import PERSON_VERBS, Asked, Verb
 
 
 def _t(text: str) -> str:
@@ -423,12 +423,12 @@ def _export(args: argparse.Namespace) -> int:
 
 def _reviewed(
     args: argparse.Namespace,
-    action: Action,
-    act: Callable[..., ActionResult],
+    person_verb: Verb,
     shows: str,
     render: Callable[[Skill], str],
     rev_of: Callable[[Skill], str | None],
 ) -> int:
+    action = person_verb.action
     verb, proposed = action.value, action is Action.ACCEPT
     with open_store(args) as store:
         rev = args.rev
@@ -451,51 +451,36 @@ def _reviewed(
                 raise Refused(f"did not {verb} '{args.name}'; nothing changed")
         human.check_reviewed(store, args.name, rev, proposed=proposed)
         confirm_in_service(action, skill, f"revision {rev}")
-        print(act(store, args.name, rev=rev, via=VIA_CLI, who=person_name()).message)
+        asked = Asked(VIA_CLI, person_name(), rev=rev)
+        print(person_verb.run(store, args.name, asked).message)
     return 0
 
 
 def _publish(args: argparse.Namespace) -> int:
-    return _reviewed(args, Action.PUBLISH, human.publish, "show", _show, lambda s: s.revision)
+    return _reviewed(args, PERSON_VERBS["publish"], "show", _show, lambda s: s.revision)
 
 
 def _accept(args: argparse.Namespace) -> int:
     def rev_of(skill: Skill) -> str | None:
         return skill.proposed.revision if skill.proposed else None
 
-    return _reviewed(args, Action.ACCEPT, human.accept_revision, "diff", _diff, rev_of)
+    return _reviewed(args, PERSON_VERBS["accept"], "diff", _diff, rev_of)
 
 
-def _human(action: Action, act: Callable[..., ActionResult]) -> Callable[[argparse.Namespace], int]:
+def _plain_verb(verb: Verb) -> Callable[[argparse.Namespace], int]:
+    """A verb that needs nothing but the skill's name (draft, archive, restore)."""
+
     def run(args: argparse.Namespace) -> int:
         with open_store(args) as store:
-            confirm_in_service(action, store.get(args.name), "")
-            print(act(store, args.name, via=VIA_CLI, who=person_name()).message)
+            confirm_in_service(verb.action, store.get(args.name), "")
+            print(verb.run(store, args.name, Asked(VIA_CLI, person_name())).message)
         return 0
 
     return run
 
 
-_ACTIONS: tuple[tuple[str, Action, Callable[..., ActionResult], str], ...] = (
-    (
-        "draft",
-        Action.MOVE_TO_DRAFT,
-        human.move_to_draft,
-        f"take a skill back for review ({moves(Action.MOVE_TO_DRAFT)})",
-    ),
-    (
-        "archive",
-        Action.ARCHIVE,
-        human.archive,
-        f"take a live skill out of service ({moves(Action.ARCHIVE)})",
-    ),
-    (
-        "restore",
-        Action.RESTORE,
-        human.restore,
-        f"put an archived skill back ({moves(Action.RESTORE)}; you confirm at the terminal)",
-    ),
-)
+PLAIN_VERBS: Final = ("draft", "archive", "restore")
+"""The person's verbs the CLI serves with the skill's name alone (PERSON_VERBS' rows)."""
 
 
 def _delete(args: argparse.Namespace) -> int:
@@ -731,6 +716,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         p.set_defaults(run=run)
         return p
 
+    _register_reading(command)
+    _register_reviewing(command)
+    _register_writing(command)
+    _register_records(command)
+
+
+Command = Callable[[str, str, str, Callable[..., int]], Any]
+"""Adds one ``skills`` subcommand: its name, help, example and what it runs."""
+
+
+def _register_reading(command: Command) -> None:
+    """list, search, show and diff: what reads one skill or the list."""
     p = command("list", "list skills with their status", "list --pending", _list)
     p.add_argument("--status", choices=STATES, help="only this status")
     p.add_argument("--pending", action="store_true", help="only what waits for you")
@@ -763,9 +760,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p = command("diff", "unified diff of a proposed revision", "diff compare-funds", _diff_cmd)
     p.add_argument("name", metavar="NAME")
+
+
+def _register_reviewing(command: Command) -> None:
+    """publish, accept, the plain verbs, reject/history/revert/reads, delete, purge, review."""
     p = command(
         "publish",
-        f"put a draft into service ({moves(Action.PUBLISH)}), naming the revision you "
+        f"{PERSON_VERBS['publish'].meaning} ({moves(Action.PUBLISH)}), naming the revision you "
         "reviewed; you confirm by typing its name at the terminal",
         "publish compare-funds --rev 3f2a9c01b7de44a06b1c2d3e4f5a6b7c",
         _publish,
@@ -780,7 +781,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     p = command(
         "accept",
-        "accept a proposed revision, naming the revision you reviewed; you confirm at the "
+        f"{PERSON_VERBS['accept'].meaning}, naming the revision you reviewed; you confirm at the "
         "terminal when the skill is live or archived",
         "accept compare-funds --rev 9b1e0c7d2a4f6e8b0c1d2e3f4a5b6c7d",
         _accept,
@@ -792,8 +793,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help=f"the revision id 'skills diff' printed ({REVISION_ID_CHARS} hex digits, or a "
         f"prefix of {MIN_REVISION_PREFIX} or more)",
     )
-    for name, action, act, help_text in _ACTIONS:
-        p = command(name, help_text, f"{name} compare-funds", _human(action, act))
+    for word in PLAIN_VERBS:
+        verb = PERSON_VERBS[word]
+        note = "; you confirm at the terminal" if verb.asks_first else ""
+        help_text = f"{verb.meaning} ({moves(verb.action)}{note})"
+        p = command(word, help_text, f"{word} compare-funds", _plain_verb(verb))
         p.add_argument("name", metavar="NAME")
     from kite_skills.cli import history as cli_history  # reject, history, revert, reads
 
@@ -817,6 +821,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "review",
         _review,
     )
+
+
+def _register_writing(command: Command) -> None:
+    """new, edit and import: what writes a person's own text."""
     p = command(
         "new",
         "write a new skill as a draft (body from a file or $EDITOR)",
@@ -858,6 +866,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         action="store_true",
         help="straight into service (you type each skill's name at the terminal first)",
     )
+
+
+def _register_records(command: Command) -> None:
+    """export and log: a skill as a file, and the audit log."""
     p = command("export", "write a skill as a SKILL.md-style file", "export x -o x.md", _export)
     p.add_argument("name", metavar="NAME")
     p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")

@@ -23,6 +23,7 @@ SDK's file and line or a minimal reproduction.
 """
 
 from . import stdio
+from .aliases import Context
 from .session import (
     HANDSHAKE,
     HandshakeState,
@@ -33,7 +34,6 @@ from .session import (
     invalid_params,
 )
 from .tools import (
-    Context,
     ToolRegistry,
     ToolResult,
     ToolRun,
