@@ -559,7 +559,7 @@ def test_os_folders_are_found_only_in_os_dirs() -> None:
 def test_db_is_declared_and_resolved_only_in_cli_db() -> None:
     found = []
     for path in _python_files():
-        if _rel(path) == "kite_skills/cli_db.py":
+        if _rel(path) == "kite_skills/cli/db.py":
             continue
         for node in ast.walk(_tree(path)):
             if not isinstance(node, ast.Call):
@@ -574,9 +574,9 @@ def test_db_is_declared_and_resolved_only_in_cli_db() -> None:
     found += _found(
         lambda text: "with --db or" in text, skip=frozenset({"kite_skills/store/_failures.py"})
     )
-    found = [f for f in found if not f.startswith("kite_skills/cli_db.py")]
+    found = [f for f in found if not f.startswith("kite_skills/cli/db.py")]
     assert found == [], (
-        "--db is declared or read again: use kite_skills.cli_db (add_db_option, db_parent, "
+        "--db is declared or read again: use kite_skills.cli.db (add_db_option, db_parent, "
         "db_path, db_named, DB_DEFAULT)"
     )
 
@@ -671,7 +671,7 @@ def test_the_fat_finger_thresholds_are_only_in_calc() -> None:
 
 # ---- the localhost door ---------------------------------------------------------------------
 
-LOCALHOST_DOOR = "kite_skills/localhost_door.py"
+LOCALHOST_DOOR = "kite_skills/mcpkit/localhost.py"
 _DOOR_HEADERS = frozenset({"host", "origin", "sec-fetch-site"})
 _DOOR_NAMES = frozenset({"H11Protocol", "RLIMIT_NOFILE", "set_exception_handler", "Config"})
 
@@ -697,7 +697,7 @@ def test_the_localhost_door_is_kept_only_in_its_module() -> None:
                 if name in _DOOR_NAMES - {"Config"} or is_uvicorn_config:
                     found.append(_where(path, node.lineno))
     assert found == [], (
-        "a listener keeps a door of its own: use kite_skills/localhost_door.py (Door for the "
+        "a listener keeps a door of its own: use kite_skills/mcpkit/localhost.py (Door for the "
         "Host and web-page rules, config and Server for deadlines, bounds and quiet logging)"
     )
 
@@ -719,9 +719,111 @@ def test_the_controlling_terminal_is_opened_only_in_cli_confirm() -> None:
     (issue 38): another module reading /dev/tty or the console would be a second door."""
     found = _found(
         lambda t: t in ("/dev/tty", "CONIN$", "CONOUT$"),
-        skip=frozenset({"kite_skills/cli_confirm.py"}),
+        skip=frozenset({"kite_skills/cli/confirm.py"}),
     )
-    assert found == [], "the terminal is asked again: use kite_skills.cli_confirm.confirm"
+    assert found == [], "the terminal is asked again: use kite_skills.cli.confirm.confirm"
+
+
+VERBS = "kite_skills/store/verbs.py"
+
+
+def test_the_person_verbs_are_tabled_only_in_store_verbs() -> None:
+    """The CLI and the dashboard read one verb table (word → typed call, what it needs,
+    whether a person is asked first): no other module pairs a word with a call into
+    ``store.human`` in a table of its own."""
+    found = []
+    for path in _python_files():
+        if _rel(path) == VERBS:
+            continue
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.Dict):
+                items = [k for k in node.keys if k is not None] + list(node.values)
+            elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+                items = list(node.elts)
+            else:
+                continue
+            words = any(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in items)
+            calls = any(
+                isinstance(e, ast.Attribute) and _name_of(e.value) == "human" for e in items
+            )
+            if words and calls:
+                found.append(_where(path, node.lineno))
+    assert found == [], (
+        "a table of the person's verbs outside kite_skills/store/verbs.py: read PERSON_VERBS"
+    )
+
+
+SESSION = "kite_skills/mcpkit/session.py"
+KIT_ALIASES = "kite_skills/mcpkit/aliases.py"
+
+
+def test_the_session_rules_are_kept_only_in_the_kit() -> None:
+    """One initialize per session and the word to a request before it: the kit's
+    SessionRules, for the main server and the sandbox alike."""
+    said = _found(
+        lambda text: (
+            "session is already initialized" in text or "session is not initialized" in text
+        ),
+        skip=frozenset({SESSION}),
+    )
+    state = [
+        _where(path, node.lineno)
+        for path in _python_files()
+        if _rel(path) != SESSION
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Name)
+        and node.id == "MODERN_PROTOCOL_VERSIONS"
+        and _rel(path) != "kite_skills/server/protocol.py"  # the log level's era, not the rules
+    ]
+    assert said + state == [], "session rules outside kite_skills/mcpkit/session.py: use them"
+
+
+def test_the_request_context_alias_is_declared_only_in_the_kit() -> None:
+    """``Context`` is declared once (mcpkit/aliases.py); the ASGI types are starlette's."""
+    found = [
+        _where(path, node.lineno)
+        for path in _python_files()
+        if _rel(path) != KIT_ALIASES
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Subscript) and _name_of(node.value) == "ServerRequestContext"
+    ]
+    asgi = {"Scope", "Message", "Receive", "Send", "ASGIApp"}
+    found += [
+        _where(path, node.lineno)
+        for path in _python_files()
+        for node in ast.walk(_tree(path))
+        if isinstance(node, (ast.Assign, ast.AnnAssign))
+        and any(
+            _name_of(t) in asgi
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        )
+    ]
+    assert found == [], (
+        "a request-context or ASGI alias declared again: import Context from kite_skills.mcpkit, "
+        "and Scope, Receive, Send, ASGIApp from starlette.types"
+    )
+
+
+RECEIPTS = "kite_skills/store/receipts.py"
+
+
+def test_the_read_receipt_writer_is_the_one_second_writer() -> None:
+    """Skills, audit and history are written through Store.transaction(); the read receipts
+    have their own writer (store/receipts.py: ReceiptWriter, its own connection so a read is
+    never held up by a write), and no other module opens a writing connection."""
+    found = [
+        _where(path, node.lineno)
+        for path in _python_files()
+        if _rel(path) not in {"kite_skills/store/db.py", RECEIPTS}
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Call)
+        and _name_of(node.func) == "connect"
+        and not any(isinstance(a, ast.JoinedStr) and "mode=ro" in ast.unparse(a) for a in node.args)
+    ]
+    assert found == [], (
+        "a writing connection outside the store and its read-receipt writer: write through "
+        "Store.transaction() (kite_skills/store/db.py)"
+    )
 
 
 def test_the_upstream_sign_in_and_its_tokens_are_only_in_guard_oauth() -> None:

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
 from importlib import resources
-from typing import Any, Final
+from typing import Any
 
 from jinja2 import Environment, FunctionLoader, select_autoescape
 from starlette.applications import Starlette
@@ -47,7 +47,7 @@ from kite_skills.guard import limits as guard_limits
 from kite_skills.look_alikes import LOOK_ALIKE_RULE, is_new_draft, look_alikes
 from kite_skills.os_dirs import home
 from kite_skills.skill_rules import NAME_CHARS
-from kite_skills.store import VIA_DASHBOARD, VIAS, ActionResult, AuditEntry, Skill, Store, human
+from kite_skills.store import VIA_DASHBOARD, VIAS, AuditEntry, Skill, Store, human
 from kite_skills.store.lifecycle import (
     ARCHIVED,
     LIVE,
@@ -58,6 +58,7 @@ from kite_skills.store.lifecycle import (
     waiting_audit_actions,
 )
 from kite_skills.store.records import revision_id, short_revision
+from kite_skills.store.verbs import PERSON_VERBS, Asked, Needs
 
 from . import guard_page, history, render
 from .guard_page import GuardFiles
@@ -180,21 +181,6 @@ class Waiting:
     kind: str  # "draft" | "revision" | "sent-back" (a draft you sent back to its agent)
     by: str
     at: str
-
-
-_ACTIONS: Final[dict[str, tuple[Callable[..., ActionResult], str | None]]] = {
-    # action: (library call, which revision id the form must carry)
-    "publish": (human.publish, "text"),
-    "accept": (human.accept_revision, "proposed"),
-    "reject": (human.reject_revision, None),
-    "draft": (human.move_to_draft, None),
-    "archive": (human.archive, None),
-    "restore": (human.restore, None),
-    "delete": (human.delete, None),
-}
-_ASKS_FIRST: Final = frozenset({"delete", "restore"})
-"""Actions whose form carries ``confirm=yes`` only from their question page
-(``/skills/NAME/ACTION``): without it the POST changes nothing and goes there."""
 
 
 class Dashboard:
@@ -344,20 +330,23 @@ class Dashboard:
 
     def act(self, request: Request) -> Response:
         name, action = request.path_params["name"], request.path_params["action"]
-        if action not in _ACTIONS:
+        verb = PERSON_VERBS.get(action)
+        if verb is None:
             raise HTTPException(404, f"no action '{action}'")
         self.skill_or_404(name)  # a malformed or unknown name: 404 before anything else
         form = self.form(request)
-        call, needs = _ACTIONS[action]
-        kwargs: dict[str, Any] = {"via": VIA_DASHBOARD, "who": person()}
-        if needs is not None:
-            kwargs["rev"] = form.get("rev", "")
-        if action == "reject":  # the person's reason, told to the agent's next save
-            kwargs["reason"] = form.get("reason", "")
-        if action in _ASKS_FIRST and form.get("confirm") != "yes":
+        # A verb that asks first gets confirm=yes only from its question page
+        # (/skills/NAME/ACTION): without it the POST changes nothing and goes there.
+        if verb.asks_first and form.get("confirm") != "yes":
             return RedirectResponse(f"/skills/{name}/{action}", status_code=303)
+        asked = Asked(
+            via=VIA_DASHBOARD,
+            who=person(),
+            rev=form.get("rev", "") if verb.needs.names_a_revision else "",
+            reason=form.get("reason", "") if verb.needs is Needs.REASON else "",
+        )
         try:
-            result = call(self.store, name, **kwargs)
+            result = verb.run(self.store, name, asked)
         except StaleRevision as exc:
             skill = self.skill_or_404(name)
             stale = self.stale(skill, action, form, exc)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Final, NoReturn
 
 from .. import invocation, person
-from ..cli_help import SuggestingParser, describe_subcommands
+from ..cli.help import SuggestingParser, describe_subcommands
 from ..errors import KiteError
 from . import journal as journal_module
 from . import limits as limits_module

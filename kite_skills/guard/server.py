@@ -24,11 +24,17 @@ from mcp.server.lowlevel import Server
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .. import __version__
 from ..display import clipped
-from ..mcpkit import HANDSHAKE, Context, HandshakeState, SessionRules, internal_errors
+from ..mcpkit import (
+    HANDSHAKE,
+    Context,
+    HandshakeState,
+    SessionRules,
+    handshake_of,
+    internal_errors,
+)
 from . import judge, limits, writes
 from .account import AccountReader
 from .journal import Journal, entries
@@ -212,7 +218,10 @@ def _error(text: str) -> types.CallToolResult:
 
 
 def _modern(ctx: Context) -> bool:
-    return ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+    """A 2026-07-28 connection: no ``initialize`` was answered on it (the kit's handshake
+    state), so there is no back channel for a question in the middle of a call."""
+    state = handshake_of(ctx)
+    return state is None or not state.initialized
 
 
 def _can_ask(ctx: Context) -> bool:

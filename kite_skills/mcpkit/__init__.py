@@ -7,6 +7,9 @@
   errors that say what is wrong (:func:`internal_errors`);
 - the typed tool registry (:mod:`.tools`: :class:`ToolSpec`, :class:`ToolRegistry`), from
   which ``tools/list``, ``tools/call``'s dispatch and ``EXCLUDED_TOOLS`` are derived;
+- the localhost door, the HTTP guard of a listener on 127.0.0.1 (:mod:`.localhost`: ``Door``,
+  ``guarded_protocol``, ``config``, ``Server``); imported by name, ``from kite_skills.mcpkit
+  import localhost``, since it loads uvicorn, which a stdio server never needs;
 - the shared aliases (:data:`Context`; ASGI types come from ``starlette.types``).
 
 A server on the kit builds an SDK ``Server``, registers its tools in a :class:`ToolRegistry`,
@@ -20,6 +23,7 @@ SDK's file and line or a minimal reproduction.
 """
 
 from . import stdio
+from .aliases import Context
 from .session import (
     HANDSHAKE,
     HandshakeState,
@@ -30,7 +34,6 @@ from .session import (
     invalid_params,
 )
 from .tools import (
-    Context,
     ToolRegistry,
     ToolResult,
     ToolRun,

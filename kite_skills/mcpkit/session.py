@@ -34,7 +34,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from ..display import clipped
-from .tools import Context
+from .aliases import Context
 
 __all__ = [
     "ALREADY_INITIALIZED",

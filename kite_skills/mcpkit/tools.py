@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp import types
-from mcp.server.context import ServerRequestContext
 
+from .aliases import Context
 from .wire import ToolReply
 
 __all__ = [
@@ -32,8 +32,6 @@ __all__ = [
     "validator_problems",
 ]
 
-Context = ServerRequestContext[Any, Any]
-"""What every request handler and middleware is given (the one declaration of the alias)."""
 ToolResult = ToolReply  # a tool's result: the model, or its kept wire form (.wire)
 ToolRun = Callable[[Context, dict[str, Any]], Awaitable[ToolResult]]
 """A tool's handler: the request's context and its arguments (by name) in, its result out."""

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Final, NoReturn
 
 from .. import invocation
-from ..cli_help import SuggestingParser, describe_subcommands
+from ..cli.help import SuggestingParser, describe_subcommands
 from ..display import counted
 from ..errors import KiteError
 from ..launcher import bytecode
@@ -303,7 +303,7 @@ def _bind(port: int) -> socket.socket:
 
 def _serve_http(sandbox: Any, sock: socket.socket, oauth_speed: float | None) -> int:
     """``oauth_speed``: with --oauth, the simulated clock's speed (token lifetimes run on it)."""
-    from .. import localhost_door
+    from ..mcpkit import localhost
     from .server import build_server, http_app, new_token
 
     port = sock.getsockname()[1]
@@ -323,9 +323,9 @@ def _serve_http(sandbox: Any, sock: socket.socket, oauth_speed: float | None) ->
             f"2.1 (metadata at http://{HOST}:{port}/.well-known/oauth-authorization-server; "
             "each sign-in asks for approval on a consent page)"
         )
-    config = localhost_door.config(app, lifespan="on")  # the SDK's session manager
+    config = localhost.config(app, lifespan="on")  # the SDK's session manager
     try:
-        localhost_door.Server(config).run(sockets=[sock])
+        localhost.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:
         return 130
     return 0

@@ -22,11 +22,12 @@ from mcp import types
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import __version__
 from ..display import clipped
-from ..localhost_door import ASGIApp, Door, Receive, Scope, Send, header
 from ..mcpkit import HANDSHAKE, Context, HandshakeState, SessionRules, internal_errors
+from ..mcpkit.localhost import Door, header
 from . import schemas
 from .handlers import Generation, Result
 from .journal import Journal, JournalError, recorded
@@ -181,7 +182,7 @@ def new_token() -> str:
 
 
 def guard(app: ASGIApp, token: str | None, port: int) -> ASGIApp:
-    """The localhost door (:mod:`kite_skills.localhost_door`: the Host must name this server,
+    """The localhost door (:mod:`kite_skills.mcpkit.localhost`: the Host must name this server,
     else 421; a request for another web page is refused, 403), then, given a ``token``,
     ``Authorization: Bearer <token>`` (else 401), compared in constant time. Without one
     (``--oauth``) the SDK's bearer middleware judges /mcp's tokens."""
