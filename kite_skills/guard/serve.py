@@ -9,7 +9,7 @@ from ..errors import KiteError
 from ..mcpkit import stdio
 from .journal import Journal
 from .server import Guard, build_server
-from .upstream import Upstream, all_tools, connect
+from .upstream import Upstream, all_tools, open_upstream
 
 
 class UpstreamUnreachable(KiteError):
@@ -27,7 +27,7 @@ async def serve(upstream: Upstream, limits_path: Path, journal: Journal, timeout
     """True when stopped by SIGINT."""
     listed = False
     try:
-        async with connect(upstream, timeout) as client:
+        async with open_upstream(upstream, timeout) as client:
             tools = await all_tools(client)
             listed = True
             guard = Guard(client, tools, limits_path, journal, timeout=timeout)

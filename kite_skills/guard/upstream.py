@@ -36,7 +36,7 @@ class Upstream:
 
 
 @asynccontextmanager
-async def connect(upstream: Upstream, read_timeout: float) -> AsyncIterator[Client]:
+async def open_upstream(upstream: Upstream, read_timeout: float) -> AsyncIterator[Client]:
     """A connected SDK client (the era the upstream offers: discover, else initialize)."""
     if upstream.url is not None:
         from mcp.client.streamable_http import streamable_http_client

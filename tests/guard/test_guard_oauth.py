@@ -14,7 +14,7 @@ from kite_skills.guard import limits as limits_module
 from kite_skills.guard.journal import Journal
 from kite_skills.guard.oauth import upstream_auth
 from kite_skills.guard.server import Guard, build_server
-from kite_skills.guard.upstream import Upstream, all_tools, connect
+from kite_skills.guard.upstream import Upstream, all_tools, open_upstream
 
 from ..sandbox.sandbox_harness import oauth_sandbox
 from .guard_harness import ORDER, journal, text_of
@@ -35,7 +35,7 @@ async def test_the_guard_signs_in_then_judges_writes(tmp_path: Path) -> None:
     with oauth_sandbox(tmp_path, tmp_path / "s.jsonl") as (port, _):
         url = f"http://127.0.0.1:{port}/mcp"
         upstream = Upstream(url=url, auth=upstream_auth(url, open_browser=browser))
-        async with connect(upstream, 30.0) as client:
+        async with open_upstream(upstream, 30.0) as client:
             guard = Guard(
                 client, await all_tools(client), tmp_path / "limits.json", log, timeout=30.0
             )
