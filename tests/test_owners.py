@@ -298,6 +298,19 @@ def test_the_audit_actions_that_leave_text_waiting_come_from_the_lifecycle_table
     )
 
 
+def test_who_wrote_what_waits_is_decided_only_in_the_store() -> None:
+    """Store.waiting() names who wrote each waiting text: no door scans the audit log for
+    the actions that leave text waiting (the dashboard once did, so it and the CLI could name
+    different authors)."""
+    found = [
+        _where(path, node.lineno)
+        for path in _outside("kite_skills/store/")
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Name) and node.id in {"waiting_audit_actions", "sends_back"}
+    ]
+    assert found == [], "who wrote what waits is decided outside the store: ask Store.waiting()"
+
+
 # ---- the via values, and filtering the audit log by via -------------------------------------
 
 LIFECYCLE = "kite_skills/store/lifecycle.py"

@@ -54,8 +54,6 @@ from kite_skills.store.lifecycle import (
     Action,
     person_action_meanings,
     person_actions,
-    sends_back,
-    waiting_audit_actions,
 )
 from kite_skills.store.records import revision_id, short_revision
 from kite_skills.store.verbs import PERSON_VERBS, Asked, Needs
@@ -175,14 +173,6 @@ class Stale:
     diff: list[render.DiffLine]
 
 
-@dataclass(frozen=True)
-class Waiting:
-    skill: Skill
-    kind: str  # "draft" | "revision" | "sent-back" (a draft you sent back to its agent)
-    by: str
-    at: str
-
-
 class Dashboard:
     """Pages over one open store."""
 
@@ -230,36 +220,11 @@ class Dashboard:
         except (UnknownSkill, InvalidSkill, UnreadableSkill) as exc:
             raise HTTPException(404, str(exc)) from exc
 
-    def proposer(self, skill: Skill) -> tuple[str, str]:
-        """Who wrote the waiting text, and when: ``(label, at)``. An agent's self-chosen
-        name is shown as data (``agent: "root (dashboard)" via MCP``), never as a person."""
-        if skill.proposed is not None:
-            return skill.proposed.author.label(), skill.proposed.proposed_at
-        waiting = waiting_audit_actions()
-        for entry in self.store.audit(limit=20, name=skill.name):
-            if entry.action in waiting:
-                return entry.author.label(), entry.at
-        return skill.written_by.label(), skill.updated_at
-
     # ---- pages --------------------------------------------------------------------------
-
-    def waiting(self, skills: list[Skill]) -> list[Waiting]:
-        """What waits for the person, newest first (the order the skills page lists)."""
-        waiting = []
-        for skill in skills:
-            if skill.waiting:
-                by, at = self.proposer(skill)
-                kind = "revision" if skill.proposed is not None else "draft"
-                newest = self.store.audit(limit=1, name=skill.name) if kind == "draft" else []
-                if newest and sends_back(newest[0].action):  # the agent's turn, with a reason
-                    kind, by, at = "sent-back", newest[0].author.label(), newest[0].at
-                waiting.append(Waiting(skill, kind, by, at))
-        waiting.sort(key=lambda w: w.at, reverse=True)
-        return waiting
 
     def index(self, request: Request) -> Response:
         skills, unreadable = self.store.list_all_and_unreadable()
-        waiting = self.waiting(skills)
+        waiting = self.store.waiting(skills)
         return self.page(
             request,
             "index.html",
@@ -325,7 +290,7 @@ class Dashboard:
             now = (skill.description, skill.body)
         seen = _seen_text(form.get("seen", ""), form.get("rev", "").strip().lower())
         diff = render.diff_lines(*seen, *now) if seen and now else []
-        by = self.proposer(skill)[0] if now else ""
+        by = self.store.proposer(skill)[0].label() if now else ""
         return Stale(action, exc.reviewed, exc.current if now else None, by, diff)
 
     def act(self, request: Request) -> Response:
@@ -361,9 +326,7 @@ class Dashboard:
             message += "; " + human.purge(self.store, name, via=VIA_DASHBOARD, who=person()).message
         where = "/skills" if action == "delete" else skill_url(name)
         if action in ("publish", "accept"):  # on to the next thing to review, if any
-            after = [
-                w.skill.name for w in self.waiting(self.store.list_all()) if w.skill.name != name
-            ]
+            after = [w.skill.name for w in self.store.waiting() if w.skill.name != name]
             self._next[request.state.session] = after[0] if after else ""
         return self.done(request, message, where)
 

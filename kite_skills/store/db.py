@@ -17,7 +17,7 @@ import shlex
 import sqlite3
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -46,8 +46,17 @@ from ._validate import (
     check_name,
     check_query,
 )
-from .lifecycle import ARCHIVED, DRAFT, LIVE, VIAS
-from .records import AuditEntry, Author, PastText, ReadReceipt, Revision, Skill, SkillSummary
+from .lifecycle import ARCHIVED, DRAFT, LIVE, VIAS, sends_back, waiting_audit_actions
+from .records import (
+    AuditEntry,
+    Author,
+    PastText,
+    ReadReceipt,
+    Revision,
+    Skill,
+    SkillSummary,
+    Waiting,
+)
 
 log = logging.getLogger(__name__)
 
@@ -729,6 +738,33 @@ class Store:
                 self._report(exc)
                 unreadable.append(exc)
         return found, unreadable
+
+    def proposer(self, skill: Skill) -> tuple[Author, str]:
+        """Who wrote ``skill``'s waiting text, and when: the proposal's author, else the
+        newest audit row that left text waiting, else the text's writer."""
+        if skill.proposed is not None:
+            return skill.proposed.author, skill.proposed.proposed_at
+        waiting = waiting_audit_actions()
+        for entry in self.audit(limit=20, name=skill.name):
+            if entry.action in waiting:
+                return entry.author, entry.at
+        return skill.written_by, skill.updated_at
+
+    def waiting(self, skills: Iterable[Skill] | None = None) -> list[Waiting]:
+        """What waits for a person among ``skills`` (None: every readable skill), newest
+        first, each with who wrote it: the one answer every door shows."""
+        found = []
+        for skill in self.list_all() if skills is None else skills:
+            if not skill.waiting:
+                continue
+            by, at = self.proposer(skill)
+            kind = "revision" if skill.proposed is not None else "draft"
+            newest = self.audit(limit=1, name=skill.name) if kind == "draft" else []
+            if newest and sends_back(newest[0].action):  # the agent's turn, with a reason
+                kind, by, at = "sent-back", newest[0].author, newest[0].at
+            found.append(Waiting(skill, kind, by, at))
+        found.sort(key=lambda w: w.at, reverse=True)
+        return found
 
     def audit(
         self, limit: int = 50, name: str | None = None, via: str | None = None
