@@ -8,6 +8,7 @@ import os
 import signal
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import anyio
@@ -171,3 +172,22 @@ def test_a_wrong_bearer_token_stops_the_guard_before_serving(tmp_path: Path) -> 
     assert done.returncode == 1 and done.stdout == b""
     assert f"error: cannot reach the Kite MCP server http://127.0.0.1:{port}/mcp: " in said
     assert "Traceback" not in said and "tok-x9z" not in said  # the token is never shown
+
+
+@pytest.mark.zipapp
+async def test_the_built_file_guards_its_own_sandbox(tmp_path: Path, shiv_root: Path) -> None:
+    """The built file's `guard --sandbox` (the guard and the sandbox from the zipapp, started
+    the way `setup --guard` writes it): the sandbox's tools, and a limit that fires."""
+    from ..server.harness import zipapp
+
+    limits(tmp_path, max_order_value=100_000)
+    pyz = str(zipapp())
+    argv = [sys.executable, pyz, "guard", "--limits", str(tmp_path / "limits.json"),
+            "--journal", str(tmp_path / "guard.jsonl"), "--sandbox", "--",
+            "--journal", str(tmp_path / "s.jsonl")]  # fmt: skip
+    person = Person("decline")
+    async with client(argv, tmp_path, person=person, environ={"SHIV_ROOT": str(shiv_root)}) as c:
+        assert (await c.list_tools()).tools[0].name == "portfolio"
+        result = await c.call_tool("orders", {"mode": "place", **BIG})
+    assert result.is_error and len(person.asked) == 1
+    assert [e["decision"] for e in journal(tmp_path)] == ["asked-declined"]
