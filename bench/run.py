@@ -717,7 +717,9 @@ def make_catalog(root: Path, files: int, code_spans: bool = False) -> None:
         children = "\n".join(f"- [Recipe {r}](recipe-{r:02d}.md){code}" for r in range(recipes))
         (directory / "SKILL.md").write_text(
             f'---\nname: topic-{s:05d}\ndescription: "Synthetic topic {s}: what it covers and'
-            f' when to use it."\n---\n# Topic {s}\n\nIntroduction to the topic.\n\n{children}\n'
+            f' when to use it."\nlicense: MIT\ncompatibility: "Needs the Kite MCP server."\n'
+            f'metadata:\n  version: "1.0"\n---\n# Topic {s}\n\nIntroduction to the topic.\n\n'
+            f"{children}\n"
         )
         for r in range(recipes):
             (directory / f"recipe-{r:02d}.md").write_text(
