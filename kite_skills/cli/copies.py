@@ -64,7 +64,7 @@ def current_copy() -> Path | None:
     """The copy this program runs from (None: not a zipapp build)."""
     if build_info.current() is None:
         return None
-    return Path(__file__).resolve().parents[2]  # <copy>/site-packages/kite_skills/
+    return Path(__file__).resolve().parents[3]  # <copy>/site-packages/kite_skills/cli/
 
 
 def copies(root: Path) -> list[Copy]:

@@ -823,7 +823,7 @@ def _size(directory: Path) -> int:
 def _run_doctor(args: argparse.Namespace) -> int:
     print(f"interpreter:   {sys.executable} (CPython {platform.python_version()})")
     facts = build_info.current()
-    site_packages = Path(__file__).resolve().parents[1]
+    site_packages = Path(__file__).resolve().parents[2]  # above kite_skills/cli/
     if facts:
         print(f"file:          {os.path.abspath(sys.argv[0])}")
         print(f"built for:     {facts.platform}, {facts.accepted} (kite-skills {facts.version})")

@@ -156,7 +156,8 @@ def test_tools_list(runs: dict[str, Run], era: str) -> None:
     run = runs[f"{era}:tools"]
     assert run.code == 0, run.explain()
     names = {t["name"] for t in run.json()["tools"]}
-    # the Inspector always advertises the Skills extension, so it sees Skills, not help
+    # the Inspector always advertises the Skills extension, so it sees Skills, not help; calc
+    # is listed for every client
     assert names == TOOLS - {"help"}
     print(f"\nInspector ({era}) tools/list: {sorted(names)}")
 
