@@ -8,6 +8,7 @@ imports this package.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import socket
@@ -117,6 +118,14 @@ def build_parser() -> argparse.ArgumentParser:
         "per-user data folder)",
     )
     parser.add_argument(
+        "--watch",
+        choices=("journal", "strict"),
+        default="journal",
+        help="what the watch does with a harm it sees (docs/sandbox.md, 'What the sandbox "
+        "watches for'): journal it (default), or strict: also refuse the call that would "
+        "cause it, with the rule's message",
+    )
+    parser.add_argument(
         "--http", action="store_true", help="serve streamable HTTP on 127.0.0.1 instead of stdio"
     )
     parser.add_argument(
@@ -133,6 +142,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Example: kite-skills sandbox journal ./rehearsal.jsonl",
     )
     show.add_argument("file", nargs="?", help="the journal (default: the default journal)")
+    show.add_argument(
+        "--json",
+        action="store_true",
+        help="print the last launch's summary as JSON instead: calls, writes, events, and the "
+        "watch's findings with counts per rule",
+    )
     show.set_defaults(run=_run_journal)
     parser.set_defaults(run=_run_serve)
     describe_subcommands(parser)
@@ -145,6 +160,9 @@ def _journal_path(value: str | None) -> Path:
 
 def _run_journal(args: argparse.Namespace) -> int:
     path = _journal_path(args.file)
+    if args.json:
+        print(json.dumps(journal_module.summary(path), indent=2))  # noqa: T201
+        return 0
     for line in journal_module.timeline(path):
         print(line)  # noqa: T201  (a command for a person: the timeline is its output)
     return 0
@@ -229,7 +247,7 @@ def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> 
             "EXCLUDED_TOOLS names no %s tool: %s", args.tools, ", ".join(unknown)
         )
     tools = Generation(tools.name, {n: h for n, h in tools.handlers.items() if n not in excluded})
-    sandbox = Sandbox(simulation, clock.now, tools, journal)
+    sandbox = Sandbox(simulation, clock.now, tools, journal, strict=args.watch == "strict")
     begun = simulation.now.strftime(AT_FORMAT)
     transport = "http" if sock is not None else "stdio"
     journal.start(
@@ -238,6 +256,7 @@ def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> 
         speed=args.speed,
         tools=args.tools,
         transport=transport,
+        watch=args.watch,
     )
     line = (
         f"kite-skills sandbox: a SIMULATION (no Kite account, no real money): scenario "

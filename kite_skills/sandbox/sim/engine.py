@@ -19,6 +19,7 @@ from typing import Any
 from . import rules, sessions
 from .clock import IST, ist, kite_ts
 from .errors import KiteError, input_error
+from .events import Event
 from .instruments import EQUITY_MAX_QUANTITY, Instrument, InstrumentMaster
 from .market import Market, on_tick, round_tick
 from .portfolio import Holding, Position, margin_for, total
@@ -161,6 +162,19 @@ class Engine:
         self._exchange_seq = 0
         self._liquidity: dict[tuple[int, datetime], int] = {}
         self._today_sold: dict[str, int] = {}
+        self.events: list[Event] = []
+
+    def note(self, kind: str, order: Order, text: str, at: datetime | None = None) -> None:
+        """Record what happened to ``order`` (journalled by the adapter as an event)."""
+        self.events.append(
+            Event(
+                at or self.now,
+                kind,
+                f"order {order.order_id} {order.transaction_type} {order.quantity} "
+                f"{order.inst.key} {order.product} {order.order_type}: {text}",
+                (order.inst.key,),
+            )
+        )
 
     # ----- identifiers ---------------------------------------------------------------------
     def _next_order_id(self) -> str:
@@ -478,6 +492,9 @@ class Engine:
         self.orders[order.order_id] = order
         order.record("PUT ORDER REQ RECEIVED", self.now)
         order.record("VALIDATION PENDING", self.now)
+        self.note(
+            "placed", order, "placed " + _terms(order) + (f", by {placed_by}" if placed_by else "")
+        )
         # --- RMS checks: the order enters the book as REJECTED ---
         lot = max(inst.lot_size, 1)
         if quantity % lot:
@@ -593,6 +610,7 @@ class Engine:
 
     def _reject(self, order: Order, message: str) -> None:
         order.record("REJECTED", self.now, message)
+        self.note("rejected", order, message)
 
     def _send_to_exchange(self, order: Order) -> None:
         inst = order.inst
@@ -637,6 +655,7 @@ class Engine:
         if order.validity == "IOC" and order.status == "OPEN":
             order.cancelled_quantity = order.quantity - order.filled_quantity
             order.record("CANCELLED", self.now)
+            self.note("cancelled", order, "IOC: the rest cancelled")
 
     def on_tick(
         self,
@@ -659,6 +678,9 @@ class Engine:
                 order.limit_price = self._limit_for(order, price)
             order.exchange_update_timestamp = at
             order.record("OPEN", at)
+            self.note(
+                "stop triggered", order, f"trigger {order.trigger_price:g} hit at {price:g}", at
+            )
             immediate = True
         if order.status != "OPEN":
             return
@@ -684,6 +706,9 @@ class Engine:
         self.fill(order, want, fill_price, at)
 
     def fill(self, order: Order, quantity: int, price: float, at: datetime) -> None:
+        # A fill is never stamped before the order was placed (issue 41 §2): a placement
+        # between two ticks fills against the earlier tick, at the placement's time.
+        at = max(at, order.placed_at)
         order.filled_quantity += quantity
         order.fill_value += quantity * price
         order.exchange_update_timestamp = at
@@ -725,8 +750,16 @@ class Engine:
             ice = order.meta["iceberg"]
             ice["remaining_quantity"] = order.quantity - order.filled_quantity
             ice["leg"] = min(ice["legs"], 1 + order.filled_quantity // max(ice["leg_quantity"], 1))
+        self.note(
+            "fill",
+            order,
+            f"{quantity} filled at {price:g} ({order.filled_quantity} of {order.quantity})",
+            at,
+        )
         if order.pending_quantity == 0:
             order.record("COMPLETE", at)
+        else:  # each partial fill is a row of the order's history (the book equals the last)
+            order.record("OPEN", at)
 
     # ----- modify / cancel -------------------------------------------------------------------
     def modify(
@@ -801,6 +834,7 @@ class Engine:
         order.limit_price = self._limit_for(order, self.ltp(inst))
         order.exchange_update_timestamp = self.now if order.exchange_order_id else None
         order.record("MODIFIED", self.now)
+        self.note("modified", order, "modified " + _terms(order))
         if was == "AMO REQ RECEIVED":
             order.record("AMO REQ RECEIVED", self.now)
             return order
@@ -832,13 +866,16 @@ class Engine:
         self._cancel(order, self.now, message)
         return order
 
-    def _cancel(self, order: Order, at: datetime, message: str | None = None) -> None:
+    def _cancel(
+        self, order: Order, at: datetime, message: str | None = None, why: str | None = None
+    ) -> None:
         # CANCEL PENDING is an expected transient state (kite-domain.md §2; no Zerodha source).
         order.record("CANCEL PENDING", at)
         order.cancelled_quantity = order.quantity - order.filled_quantity
         if order.exchange_order_id:
             order.exchange_update_timestamp = at
         order.record("CANCELLED", at, message)
+        self.note("cancelled", order, why or message or "cancelled", at)
 
     # ----- scheduled events ------------------------------------------------------------------
     def release_amo(self, order: Order, at: datetime) -> None:
@@ -847,6 +884,9 @@ class Engine:
         saved = self.now
         self.now = at
         order.limit_price = self._limit_for(order, self.ltp(order.inst))
+        self.note(
+            "AMO released", order, "sent to the exchange (modify or cancel with variety regular)"
+        )
         self._send_to_exchange(order)
         self.now = saved
 
@@ -885,6 +925,7 @@ class Engine:
                 placed_by="ADMINSQF",
             )
             self.orders[order.order_id] = order
+            self.note("auto square-off", order, f"MIS closed by the broker at {price:g}", at)
             order.record("PUT ORDER REQ RECEIVED", at)
             order.record("VALIDATION PENDING", at)
             order.record("OPEN PENDING", at)
@@ -901,7 +942,7 @@ class Engine:
         orders; a GTT's order that did not fill is cancelled too, rules.md §8)."""
         for order in self.orders.values():
             if order.inst.exchange in exchanges and order.status in ("OPEN", "TRIGGER PENDING"):
-                self._cancel(order, at)
+                self._cancel(order, at, why="cancelled at the close (a DAY order)")
 
     def roll_day(self, at: datetime) -> None:
         """The start of a new trading day (at midnight before it): yesterday settles.
@@ -966,6 +1007,14 @@ class Engine:
                     target.t1_quantity += qty
                 continue
             if inst.expiry is not None and inst.expiry < day:
+                self.events.append(
+                    Event(
+                        at,
+                        "expiry",
+                        f"{inst.key} {pos.product} {qty} expired and settled",
+                        (inst.key,),
+                    )
+                )
                 if inst.is_option:
                     spot = self.underlying_price_at(inst, close_at)
                     value = max(
@@ -997,4 +1046,10 @@ class Engine:
 
     def expire_ttl(self, order: Order, at: datetime) -> None:
         if order.status in ("OPEN", "TRIGGER PENDING"):
-            self._cancel(order, at)
+            self._cancel(order, at, why="its validity_ttl ran out")
+
+
+def _terms(order: Order) -> str:
+    price = f" at {order.price:g}" if order.order_type in ("LIMIT", "SL") else ""
+    trigger = f" trigger {order.trigger_price:g}" if order.order_type in ("SL", "SL-M") else ""
+    return f"({order.variety}{price}{trigger})"

@@ -20,7 +20,7 @@ import math
 import random
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
-from typing import Any
+from typing import Any, Self
 
 from . import sessions
 from .clock import IST, candle_ts, ist, kite_ts
@@ -107,6 +107,11 @@ def _seed(*parts: object) -> random.Random:
 
 class Market:
     """Prices of every instrument at any simulated moment."""
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Self:
+        # Prices (and the listing) depend only on the scenario, never on the account: a copy
+        # of the simulation (--watch strict's trial of a call) shares them.
+        return self
 
     def __init__(self, master: InstrumentMaster, day: date, paths: dict[str, PathSpec]) -> None:
         self.master = master

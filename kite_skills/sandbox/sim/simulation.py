@@ -13,11 +13,13 @@ from .alerts import OPERATORS, Alert
 from .clock import IST, ist, kite_ts
 from .engine import WORKING, Engine, Order
 from .errors import KiteError, input_error
+from .events import Event, Note
 from .gtt import Gtt
 from .instruments import Instrument, InstrumentFacts, master_for
 from .market import Market
 from .portfolio import Holding, Position, margin_for, total
 from .scenario import Scenario
+from .watch import Watch
 
 INTERVALS: dict[str, int | None] = {
     "minute": 1,
@@ -64,6 +66,8 @@ class Simulation:
         self._gtt_seq = 100000
         self._alert_seq = 0
         self._cursor = ist(scenario.clock)
+        self.notes: list[Note] = []  # events and watch findings not yet taken by the adapter
+        self.book_reads: list[int] = []  # orders placed before each read of the order book
         self._load()
         clock = self._cursor
         if sessions.is_trading_day(clock.date()):
@@ -73,6 +77,9 @@ class Simulation:
                     self.engine.now = cut
                     self.engine.square_off(group, cut)
         self.engine.now = self._cursor
+        self.engine.events.clear()  # the scenario's own history is not news
+        self.watch = Watch(self)
+        self.watch.look("event")
         if start is not None:
             start = ist(start)
             if start > self._cursor:
@@ -289,9 +296,26 @@ class Simulation:
                 self.engine.roll_day(at)
             elif kind == "ttl":
                 self.engine.expire_ttl(self.engine.orders[payload], at)
+            if kind != "tick" or self.engine.events:
+                self._look("event")
             watch(at)
         self._cursor = when
         self.engine.now = when
+
+    def _look(self, cause: str) -> None:
+        self.notes.extend(self.engine.events)
+        self.engine.events.clear()
+        self.notes.extend(self.watch.look(cause))
+
+    def after_call(self) -> list[Note]:
+        """The watch's look after a tool call; returns every note since the last take (the
+        events and findings of the clock's advance, then the call's own)."""
+        self._look("call")
+        return self.take_notes()
+
+    def take_notes(self) -> list[Note]:
+        notes, self.notes = self.notes, []
+        return notes
 
     def _on_tick(self, inst: Instrument, at: datetime, price: float, liquidity: int | None) -> None:
         for order in list(self.engine.orders.values()):
@@ -406,16 +430,22 @@ class Simulation:
                 day.append(day_row)
         return {"net": net, "day": day}
 
+    def _read_book(self) -> None:
+        self.book_reads.append(self.engine._order_seq)
+
     def orders(self) -> list[dict[str, Any]]:
+        self._read_book()
         return [o.row() for o in self.engine.orders.values()]
 
     def order_history(self, order_id: str) -> list[dict[str, Any]]:
+        self._read_book()
         return [dict(r) for r in self.engine.get_order(order_id).history]
 
     def order_trades(self, order_id: str) -> list[dict[str, Any]]:
         return [dict(t) for t in self.engine.get_order(order_id).trades]
 
     def trades(self) -> list[dict[str, Any]]:
+        self._read_book()
         return [dict(t) for t in self.engine.trades]
 
     # ----- orders (write) -------------------------------------------------------------------
@@ -685,6 +715,15 @@ class Simulation:
         spec = trigger.orders[leg]
         trigger.status = "triggered"
         trigger.updated_at = at
+        self.engine.events.append(
+            Event(
+                at,
+                "GTT triggered",
+                f"GTT {trigger.id} {trigger.inst.key} leg {leg + 1} of {len(trigger.orders)}: "
+                f"{spec['transaction_type']} {spec['quantity']} at {spec['price']:g}",
+                (trigger.inst.key,),
+            )
+        )
         result: dict[str, Any] = {
             "account_id": self.user_id,
             "exchange": trigger.inst.exchange,
@@ -718,6 +757,11 @@ class Simulation:
                 "rejection_reason": err.message,
                 "status": "failed",
             }
+            self.engine.events.append(
+                Event(
+                    at, "GTT order refused", f"GTT {trigger.id}: {err.message}", (trigger.inst.key,)
+                )
+            )
         else:
             failed = order.status == "REJECTED"
             result["order_result"] = {
