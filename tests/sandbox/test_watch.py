@@ -40,6 +40,9 @@ funds:
 holdings:
   - {exchange: NSE, tradingsymbol: INFY, quantity: 120, t1_quantity: 20, average_price: 1480}
 """
+NAKED_SHORT = f"""positions:
+  - {{exchange: NFO, tradingsymbol: {SHORT_CE}, product: NRML, quantity: -65}}
+"""
 LONG_FUTURE = f"""
 clock: "2026-12-02 11:30:00"
 funds:
@@ -245,19 +248,13 @@ def test_protection_removed_quiet() -> None:
 
 
 def test_product_mismatch_fires() -> None:
-    s = sim(
-        FLAT
-        + f"positions:\n  - {{exchange: NFO, tradingsymbol: {SHORT_CE}, product: NRML, quantity: -65}}\n"
-    )
+    s = sim(FLAT + NAKED_SHORT)
     order(s, LONG_CE, "BUY", product="MIS")
     assert began(s) == ["product-mismatch"]
 
 
 def test_product_mismatch_quiet() -> None:
-    s = sim(
-        FLAT
-        + f"positions:\n  - {{exchange: NFO, tradingsymbol: {SHORT_CE}, product: NRML, quantity: -65}}\n"
-    )
+    s = sim(FLAT + NAKED_SHORT)
     order(s, LONG_CE, "BUY", product="NRML")
     assert began(s) == []
 
