@@ -373,7 +373,7 @@ def sell_gtt(
         step(r, 4, "Read `portfolio` mode `profile` `meta.demat_consent`"), "portfolio", "profile"
     )
     consent = profile["meta"]["demat_consent"]
-    tpin = consent not in ("consent",) and holding["authorised_quantity"] < capacity
+    tpin = consent != "physical" and holding["authorised_quantity"] < capacity
     s5 = step(r, 5, "flag any `active` GTT with the same symbol, side and triggers")
     same = [
         g
@@ -447,7 +447,7 @@ def audit_gtts(agent: Agent, r: Recipe) -> list[str]:
         step(r, 3, "a fresh `market` mode\n   `ltp`"), "market", "ltp", instruments=keys
     )
     profile = agent.call(step(r, 3, "`portfolio` mode `profile` for"), "portfolio", "profile")
-    ddpi = profile["meta"]["demat_consent"] == "consent"
+    ddpi = profile["meta"]["demat_consent"] == "physical"
     s4 = step(r, 4, "SELL more than the demat quantity, or are for a symbol no longer held")
     tpin = step(r, 4, 'Flag it as "needs TPIN on the day" in the report')
     lines = []

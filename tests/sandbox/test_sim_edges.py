@@ -15,7 +15,7 @@ from kite_skills.sandbox.sim.portfolio import FUTURES_RATE, MIS_EQUITY_RATE
 # A Wednesday; funds enough for three lots of the future, so only the rule under test refuses.
 BASE = """
 clock: "2026-12-02 11:30:00"
-profile: {meta: {demat_consent: consent}}
+profile: {meta: {demat_consent: physical}}
 funds:
   equity: {opening_balance: 5000000}
   commodity: {opening_balance: 1000000}

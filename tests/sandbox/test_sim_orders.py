@@ -10,7 +10,7 @@ from kite_skills.sandbox.sim import KiteError, Simulation, parse_scenario, rules
 
 BASE = """
 clock: "2026-12-02 11:30:00"
-profile: {meta: {demat_consent: consent}}
+profile: {meta: {demat_consent: physical}}
 funds: {equity: {opening_balance: 500000}}
 holdings:
   - {exchange: NSE, tradingsymbol: INFY, quantity: 120, t1_quantity: 20, average_price: 1480}
@@ -216,7 +216,7 @@ def test_fresh_mis_after_square_off_and_square_off() -> None:
 
 
 def test_holdings_sells_t1_and_tpin() -> None:
-    text = BASE.replace("consent}}", "physical}}").replace(
+    text = BASE.replace("physical}}", "consent}}").replace(
         "average_price: 1480}", "average_price: 1480, authorised_quantity: 30}"
     )
     s = sim(base=text)

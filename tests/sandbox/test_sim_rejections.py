@@ -17,12 +17,12 @@ from kite_skills.sandbox.sim import KiteError, Simulation, parse_scenario, rules
 
 BASE = """
 clock: "2026-12-02 11:30:00"
-profile: {meta: {demat_consent: consent}}
+profile: {meta: {demat_consent: physical}}
 funds: {equity: {opening_balance: 500000}}
 holdings:
   - {exchange: NSE, tradingsymbol: INFY, quantity: 120, t1_quantity: 20, average_price: 1480}
 """
-NO_DDPI = BASE.replace("consent}}", "physical}}")
+NO_DDPI = BASE.replace("physical}}", "consent}}")
 FUT = {"exchange": "NFO", "tradingsymbol": "NIFTY26DECFUT", "product": "NRML"}
 INDEX_OPTION = {"exchange": "NFO", "tradingsymbol": "NIFTY26D0826000CE", "product": "NRML"}
 LEG = {"transaction_type": "SELL", "quantity": 1, "price": 1500.0, "product": "CNC"}

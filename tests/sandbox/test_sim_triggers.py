@@ -18,7 +18,7 @@ from kite_skills.sandbox.sim import (
 
 PATH = """
 clock: "2026-12-02 11:30:00"
-profile: {meta: {demat_consent: consent}}
+profile: {meta: {demat_consent: physical}}
 funds: {equity: {opening_balance: 500000}}
 holdings:
   - {exchange: NSE, tradingsymbol: INFY, quantity: 120, t1_quantity: 20, average_price: 1480}

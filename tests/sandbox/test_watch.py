@@ -276,6 +276,14 @@ def test_duplicate_intent_fires() -> None:
     assert began(s) == ["duplicate-intent"]
 
 
+def test_duplicate_intent_fires_after_a_read_made_before_both() -> None:
+    s = sim(FLAT)
+    s.orders()  # a read before the first order reconciles nothing
+    _infy_buy(s)
+    _infy_buy(s)
+    assert began(s) == ["duplicate-intent"]
+
+
 def test_duplicate_intent_quiet() -> None:
     s = sim(FLAT)
     _infy_buy(s)

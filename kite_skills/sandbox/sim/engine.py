@@ -134,6 +134,18 @@ class Order:
         self.history.append(row)
 
 
+def standing_authorisation(demat_consent: str) -> bool:
+    """Whether the account's demat sells need no same-day TPIN (issue 41 §3). Kite documents
+    only ``empty``, ``consent`` and ``physical`` (kite.trade/docs/connect/v3/user, profile
+    ``meta.demat_consent``). ``physical`` is a POA on file: a standing authorisation.
+    ``consent`` is Zerodha's online DIS consent, which authorises each sell when it is placed
+    (zerodha.com/tos/demat-consent; support "how-do-i-fill-up-the-poa-form": with consent "at
+    the time of placing the sell order you will need to authorize"), and ``empty`` is no
+    authorisation at all: both need a TPIN each day unless ``authorised_quantity`` covers the
+    sell. An unknown value is treated as no authorisation (catalog review 4 X5)."""
+    return demat_consent == "physical"
+
+
 class Engine:
     """The account: orders, trades, positions, holdings and funds."""
 
@@ -456,7 +468,7 @@ class Engine:
             if variety != "amo" and transaction_type == "SELL" and trigger >= ltp:
                 raise input_error(rules.TRIGGER_SIDE_SELL.format(ltp=f"{ltp:.2f}"))
         # rules.md §10/§11: delivery sells need free holdings, and TPIN authorisation for demat
-        # shares without DDPI (demat_consent other than "consent").
+        # shares without a standing authorisation (demat_consent other than "physical", §3).
         alloc: dict[str, int] | None = None
         if product == "CNC" and transaction_type == "SELL" and inst.is_equity:
             alloc = self._check_holdings(inst, quantity, demat_only)
@@ -581,7 +593,7 @@ class Engine:
         from_demat = quantity - from_t1 - from_today
         # Without DDPI/POA, demat shares need today's TPIN authorisation; T+1 shares and today's
         # buys are not in demat yet and need none (rules.md §11).
-        if from_demat and self.demat_consent != "consent" and holding is not None:
+        if from_demat and not standing_authorisation(self.demat_consent) and holding is not None:
             authorised = holding.authorised_quantity - holding.sold_authorised - pending["demat"]
             if from_demat > authorised:
                 # HTTP 428 (https://kite.trade/forum/discussion/7786/).

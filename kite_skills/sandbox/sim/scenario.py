@@ -515,7 +515,7 @@ class _Parser:
             "products": ["CNC", "NRML", "MIS", "MTF"],
             "order_types": ["MARKET", "LIMIT", "SL", "SL-M"],
             "avatar_url": None,
-            "meta": {"demat_consent": "consent"},
+            "meta": {"demat_consent": "physical"},
         }
         if "profile" not in root:
             return profile
@@ -550,7 +550,7 @@ class _Parser:
                     DEMAT_CONSENT,
                     "profile.meta",
                     _line(node, "meta"),
-                    "consent",
+                    "physical",
                 )
                 profile["meta"] = {"demat_consent": consent}
         return profile

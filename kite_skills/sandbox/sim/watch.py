@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
 
-from .engine import WORKING, Order
+from .engine import WORKING, Order, standing_authorisation
 from .events import Finding
 from .gtt import Gtt
 from .instruments import Instrument
@@ -397,7 +397,7 @@ def _stop_cannot_fire(book: Book, mem: Memory) -> list[Hit]:
         demat = holding.demat_free() if holding else 0
         if item.quantity > demat:
             why = f"sells {item.quantity}, only {demat} in demat"
-        elif engine.demat_consent != "physical" and holding is not None:
+        elif not standing_authorisation(engine.demat_consent) and holding is not None:
             authorised = max(holding.authorised_quantity - holding.sold_authorised, 0)
             if item.quantity <= authorised:
                 continue
