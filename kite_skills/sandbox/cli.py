@@ -13,6 +13,7 @@ import logging
 import os
 import socket
 import sys
+import textwrap
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Final, NoReturn
@@ -40,8 +41,19 @@ def _say(text: str) -> None:
     sys.stderr.flush()
 
 
+class _Formatter(argparse.HelpFormatter):
+    """Lines never broken inside a hyphenated name (a scenario such as ``partial-fill``)."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a bad option is one line on stderr (exit 2), not the usage block."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         _say(f"{self.prog}: error: {message} (see: {self.prog} --help)")
@@ -87,8 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
         default="default",
         help="a built-in scenario: default (a typical account mid-session), expiry-day, "
         "t1-holdings, after-square-off, pre-open, gap-down, the rehearsals' reconcile-timeout, "
-        "exit-gap, t1-gtt, positions-closed, funds-blocked, split-day, option-books or "
-        "alerts-audit; or your own scenario YAML file (its format: docs/sandbox-scenarios.md)",
+        "exit-gap, t1-gtt, positions-closed, funds-blocked, split-day, option-books, "
+        "alerts-audit, and for the watch partial-fill, hedged-book, mis-hedge, amo-released, "
+        "ddpi-gtt, demat-physical, demat-consent or demat-empty; or your own scenario YAML file (its format: docs/sandbox-scenarios.md)",
     )
     parser.add_argument(
         "--at",

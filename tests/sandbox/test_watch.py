@@ -427,3 +427,9 @@ def test_a_safe_call_answers_the_same_with_the_watch_strict_or_not(
     box, _s = _sandbox(tmp_path / "j.jsonl", strict)
     result = box.call("orders", {**SELL_LONG, "tradingsymbol": SHORT_CE, "transaction_type": "BUY"})
     assert result is not None and json.loads(result.text) == {"order_id": "261202200000001"}
+
+
+def test_docs_sandbox_md_shows_every_rule_as_its_row() -> None:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "sandbox.md").read_text("utf-8")
+    for rule in RULES:
+        assert f"| `{rule.name}` | {rule.detects} | {rule.message} | {rule.source} |" in text

@@ -861,8 +861,10 @@ class Engine:
         if variety not in VARIETIES:
             raise input_error(rules.BAD_VARIETY)
         # rules.md §6: once an AMO is at the exchange, modify/cancel use variety regular.
+        # Staff (comment 40302): the variety-amo call fails as a timeout (NetworkException); the
+        # Kite MCP server answers only "Failed to modify order" / "Failed to cancel order".
         if order.variety == "amo" and order.status != "AMO REQ RECEIVED" and variety == "amo":
-            raise input_error(rules.AMO_RELEASED)
+            raise KiteError("NetworkException", rules.AMO_RELEASED, status=504)
         if order.status == "AMO REQ RECEIVED" and not sessions.in_amo_window(
             order.inst.exchange, self.now
         ):

@@ -39,6 +39,15 @@ BUILT_IN = (
     "split-day",
     "option-books",
     "alerts-audit",
+    # what the watch judges (issue 41 §4)
+    "hedged-book",
+    "mis-hedge",
+    "amo-released",
+    "partial-fill",
+    "ddpi-gtt",
+    "demat-physical",
+    "demat-consent",
+    "demat-empty",
 )
 DEMAT_CONSENT = ("consent", "physical", "empty")
 PRODUCTS = ("CNC", "MIS", "NRML", "MTF")

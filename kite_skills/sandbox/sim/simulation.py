@@ -79,7 +79,7 @@ class Simulation:
         self.engine.now = self._cursor
         self.engine.events.clear()  # the scenario's own history is not news
         self.watch = Watch(self)
-        self.watch.look("event")
+        self.notes.extend(self.watch.look("event"))  # what the account starts exposed to
         if start is not None:
             start = ist(start)
             if start > self._cursor:

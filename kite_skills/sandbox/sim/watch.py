@@ -578,6 +578,11 @@ class Watch:
     _seen: set[str] = field(default_factory=set)
     _live: set[str] = field(default_factory=set)
 
+    def __post_init__(self) -> None:
+        # The scenario's own orders were placed before the watch began: judged as they stand,
+        # never as new placements.
+        self._seen = set(self.sim.engine.orders)
+
     def book(self, cause: str) -> Book:
         engine = self.sim.engine
         legs = [Leg(p.inst, p.product, p.quantity) for p in engine.positions.values() if p.quantity]
