@@ -101,7 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
         "t1-holdings, after-square-off, pre-open, gap-down, the rehearsals' reconcile-timeout, "
         "exit-gap, t1-gtt, positions-closed, funds-blocked, split-day, option-books, "
         "alerts-audit, and for the watch partial-fill, hedged-book, mis-hedge, amo-released, "
-        "ddpi-gtt, demat-physical, demat-consent or demat-empty; or your own scenario YAML file (its format: docs/sandbox-scenarios.md)",
+        "ddpi-gtt, demat-physical, demat-consent or demat-empty; or your own scenario YAML "
+        "file (its format: docs/sandbox-scenarios.md)",
     )
     parser.add_argument(
         "--at",
