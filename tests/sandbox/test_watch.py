@@ -433,3 +433,14 @@ def test_docs_sandbox_md_shows_every_rule_as_its_row() -> None:
     text = (Path(__file__).resolve().parents[2] / "docs" / "sandbox.md").read_text("utf-8")
     for rule in RULES:
         assert f"| `{rule.name}` | {rule.detects} | {rule.message} | {rule.source} |" in text
+
+
+def test_new_exposure_beside_a_hedge_is_not_a_broken_hedge() -> None:
+    s = sim(
+        LONG_FUTURE
+        + f"  - {{exchange: NFO, tradingsymbol: {LONG_PE}, product: NRML, quantity: 65}}\n"
+    )
+    order(s, FUT, "BUY")  # a second future beside the one the put hedges: nothing was lost
+    assert began(s) == []
+    order(s, LONG_PE, "SELL")  # now the put goes: cover lost under an open future
+    assert began(s) == ["hedge-broken"]

@@ -62,14 +62,21 @@ def test_the_partial_fill_is_made_by_the_engine() -> None:
 
 @pytest.mark.parametrize(
     ("name", "fires"),
-    [
-        ("ddpi-gtt", True),
-        ("demat-physical", False),
-        ("demat-consent", True),
-        ("demat-empty", True),
-    ],
+    [("demat-physical", False), ("demat-consent", True), ("demat-empty", True)],
 )
-def test_each_sell_gtt_scenario_says_whether_its_stop_can_fire(name: str, fires: bool) -> None:
+def test_a_sell_gtt_for_the_demat_shares_can_fire_only_under_physical(
+    name: str, fires: bool
+) -> None:
     s, found = started(name)
-    assert [f.rule for f in found] == (["stop-cannot-fire"] if fires else [])
-    assert s.profile()["meta"]["demat_consent"] in name or name == "ddpi-gtt"
+    assert found == [] and name.endswith(s.profile()["meta"]["demat_consent"])
+    last = s.ltp("NSE:INFY")["NSE:INFY"]["last_price"]
+    leg = {"transaction_type": "SELL", "quantity": 100, "price": 1400.0, "product": "CNC"}
+    s.place_gtt("single", "INFY", "NSE", [1401.0], last, [leg])
+    began = [n.rule for n in s.after_call() if isinstance(n, Finding) and n.phase == "began"]
+    assert began == (["stop-cannot-fire"] if fires else [])
+
+
+def test_the_ddpi_gtt_is_above_its_demat_quantity() -> None:
+    s, found = started("ddpi-gtt")
+    assert [f.rule for f in found] == ["stop-cannot-fire"]
+    assert s.profile()["meta"]["demat_consent"] == "physical"

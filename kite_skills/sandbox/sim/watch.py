@@ -180,14 +180,19 @@ class Rule:
 
 
 def _hedge_broken(book: Book, mem: Memory) -> list[Hit]:
-    covered: set[tuple[str, str]] = mem.setdefault("covered", set())
+    broken: set[tuple[str, str]] = mem.setdefault("broken", set())
+    before: dict[tuple[str, str], int] = mem.get("cover", {})
+    sides = book.sides()
     hits = []
-    for key, (exposed, cover) in book.sides().items():
-        if exposed == 0:
-            covered.discard(key)
-        elif cover >= exposed:
-            covered.add(key)
-        elif key in covered:
+    for key, (exposed, cover) in sides.items():
+        if cover >= exposed:
+            broken.discard(key)
+            continue
+        # Cover lost under an open exposure; exposure that only grew (a new short or future
+        # beside the hedge) is not a broken hedge.
+        if cover < before.get(key, 0):
+            broken.add(key)
+        if key in broken:
             hits.append(
                 Hit(
                     key,
@@ -195,8 +200,8 @@ def _hedge_broken(book: Book, mem: Memory) -> list[Hit]:
                     f"{key[0]} {key[1]} side: {exposed} exposed, {cover} covered",
                 )
             )
-    for key in [k for k in covered if k not in book.sides()]:
-        covered.discard(key)
+    broken.intersection_update(sides)
+    mem["cover"] = {key: cover for key, (_exposed, cover) in sides.items()}
     return hits
 
 
