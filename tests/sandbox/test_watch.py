@@ -444,3 +444,17 @@ def test_new_exposure_beside_a_hedge_is_not_a_broken_hedge() -> None:
     assert began(s) == []
     order(s, LONG_PE, "SELL")  # now the put goes: cover lost under an open future
     assert began(s) == ["hedge-broken"]
+
+
+def test_the_bench_account_of_200_positions_loads_and_starts_unexposed() -> None:
+    """bench/run.py's account for the watch's row (the bench itself needs a build)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "run.py"
+    spec = importlib.util.spec_from_file_location("bench_run", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    s = sim(bench.hedged_account(200))
+    assert len(s.positions()["net"]) == 200
+    assert [n for n in s.take_notes() if isinstance(n, Finding)] == []

@@ -303,9 +303,29 @@ class Simulation:
         self.engine.now = when
 
     def _look(self, cause: str) -> None:
+        """The watch's look, after an event, or after a call that changed the account (every
+        change is an event: a call that changed nothing cannot begin or end a finding)."""
+        if cause == "call" and not self.engine.events:
+            return
         self.notes.extend(self.engine.events)
         self.engine.events.clear()
         self.notes.extend(self.watch.look(cause))
+
+    def _gtt_event(self, trigger: Gtt, what: str) -> None:
+        legs = ", ".join(
+            f"{leg['transaction_type']} {leg['quantity']} at {leg['price']:g}"
+            for leg in trigger.orders
+        )
+        values = "/".join(f"{v:g}" for v in trigger.trigger_values)
+        self.engine.events.append(
+            Event(
+                self.now,
+                f"GTT {what}",
+                f"GTT {trigger.id} {trigger.inst.key} {trigger.type} at {values}: {legs} "
+                f"({trigger.status})",
+                (trigger.inst.key,),
+            )
+        )
 
     def after_call(self) -> list[Note]:
         """The watch's look after a tool call; returns every note since the last take (the
@@ -554,6 +574,14 @@ class Simulation:
             old.day_sell_quantity -= quantity
             old.day_sell_value -= avg_value * quantity
         new.add_fill(transaction_type, quantity, avg_value / inst.multiplier)
+        self.engine.events.append(
+            Event(
+                self.now,
+                "converted",
+                f"{inst.key} {quantity} {old_product} -> {new_product}",
+                (inst.key,),
+            )
+        )
         return True
 
     def _margin_row(self, item: dict[str, Any]) -> dict[str, Any]:
@@ -674,6 +702,7 @@ class Simulation:
         if gtt_rules.too_close(trigger.trigger_values, self.engine.ltp(inst)):
             trigger.status = "disabled"
         self.gtts[trigger.id] = trigger
+        self._gtt_event(trigger, "placed")
         return {"trigger_id": trigger.id}
 
     def modify_gtt(
@@ -699,6 +728,7 @@ class Simulation:
         trigger.updated_at = self.now
         if gtt_rules.too_close(trigger.trigger_values, self.engine.ltp(inst)):
             trigger.status = "disabled"
+        self._gtt_event(trigger, "modified")
         return {"trigger_id": trigger.id}
 
     def delete_gtt(self, trigger_id: int) -> dict[str, Any]:
@@ -707,6 +737,7 @@ class Simulation:
             raise input_error(rules.GTT_NOT_ACTIVE)
         trigger.status = "deleted"
         trigger.updated_at = self.now
+        self._gtt_event(trigger, "deleted")
         return {"trigger_id": trigger.id}
 
     def _fire_gtt(self, trigger: Gtt, leg: int, at: datetime) -> None:

@@ -79,28 +79,30 @@ def group(inst: Instrument) -> str:
     return inst.underlying or inst.key
 
 
-def _sides(
-    legs: Iterable[Leg], products: Callable[[str], bool]
-) -> dict[tuple[str, str], list[int]]:
-    """(underlying, side) → [exposed, covered] for the legs whose product ``products`` takes."""
+def _sides(legs: Iterable[Leg]) -> dict[tuple[str, str], list[int]]:
+    """(underlying, side) → [exposed, covered, exposed by MIS legs, covered by MIS legs]."""
     out: dict[tuple[str, str], list[int]] = {}
 
-    def add(g: str, side: str, index: int, qty: int) -> None:
-        out.setdefault((g, side), [0, 0])[index] += qty
+    def add(g: str, side: str, index: int, qty: int, mis: bool) -> None:
+        row = out.setdefault((g, side), [0, 0, 0, 0])
+        row[index] += qty
+        if mis:
+            row[index + 2] += qty
 
     for leg in legs:
-        if not products(leg.product) or leg.quantity == 0:
+        q = leg.quantity
+        if q == 0:
             continue
-        g, q, kind = group(leg.inst), leg.quantity, leg.inst.instrument_type
+        g, kind, mis = group(leg.inst), leg.inst.instrument_type, leg.product == "MIS"
         if kind == "CE":
-            add(g, "up", 0 if q < 0 else 1, abs(q))
+            add(g, "up", 0 if q < 0 else 1, abs(q), mis)
         elif kind == "PE":
-            add(g, "down", 0 if q < 0 else 1, abs(q))
+            add(g, "down", 0 if q < 0 else 1, abs(q), mis)
         elif kind == "FUT":
-            add(g, "up", 1 if q > 0 else 0, abs(q))
-            add(g, "down", 0 if q > 0 else 1, abs(q))
+            add(g, "up", 1 if q > 0 else 0, abs(q), mis)
+            add(g, "down", 0 if q > 0 else 1, abs(q), mis)
         elif q > 0:  # shares held or bought cover a short call
-            add(g, "up", 1, q)
+            add(g, "up", 1, q, mis)
     return out
 
 
@@ -120,25 +122,37 @@ class Book:
     gone_by_call: set[str]  # live at the last look, cancelled or deleted by this call
     sim: Simulation
     _sides: dict[tuple[str, str], list[int]] | None = None
+    _open: dict[tuple[str, bool], int] | None = None
+    _by_key: dict[str, list[Live]] | None = None
 
     def sides(self) -> dict[tuple[str, str], list[int]]:
         if self._sides is None:
-            self._sides = _sides(self.legs, lambda _p: True)
+            self._sides = _sides(self.legs)
         return self._sides
 
     def open_quantity(self, key: str, cnc: bool) -> int:
-        return sum(
-            leg.quantity
-            for leg in self.legs
-            if leg.inst.key == key and (leg.product == "CNC") == cnc
-        )
+        """The open quantity of an instrument: its CNC legs (holdings and delivery) or the
+        others (MIS, NRML)."""
+        if self._open is None:
+            self._open = {}
+            for leg in self.legs:
+                at = (leg.inst.key, leg.product == "CNC")
+                self._open[at] = self._open.get(at, 0) + leg.quantity
+        return self._open.get((key, cnc), 0)
+
+    def live_on(self, key: str) -> list[Live]:
+        if self._by_key is None:
+            self._by_key = {}
+            for item in self.live:
+                self._by_key.setdefault(item.inst.key, []).append(item)
+        return self._by_key.get(key, [])
 
     def opposite(self, key: str, qty: int, cnc: bool) -> list[Live]:
         side = "SELL" if qty > 0 else "BUY"
         return [
             item
-            for item in self.live
-            if item.inst.key == key and item.side == side and (item.product == "CNC") == cnc
+            for item in self.live_on(key)
+            if item.side == side and (item.product == "CNC") == cnc
         ]
 
     def short_pending(self, g: str, side: str) -> int:
@@ -184,7 +198,7 @@ def _hedge_broken(book: Book, mem: Memory) -> list[Hit]:
     before: dict[tuple[str, str], int] = mem.get("cover", {})
     sides = book.sides()
     hits = []
-    for key, (exposed, cover) in sides.items():
+    for key, (exposed, cover, _mis_exposed, _mis_cover) in sides.items():
         if cover >= exposed:
             broken.discard(key)
             continue
@@ -201,7 +215,7 @@ def _hedge_broken(book: Book, mem: Memory) -> list[Hit]:
                 )
             )
     broken.intersection_update(sides)
-    mem["cover"] = {key: cover for key, (_exposed, cover) in sides.items()}
+    mem["cover"] = {key: row[1] for key, row in sides.items()}
     return hits
 
 
@@ -211,7 +225,7 @@ def _short_before_hedge(book: Book, mem: Memory) -> list[Hit]:
     sides = book.sides()
 
     def uncovered(key: tuple[str, str]) -> bool:
-        exposed, cover = sides.get(key, [0, 0])
+        exposed, cover = sides.get(key, [0, 0])[:2]
         return exposed + book.short_pending(*key) > cover
 
     for order, _item in book.placed:
@@ -254,12 +268,10 @@ def _over_exit(book: Book, mem: Memory) -> list[Hit]:
     keys = {item.inst.key for item in book.live if item.product != "CNC"}
     for key in sorted(keys):
         qty = book.open_quantity(key, cnc=False)
-        for item in book.live:
-            if item.inst.key == key and item.ref not in exits:
+        for item in book.live_on(key):
+            if item.ref not in exits:
                 exits[item.ref] = qty != 0 and item.side == ("SELL" if qty > 0 else "BUY")
-        live = [
-            i for i in book.live if i.inst.key == key and exits.get(i.ref) and i.product != "CNC"
-        ]
+        live = [i for i in book.live_on(key) if exits.get(i.ref) and i.product != "CNC"]
         pending = _quantity(live)
         if pending > abs(qty):
             hits.append(
@@ -282,7 +294,9 @@ def _protection_removed(book: Book, mem: Memory) -> list[Hit]:
     removed: dict[tuple[str, bool], int] = mem.setdefault("removed", {})
     now: dict[tuple[str, bool], tuple[int, set[str]]] = {}
     hits = []
-    keys = {(leg.inst.key, leg.product == "CNC") for leg in book.legs}
+    # Only an instrument with something on its exit side now, or protected at the last look,
+    # can lose protection.
+    keys = set(before) | set(removed) | {(i.inst.key, i.product == "CNC") for i in book.live}
     for key, cnc in sorted(keys):
         qty = book.open_quantity(key, cnc)
         if qty == 0:
@@ -313,17 +327,15 @@ def _protection_removed(book: Book, mem: Memory) -> list[Hit]:
 
 
 def _product_mismatch(book: Book, mem: Memory) -> list[Hit]:
-    carried = _sides(book.legs, lambda p: p != "MIS")
-    intraday = _sides(book.legs, lambda p: p == "MIS")
     hits = []
-    for key, (exposed, cover) in sorted(carried.items()):
-        mis_cover = intraday.get(key, [0, 0])[1]
-        if exposed > cover and mis_cover > 0:
+    for key, (exposed, cover, mis_exposed, mis_cover) in sorted(book.sides().items()):
+        carried_exposed, carried_cover = exposed - mis_exposed, cover - mis_cover
+        if carried_exposed > carried_cover and mis_cover > 0:
             hits.append(
                 Hit(
                     key,
                     _keys(book.legs, key),
-                    f"{key[0]} {key[1]} side: {exposed} carried (NRML/CNC) exposed, "
+                    f"{key[0]} {key[1]} side: {carried_exposed} carried (NRML/CNC) exposed, "
                     f"{mis_cover} of its cover is MIS",
                 )
             )
