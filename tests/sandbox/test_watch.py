@@ -449,11 +449,13 @@ def test_new_exposure_beside_a_hedge_is_not_a_broken_hedge() -> None:
 def test_the_bench_account_of_200_positions_loads_and_starts_unexposed() -> None:
     """bench/run.py's account for the watch's row (the bench itself needs a build)."""
     import importlib.util
+    import sys
 
     path = Path(__file__).resolve().parents[2] / "bench" / "run.py"
     spec = importlib.util.spec_from_file_location("bench_run", path)
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench  # its dataclasses look their module up
     spec.loader.exec_module(bench)
     s = sim(bench.hedged_account(200))
     assert len(s.positions()["net"]) == 200
