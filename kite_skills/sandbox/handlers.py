@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, time, timedelta
 from typing import Any, Final
 
 from . import coerce as c
@@ -755,17 +755,18 @@ def session(clock: Callable[[], datetime]) -> Handler:
     and logout answers as the real one does while the simulation stays signed in."""
 
     def status(kite: Any, args: Args) -> Result:
-        now = clock()
+        login, expires = session_window(kite.scenario.clock, clock())
+        # A Go map marshals with its keys sorted.
         return ok(
             {
-                "session_id": SESSION_ID,
                 "authenticated": True,
-                "terminated": False,
-                "status": "authenticated",
-                "created_at": g.go_time(now),
-                "expires_at": g.go_time(now.replace(hour=23, minute=59, second=59)),
-                "kite_session_expires_at": g.go_time(now.replace(hour=23, minute=59, second=59)),
+                "created_at": g.go_time(login),
+                "expires_at": g.go_time(expires),
                 "kite_session_expired": False,
+                "kite_session_expires_at": g.go_time(expires),
+                "session_id": SESSION_ID,
+                "status": "authenticated",
+                "terminated": False,
             }
         )
 
@@ -776,6 +777,17 @@ def session(clock: Callable[[], datetime]) -> Handler:
 
 
 SESSION_ID: Final = "kite-sandbox-simulated-session"
+KITE_EXPIRY: Final = time(6, 0)  # a Kite access token expires at 06:00 the next day
+
+
+def session_window(login: datetime, now: datetime) -> tuple[datetime, datetime]:
+    """(login, expiry) of the simulated session: logged in at the scenario's clock, valid
+    until 06:00 the next day (Kite Connect's token expiry), then logged in again at that
+    06:00 for another day (the simulated account is always signed in)."""
+    expires = datetime.combine(login.date() + timedelta(days=1), KITE_EXPIRY, login.tzinfo)
+    while now >= expires:
+        login, expires = expires, expires + timedelta(days=1)
+    return login, expires
 
 
 def login(text: str) -> Handler:

@@ -122,7 +122,9 @@ class Sandbox:
                 sim_time=now,
                 tool=name,
                 arguments=arguments,
-                text=result.text if result is not None else unknown_tool(name),
+                text=result.text
+                if result is not None
+                else unknown_tool(name, self.generation.name),
                 is_error=True if result is None else result.is_error,
                 kite_error=result.kite_error if result is not None else None,
                 writes=(name, mode if isinstance(mode, str) else "") in self.writes,
@@ -178,8 +180,15 @@ def _writes(generation: str) -> frozenset[tuple[str, str]]:
     )
 
 
-def unknown_tool(name: str) -> str:
-    return f'unknown tool "{clipped(name, 64)}"'
+def unknown_tool(name: str, generation: str = "grouped") -> str:
+    """The unknown-tool error. The oldest generation is served by mcp-go v0.31.0
+    (zerodha/kite-mcp-server@dcf2dc4 go.mod), whose text is "tool '%s' not found: %w" with
+    ErrToolNotFound "tool not found" (mark3labs/mcp-go@v0.31.0 server/server.go:1001,
+    server/errors.go:13)."""
+    shown = clipped(name, 64)
+    if generation == "legacy-oldest":
+        return f"tool '{shown}' not found: tool not found"
+    return f'unknown tool "{shown}"'
 
 
 def parse_excluded(value: str | None) -> frozenset[str]:
@@ -189,10 +198,17 @@ def parse_excluded(value: str | None) -> frozenset[str]:
 
 
 def build_server(sandbox: Sandbox) -> Server[Any]:
+    # Sorted by name, as the upstream SDKs send tools/list (issue 41 §2; mcp-go v0.31.0, the
+    # oldest generation's: server/server.go:894 sort.Strings(toolNames)).
     tools = types.ListToolsResult(
-        tools=[
-            t for t in tool_models(sandbox.generation.name) if t.name in sandbox.generation.handlers
-        ]
+        tools=sorted(
+            (
+                t
+                for t in tool_models(sandbox.generation.name)
+                if t.name in sandbox.generation.handlers
+            ),
+            key=lambda t: t.name,
+        )
     )
 
     async def list_tools(ctx: Context, params: Any) -> types.ListToolsResult:
@@ -202,7 +218,9 @@ def build_server(sandbox: Sandbox) -> Server[Any]:
         result = sandbox.call(params.name, params.arguments)
         if result is None:
             raise MCPError(
-                INVALID_PARAMS, unknown_tool(params.name), {"name": clipped(params.name, 64)}
+                INVALID_PARAMS,
+                unknown_tool(params.name, sandbox.generation.name),
+                {"name": clipped(params.name, 64)},
             )
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=result.text)], is_error=result.is_error

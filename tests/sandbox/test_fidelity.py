@@ -4,7 +4,8 @@ Kite documents it (``physical`` a standing authorisation, the others a TPIN per 
 
 from __future__ import annotations
 
-from datetime import timedelta
+import json
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -106,3 +107,27 @@ def test_physical_is_a_standing_authorisation() -> None:
     s = sim()
     buy(s, 120, **SELL)
     assert s.orders()[-1]["status"] in ("OPEN", "COMPLETE")
+
+
+@pytest.mark.parametrize(
+    ("later", "login", "expires"),
+    [
+        (timedelta(0), "2026-12-02 11:30:00", "2026-12-03 06:00:00"),
+        (timedelta(hours=18, minutes=29, seconds=59), "2026-12-02 11:30:00", "2026-12-03 06:00:00"),
+        (timedelta(hours=18, minutes=30), "2026-12-03 06:00:00", "2026-12-04 06:00:00"),
+    ],
+)
+def test_session_status_keeps_its_login_time_until_kites_expiry(
+    later: timedelta, login: str, expires: str
+) -> None:
+    from kite_skills.sandbox import handlers
+
+    s = sim()
+    now = s.now + later
+    answer = handlers.grouped(lambda: now).handlers["session"](s, {"mode": "status"})
+    status = json.loads(answer.text)
+    assert list(status) == sorted(status)  # a Go map: keys sorted
+    stamp = "%Y-%m-%dT%H:%M:%S+05:30"
+    assert status["created_at"] == datetime.strptime(login, "%Y-%m-%d %H:%M:%S").strftime(stamp)
+    assert status["expires_at"] == status["kite_session_expires_at"]
+    assert status["expires_at"] == datetime.strptime(expires, "%Y-%m-%d %H:%M:%S").strftime(stamp)
