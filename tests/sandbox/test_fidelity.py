@@ -131,3 +131,36 @@ def test_session_status_keeps_its_login_time_until_kites_expiry(
     assert status["created_at"] == datetime.strptime(login, "%Y-%m-%d %H:%M:%S").strftime(stamp)
     assert status["expires_at"] == status["kite_session_expires_at"]
     assert status["expires_at"] == datetime.strptime(expires, "%Y-%m-%d %H:%M:%S").strftime(stamp)
+
+
+def test_an_rms_rejection_keeps_the_rms_text_raw() -> None:
+    s = sim(BASE.replace("5000000", "1000"))
+    order_id = buy(s, 10, order_type="LIMIT", price=1600.0)
+    (row,) = [o for o in s.orders() if o["order_id"] == order_id]
+    assert row["status"] == "REJECTED"
+    assert row["status_message"] == (
+        "Insufficient funds. Required margin is 16000.00 but available margin is 1000.00. "
+        "Check the orderbook for open orders."
+    )
+    assert row["status_message_raw"] == (
+        "RMS:Margin Exceeds,Required:16000.00, Available:1000.00 for entity account-ZS0001 "
+        "across exchange across segment across product "
+    )
+
+
+@pytest.mark.parametrize(
+    ("lots", "orders"),
+    [(27, [1755]), (28, [1755, 65]), (54, [1755, 1755]), (55, [1755, 1755, 65])],
+)
+def test_the_auto_square_off_splits_at_the_freeze_quantity(lots: int, orders: list[int]) -> None:
+    """NIFTY: lot 65, freeze 1,800 (27 lots, 1,755, fit under it)."""
+    s = sim(
+        BASE + "positions:\n  - {exchange: NFO, tradingsymbol: NIFTY26DECFUT, product: MIS, "
+        f"quantity: {lots * 65}}}\n"
+    )
+    assert s.instrument_facts("NFO", "NIFTY26DECFUT").freeze_quantity == 1800
+    s.advance_to(s.now.replace(hour=15, minute=25))
+    squared = [o for o in s.orders() if o["placed_by"] == "ADMINSQF"]
+    assert [o["quantity"] for o in squared] == orders
+    assert all(o["status"] == "COMPLETE" for o in squared)
+    assert not [p for p in s.positions()["net"] if p["quantity"]]

@@ -165,7 +165,11 @@ def test_historical_limits_and_facts() -> None:
         s.historical_data(token, s.now - timedelta(days=61), s.now, "minute")
     assert info.value.message == "interval exceeds max limit: 60 days"
     facts = s.instrument_facts("NFO", "NIFTY26DECFUT")
-    assert (facts.lot_size, facts.freeze_quantity, facts.tick_size) == (65, 1755, 0.1)
+    assert (facts.lot_size, facts.freeze_quantity, facts.tick_size) == (
+        65,
+        1800,
+        0.1,
+    )  # NSE: NIFTY freeze 1,800 (issue 41 §2)
     assert facts.lower_circuit < ltp(s, "NFO:NIFTY26DECFUT") < facts.upper_circuit
 
 

@@ -108,7 +108,7 @@ def test_lot_multiple_and_freeze() -> None:
     assert err.error_type == "InputException"
     assert err.message.startswith(
         "The order quantity 1820 (28 lots) is higher than the maximum "
-        "quantity of 1755 (27 lots) allowed by the exchanges."
+        "quantity of 1800 (27 lots) allowed by the exchanges."
     )
 
 

@@ -174,7 +174,7 @@ def mis_then_cnc_to_mis(s: Simulation) -> Any:
     return s.convert_position("NSE", "INFY", "BUY", "day", 1, "CNC", "MIS")
 
 
-FREEZE_1820 = rules.FREEZE.format(qty=1820, lots=28, freeze=1755, freeze_lots=27)
+FREEZE_1820 = rules.FREEZE.format(qty=1820, lots=28, freeze=1800, freeze_lots=27)
 AMO_NSE = rules.AMO_DURING_MARKET.format(window=rules.AMO_WINDOWS["NSE"])
 SQUARE_OFF = rules.MIS_BLOCKED.format(time="15:20")
 
@@ -232,7 +232,7 @@ REFUSED: list[tuple[str, Action, Any, str, str]] = [
     ("FREEZE", place(**FUT, quantity=1820, price=26000.0), FREEZE_1820, "InputException", BASE),
     ("FREEZE iceberg leg", place(variety="iceberg", **FUT, quantity=3640, iceberg_legs=2,
                                  iceberg_quantity=1820, price=26000.0),
-     rules.FREEZE.format(qty=3640, lots=56, freeze=1755, freeze_lots=27), "InputException", BASE),
+     rules.FREEZE.format(qty=3640, lots=56, freeze=1800, freeze_lots=27), "InputException", BASE),
     ("EQUITY_MAX", place(tradingsymbol="IDEA", price=10.0, quantity=100_001),
      rules.EQUITY_MAX.format(qty=100001), "InputException", BASE),
     ("MARKET_CLOSED", at(17, 0, place(price=1300.0)), rules.MARKET_CLOSED, "InputException",
@@ -424,3 +424,15 @@ def test_every_rule_text_is_tested() -> None:
     source = Path(__file__).read_text("utf-8")
     named = set(re.findall(r"rules\.([A-Z_]+)", source))
     assert texts - named == set()
+
+
+def test_an_rms_rejection_has_the_rms_text_raw() -> None:
+    s = sim(BASE.replace("opening_balance: 500000", "opening_balance: 1000"))
+    s.place_order("regular", "NSE", "INFY", "BUY", 10, "CNC", "LIMIT", price=1600.0)
+    (row,) = [o for o in s.orders() if o["status"] == "REJECTED" and o["tradingsymbol"] == "INFY"]
+    assert row["status_message_raw"] == rules.RMS_MARGIN_RAW.format(
+        required=16000.0, available=1000.0, user_id="ZS0001"
+    )
+    assert row["status_message"] == rules.INSUFFICIENT_FUNDS.format(
+        required=16000.0, available=1000.0
+    )

@@ -53,6 +53,7 @@ class Order:
     placed_by: str = "ZS0001"
     status: str = "PUT ORDER REQ RECEIVED"
     status_message: str | None = None
+    status_message_raw: str | None = None  # the RMS's or exchange's own text, when it differs
     exchange_order_id: str | None = None
     exchange_timestamp: datetime | None = None
     exchange_update_timestamp: datetime | None = None
@@ -89,7 +90,7 @@ class Order:
             "parent_order_id": None,
             "status": self.status,
             "status_message": self.status_message,
-            "status_message_raw": self.status_message,
+            "status_message_raw": self.status_message_raw or self.status_message,
             "order_timestamp": kite_ts(self.exchange_update_timestamp or self.placed_at),
             "exchange_update_timestamp": kite_ts(self.exchange_update_timestamp)
             if self.exchange_update_timestamp
@@ -528,6 +529,9 @@ class Engine:
             )
             available = self.net(segment)  # the new order is not in the book's blocks yet
             if required > available:
+                order.status_message_raw = rules.RMS_MARGIN_RAW.format(
+                    required=required, available=available, user_id=self.user_id
+                )
                 self._reject(
                     order, rules.INSUFFICIENT_FUNDS.format(required=required, available=available)
                 )
@@ -918,38 +922,43 @@ class Engine:
             if pos.product != "MIS" or pos.inst.exchange not in exchanges or pos.quantity == 0:
                 continue
             side = "SELL" if pos.quantity > 0 else "BUY"
-            qty = abs(pos.quantity)
             price = self.market.price_at(pos.inst, at)
-            order = Order(
-                order_id=self._next_order_id(),
-                inst=pos.inst,
-                variety="regular",
-                transaction_type=side,
-                quantity=qty,
-                product="MIS",
-                order_type="MARKET",
-                price=0.0,
-                trigger_price=0.0,
-                validity="DAY",
-                validity_ttl=0,
-                disclosed_quantity=0,
-                market_protection=-1,
-                tag="",
-                placed_at=at,
-                placed_by="ADMINSQF",
-            )
-            self.orders[order.order_id] = order
-            self.note("auto square-off", order, f"MIS closed by the broker at {price:g}", at)
-            order.record("PUT ORDER REQ RECEIVED", at)
-            order.record("VALIDATION PENDING", at)
-            order.record("OPEN PENDING", at)
-            order.exchange_order_id = self._next_exchange_id()
-            order.exchange_timestamp = at
-            order.status_message = rules.SQUARE_OFF_MESSAGE
-            order.record("OPEN", at)
-            order.limit_price = price
-            self.fill(order, qty, price, at)
-            self.charges[pos.inst.margin_segment] += rules.SQUARE_OFF_CHARGE
+            for qty in _slices(abs(pos.quantity), pos.inst):
+                self._square_off_order(pos.inst, side, qty, price, at)
+
+    def _square_off_order(
+        self, inst: Instrument, side: str, qty: int, price: float, at: datetime
+    ) -> None:
+        order = Order(
+            order_id=self._next_order_id(),
+            inst=inst,
+            variety="regular",
+            transaction_type=side,
+            quantity=qty,
+            product="MIS",
+            order_type="MARKET",
+            price=0.0,
+            trigger_price=0.0,
+            validity="DAY",
+            validity_ttl=0,
+            disclosed_quantity=0,
+            market_protection=-1,
+            tag="",
+            placed_at=at,
+            placed_by="ADMINSQF",
+        )
+        self.orders[order.order_id] = order
+        self.note("auto square-off", order, f"MIS closed by the broker at {price:g}", at)
+        order.record("PUT ORDER REQ RECEIVED", at)
+        order.record("VALIDATION PENDING", at)
+        order.record("OPEN PENDING", at)
+        order.exchange_order_id = self._next_exchange_id()
+        order.exchange_timestamp = at
+        order.status_message = rules.SQUARE_OFF_MESSAGE
+        order.record("OPEN", at)
+        order.limit_price = price
+        self.fill(order, qty, price, at)
+        self.charges[inst.margin_segment] += rules.SQUARE_OFF_CHARGE
 
     def close_session(self, exchanges: tuple[str, ...], at: datetime) -> None:
         """Whatever is still working at the close is cancelled (Kite has no good-till-cancelled
@@ -1067,3 +1076,16 @@ def _terms(order: Order) -> str:
     price = f" at {order.price:g}" if order.order_type in ("LIMIT", "SL") else ""
     trigger = f" trigger {order.trigger_price:g}" if order.order_type in ("SL", "SL-M") else ""
     return f"({order.variety}{price}{trigger})"
+
+
+def _slices(quantity: int, inst: Instrument) -> list[int]:
+    """An order of ``quantity`` split at the freeze quantity in whole lots, as the exchange
+    takes no single order above it (rules.md §2): the auto square-off's orders."""
+    if not inst.freeze_quantity or quantity <= inst.freeze_quantity:
+        return [quantity]
+    lot = max(inst.lot_size, 1)
+    most = inst.freeze_quantity // lot * lot
+    out = [most] * (quantity // most)
+    if quantity % most:
+        out.append(quantity % most)
+    return out
