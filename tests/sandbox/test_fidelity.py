@@ -164,3 +164,48 @@ def test_the_auto_square_off_splits_at_the_freeze_quantity(lots: int, orders: li
     assert [o["quantity"] for o in squared] == orders
     assert all(o["status"] == "COMPLETE" for o in squared)
     assert not [p for p in s.positions()["net"] if p["quantity"]]
+
+
+SPREAD = """
+clock: "2026-12-02 11:30:00"
+funds:
+  equity: {opening_balance: 5000000}
+positions:
+  - {exchange: NFO, tradingsymbol: NIFTY26D1526100CE, product: NRML, quantity: -65}
+"""
+
+
+def _option(s: Simulation, symbol: str, side: str) -> None:
+    buy(s, 65, exchange="NFO", tradingsymbol=symbol, product="NRML", transaction_type=side)
+
+
+def _blocked(s: Simulation) -> float:
+    used = s.margins("equity")["utilised"]
+    return float(used["span"] + used["exposure"])
+
+
+def test_an_option_bought_today_is_utilised_option_premium() -> None:
+    s = sim()
+    net = s.margins("equity")["net"]
+    _option(s, "NIFTY26D1526300CE", "BUY")
+    (trade,) = s.trades()
+    paid = trade["average_price"] * 65
+    after = s.margins("equity")
+    assert after["utilised"]["option_premium"] == pytest.approx(paid, abs=0.01)
+    assert after["net"] == pytest.approx(net - paid, abs=0.01)  # counted once
+
+
+@pytest.mark.parametrize(
+    ("long_leg", "blocked_at_most"),
+    [("NIFTY26D1526300CE", 200 * 65), ("NIFTY26D1526000CE", 0.0)],  # credit, debit spread
+)
+def test_a_hedged_short_blocks_at_most_its_largest_loss(
+    long_leg: str, blocked_at_most: float
+) -> None:
+    s = sim(SPREAD)
+    naked = _blocked(s)
+    _option(s, long_leg, "BUY")
+    hedged = _blocked(s)
+    assert hedged == pytest.approx(min(naked, blocked_at_most), abs=0.01)
+    _option(s, long_leg, "SELL")  # the hedge broken: the margin goes back up
+    assert _blocked(s) == pytest.approx(naked, rel=0.01)

@@ -256,6 +256,7 @@ class Engine:
         flows = 0.0
         m2m = 0.0
         realised = 0.0
+        hedged = self._hedged_units(segment)
         for pos in self.positions.values():
             inst = pos.inst
             if inst.margin_segment != segment:
@@ -265,11 +266,22 @@ class Engine:
             qty = pos.quantity
             if inst.is_option or pos.product == "CNC":
                 flows += pos.day_sell_value - pos.day_buy_value
+                if inst.is_option:
+                    # The premium of options bought today is shown as utilised
+                    # option_premium (Kite's margins); the net stays the same.
+                    premium = max(pos.day_buy_value - pos.day_sell_value, 0.0)
+                    parts["option_premium"] += premium
+                    flows += premium
                 if inst.is_option and qty < 0:
-                    for k, v in margin_for(
+                    parts_short = margin_for(
                         inst, pos.product, "SELL", -qty, ltp, self.underlying_price(inst)
-                    ).items():
-                        parts[k] += v
+                    )
+                    covered, loss = hedged.get(inst.key, (0, 0.0))
+                    share = covered / -qty
+                    for k, v in parts_short.items():
+                        # A hedged unit blocks at most its spread's largest loss.
+                        hedged_part = min(v * share, loss * v / max(total(parts_short), 1e-9))
+                        parts[k] += v * (1 - share) + hedged_part
                 continue
             pnl = pos.m2m(ltp, close)
             m2m += pnl
@@ -303,6 +315,47 @@ class Engine:
         parts["m2m"] = m2m
         parts["realised"] = realised
         return parts
+
+    def _hedged_units(self, segment: str) -> dict[str, tuple[int, float]]:
+        """The hedge benefit (issue 41 §2), a simple model, not SPAN: each unit of a short
+        option paired with a long option of the same underlying and type (the nearest strike
+        first) blocks no more than the pair's largest loss, the strikes' distance when the long
+        is further out of the money, nothing when it is nearer (a debit spread). Zerodha's
+        margin calculator shows the same effect on spreads ("hedged positions get a margin
+        benefit", support article on margin benefits for hedged F&O positions); breaking the
+        pair raises the margin back. Returns short key → (units paired, their largest loss)."""
+        longs: dict[tuple[str, str], list[list[Any]]] = {}
+        shorts = []
+        for pos in self.positions.values():
+            inst = pos.inst
+            if not inst.is_option or inst.margin_segment != segment or pos.quantity == 0:
+                continue
+            group = (inst.underlying, inst.instrument_type)
+            if pos.quantity > 0:
+                longs.setdefault(group, []).append([inst.strike, pos.quantity])
+            else:
+                shorts.append(pos)
+        out: dict[str, tuple[int, float]] = {}
+        for pos in sorted(shorts, key=lambda p: p.inst.key):
+            inst = pos.inst
+            call = inst.instrument_type == "CE"
+            pool = sorted(
+                longs.get((inst.underlying, inst.instrument_type), []),
+                key=lambda leg: abs(leg[0] - inst.strike),
+            )
+            left, paired, loss = -pos.quantity, 0, 0.0
+            for leg in pool:
+                take = min(left, leg[1])
+                if take <= 0:
+                    continue
+                width = leg[0] - inst.strike if call else inst.strike - leg[0]
+                loss += max(width, 0.0) * take * inst.multiplier
+                leg[1] -= take
+                left -= take
+                paired += take
+            if paired:
+                out[inst.key] = (paired, loss)
+        return out
 
     def net(self, segment: str) -> float:
         funds = self.funds[segment]
