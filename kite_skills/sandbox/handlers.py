@@ -167,11 +167,14 @@ def _plain(fields: tuple[g.Field, ...], method: str, what: str, many: bool = Fal
 # ---------------------------------------------------------------- orders
 
 
-def order_history(kite: Any, args: Args) -> Result:
-    _need(args, "order_id")
-    order_id = c.s(args.get("order_id"))
-    rows = _call("Failed to get order history", lambda: kite.order_history(order_id))
-    return ok(g.shape_all(g.ORDER, rows))
+def order_history(order: tuple[g.Field, ...]) -> Handler:
+    def run(kite: Any, args: Args) -> Result:
+        _need(args, "order_id")
+        order_id = c.s(args.get("order_id"))
+        rows = _call("Failed to get order history", lambda: kite.order_history(order_id))
+        return ok(g.shape_all(order, rows))
+
+    return run
 
 
 def order_trades(kite: Any, args: Args) -> Result:
@@ -823,7 +826,7 @@ def grouped(clock: Callable[[], datetime]) -> Generation:
         "orders",
         {
             "list": _paged_list(g.ORDER, "orders", "Failed to execute orders_list"),
-            "history": order_history,
+            "history": order_history(g.ORDER),
             "trades": order_trades,
             "all_trades": _paged_list(g.TRADE, "trades", "Failed to execute orders_all_trades"),
             "place": lambda k, a: place(k, a, need_variety=False, protection=True),
@@ -871,14 +874,16 @@ def grouped(clock: Callable[[], datetime]) -> Generation:
     return Generation("grouped", {k: guarded(v) for k, v in table.items()})
 
 
-def _legacy_common(bad_type: str) -> dict[str, Handler]:
+def _legacy_common(bad_type: str, order: tuple[g.Field, ...] = g.ORDER) -> dict[str, Handler]:
+    """The separate tools both legacy generations share; ``order`` is their gokiteconnect's
+    Order struct."""
     return {
         "get_profile": _plain(g.USER_PROFILE, "profile", "Failed to execute get_profile"),
         "get_margins": _plain(g.ALL_MARGINS, "margins", "Failed to execute get_margins"),
         "get_positions": lambda k, a: positions(k, a, "Failed to execute get_positions"),
         "get_trades": _paged_list(g.TRADE, "trades", "Failed to execute get_trades"),
-        "get_orders": _paged_list(g.ORDER, "orders", "Failed to execute get_orders"),
-        "get_order_history": order_history,
+        "get_orders": _paged_list(order, "orders", "Failed to execute get_orders"),
+        "get_order_history": order_history(order),
         "get_order_trades": order_trades,
         "get_gtts": _paged_list(g.GTT, "get_gtts", "Failed to execute get_gtts"),
         "get_mf_holdings": _paged_list(
@@ -915,7 +920,7 @@ def legacy() -> Generation:
 
 def legacy_oldest() -> Generation:
     """The oldest separate tools, dcf2dc4 (generation a)."""
-    table = _legacy_common(LEGACY_BAD_TYPE)
+    table = _legacy_common(LEGACY_BAD_TYPE, g.ORDER_V435)
     table.update(
         login=login("You are already logged in as {name}"),
         get_holdings=lambda k, a: holdings("full", k, a, LEGACY_HOLDINGS),

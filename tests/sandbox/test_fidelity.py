@@ -209,3 +209,28 @@ def test_a_hedged_short_blocks_at_most_its_largest_loss(
     assert hedged == pytest.approx(min(naked, blocked_at_most), abs=0.01)
     _option(s, long_leg, "SELL")  # the hedge broken: the margin goes back up
     assert _blocked(s) == pytest.approx(naked, rel=0.01)
+
+
+@pytest.mark.parametrize(
+    ("generation", "tool", "has"),
+    [
+        ("grouped", "orders", True),
+        ("legacy", "get_orders", True),
+        ("legacy-oldest", "get_orders", False),
+    ],
+)
+def test_market_protection_and_guid_only_where_the_order_struct_has_them(
+    generation: str, tool: str, has: bool
+) -> None:
+    from kite_skills.sandbox import handlers
+
+    s = sim()
+    buy(s, 1)
+    table = handlers.generation(generation, lambda: s.now).handlers
+    args = {"mode": "list"} if generation == "grouped" else {}
+    (row,) = json.loads(table[tool](s, args).text)
+    assert ("market_protection" in row, "guid" in row) == (has, has)
+    history_tool = "orders" if generation == "grouped" else "get_order_history"
+    extra = {"mode": "history"} if generation == "grouped" else {}
+    history = json.loads(table[history_tool](s, {**extra, "order_id": row["order_id"]}).text)
+    assert all(("guid" in h) == has for h in history)
