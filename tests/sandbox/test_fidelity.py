@@ -4,6 +4,7 @@ Kite documents it (``physical`` a standing authorisation, the others a TPIN per 
 
 from __future__ import annotations
 
+import itertools
 import json
 from datetime import datetime, timedelta
 from typing import Any
@@ -234,3 +235,50 @@ def test_market_protection_and_guid_only_where_the_order_struct_has_them(
     extra = {"mode": "history"} if generation == "grouped" else {}
     history = json.loads(table[history_tool](s, {**extra, "order_id": row["order_id"]}).text)
     assert all(("guid" in h) == has for h in history)
+
+
+def test_a_protected_sl_m_remainder_shows_its_band_limit() -> None:
+    from kite_skills.sandbox.sim import load_scenario
+
+    s = Simulation(load_scenario("exit-gap"))
+    (before,) = s.orders()
+    assert (before["status"], before["price"]) == ("TRIGGER PENDING", 0)
+    s.advance_to(s.now.replace(hour=9, minute=20))
+    (row,) = s.orders()
+    assert (row["status"], row["filled_quantity"]) == ("OPEN", 40)
+    assert row["price"] == 1519.0  # 2 % under the 1,550 trigger, where its remainder waits
+
+
+def test_a_marketable_limit_fills_at_the_touch_never_beyond_its_limit() -> None:
+    s = sim()
+    last = s.ltp("NSE:INFY")["NSE:INFY"]["last_price"]
+    above = buy(s, 1, order_type="LIMIT", price=round(last + 5, 1))
+    at_ask = buy(s, 1, order_type="LIMIT", price=round(last + 0.1, 1))
+    assert [s.order_trades(o)[0]["average_price"] for o in (above, at_ask)] == [
+        round(last + 0.1, 2)
+    ] * 2
+    below_ask = buy(s, 1, order_type="LIMIT", price=last)  # at the last price: not marketable
+    assert next(o for o in s.orders() if o["order_id"] == below_ask)["status"] == "OPEN"
+
+
+def test_option_volume_is_each_contracts_own() -> None:
+    s = sim()
+    s.advance_to(s.now + timedelta(minutes=30))
+    keys = ["NFO:NIFTY26D0825950CE", "NFO:NIFTY26D0826450CE", "NFO:NIFTY26D0825950PE"]
+    volumes = [s.quote(k)[k]["volume"] for k in keys]
+    assert len(set(volumes)) == 3  # not one volume shared by every contract
+    assert volumes[0] > volumes[1]  # at the money trades more than 2 % out of it
+    assert all(v % 65 == 0 for v in volumes)  # in units, whole lots
+
+
+def test_open_interest_drifts_from_day_to_day() -> None:
+    from datetime import date
+
+    s = sim()
+    inst = s.master.by_key("NFO:NIFTY26D1525950CE")
+    assert inst is not None
+    days = [date(2026, 12, 2) + timedelta(days=n) for n in range(-5, 6)]
+    ois = [s.market.open_interest(inst, d) for d in days]
+    for before, after in itertools.pairwise(ois):
+        assert abs(after - before) <= before * 0.03 + 65  # 3 % a day at most (and a lot)
+    assert len(set(ois)) > 1

@@ -56,7 +56,9 @@ def test_limit_buy_state_trail_and_fill() -> None:
     oid2 = place(s, price=round(ltp + 5, 1))["order_id"]
     assert order(s, oid2)["status"] == "COMPLETE"
     trades = s.order_trades(oid2)
-    assert sum(t["quantity"] for t in trades) == 1 and trades[0]["average_price"] == ltp
+    # a marketable limit fills at the touch: the best ask, a tick above the last price
+    assert sum(t["quantity"] for t in trades) == 1
+    assert trades[0]["average_price"] == round(ltp + 0.1, 2)
 
 
 def test_modify_states_and_cap() -> None:
@@ -322,7 +324,7 @@ market:
         "OPEN",
         "COMPLETE",
     ]
-    assert s.order_trades(oid)[0]["average_price"] == 1585.0
+    assert s.order_trades(oid)[0]["average_price"] == 1584.9  # the bid when it triggered
     err = refused(s, tradingsymbol="IDEA", price=10.0, quantity=100_001)
     assert err.message == rules.EQUITY_MAX.format(qty=100001)
 
@@ -358,7 +360,8 @@ def test_a_filled_order_trail_with_exchange_ids_timestamps_and_trades() -> None:
     assert all(r["order_timestamp"] == "2026-12-02 11:30:00" for r in history)
     assert history[-1]["filled_quantity"] == 3 and history[-1]["pending_quantity"] == 0
     row = order(s, oid)
-    assert row["exchange_timestamp"] == "2026-12-02 11:30:00" and row["average_price"] == price
+    assert row["exchange_timestamp"] == "2026-12-02 11:30:00"
+    assert row["average_price"] == round(price + 0.1, 2)  # the best ask
     (trade,) = s.order_trades(oid)
     assert trade["exchange_order_id"] == row["exchange_order_id"] and trade["quantity"] == 3
     assert trade["trade_id"] and trade["fill_timestamp"] == "2026-12-02 11:30:00"

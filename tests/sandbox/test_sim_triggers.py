@@ -167,7 +167,7 @@ def test_single_buy_gtt_triggers_on_the_way_down_and_its_order_fills() -> None:
     assert result["order_result"]["status"] == "success"
     placed = next(o for o in s.orders() if o["order_id"] == result["order_result"]["order_id"])
     assert (placed["transaction_type"], placed["quantity"], placed["price"]) == ("BUY", 5, 1565.0)
-    assert placed["status"] == "COMPLETE" and placed["average_price"] == 1560.0
+    assert placed["status"] == "COMPLETE" and placed["average_price"] == 1560.1  # the ask
 
 
 def test_two_leg_gtt_upper_leg_takes_profit_and_the_other_leg_is_never_placed() -> None:

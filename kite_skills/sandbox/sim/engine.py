@@ -82,6 +82,14 @@ class Order:
             return 0.0
         return round(self.fill_value / self.filled_quantity, 4)
 
+    @property
+    def shown_price(self) -> float:
+        """The book's price: a protected MARKET or SL-M order working at the exchange is a
+        limit at its band, and the book shows that limit (issue 41 §2)."""
+        if self.order_type in ("MARKET", "SL-M") and self.status == "OPEN":
+            return self.limit_price
+        return self.price
+
     def row(self) -> dict[str, Any]:
         return {
             "placed_by": self.placed_by,
@@ -110,7 +118,7 @@ class Order:
             "product": self.product,
             "quantity": self.quantity,
             "disclosed_quantity": self.disclosed_quantity,
-            "price": self.price,
+            "price": self.shown_price,
             "trigger_price": self.trigger_price,
             "average_price": self.average_price,
             "filled_quantity": self.filled_quantity,
@@ -754,14 +762,22 @@ class Engine:
         if order.status != "OPEN":
             return
         limit = order.limit_price
-        marketable = price <= limit if order.transaction_type == "BUY" else price >= limit
+        buy = order.transaction_type == "BUY"
+        # A limit arriving (placed, triggered) meets the book: it is marketable when it reaches
+        # the touch, the best ask for a buy and the best bid for a sell, and fills there
+        # (issue 41 §2). A resting limit fills at its own price once the market trades
+        # through it; a MARKET or SL-M order at the tick's price.
+        touching = immediate and order.order_type not in ("MARKET", "SL-M")
+        bid, ask = self.market.touch(order.inst, price) if touching else (price, price)
+        marketable = (ask <= limit) if buy else (bid >= limit)
         if not marketable:
             return
-        # A resting limit fills at its own price; a marketable one (placement, trigger) at the
-        # tick's price.
-        fill_price = price if immediate or order.order_type in ("MARKET", "SL-M") else limit
         if order.order_type in ("MARKET", "SL-M"):
             fill_price = price
+        elif touching:
+            fill_price = ask if buy else bid
+        else:
+            fill_price = limit
         want = order.pending_quantity
         if liquidity is not None:
             key = (order.inst.instrument_token, at)
