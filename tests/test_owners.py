@@ -544,6 +544,36 @@ def test_writers_use_the_public_store_transaction() -> None:
     )
 
 
+def test_which_demat_consent_authorises_a_sell_is_decided_only_by_the_engine() -> None:
+    """Issue 41 §3: the reading of ``demat_consent`` (only ``physical`` is a standing
+    authorisation) is ``sandbox/sim/engine.py`` ``standing_authorisation``; the watch and the
+    order path ask it."""
+    found = [
+        _where(path, number)
+        for path in _python_files()
+        if _rel(path) != "kite_skills/sandbox/sim/engine.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"demat_consent\s*[!=]=|[!=]=\s*\S*demat_consent", line)
+    ]
+    assert found == [], (
+        "demat_consent is compared again: ask kite_skills.sandbox.sim.engine.standing_authorisation"
+    )
+
+
+def test_the_watch_rules_and_the_fat_finger_thresholds_are_only_in_the_watch() -> None:
+    """Issue 41 §1: each watch rule is a row of ``sandbox/sim/watch.py`` ``RULES``, and the
+    fat-finger thresholds the watch applies are its ``FAT_FINGER`` (until the calc tool's,
+    issue 42, is on main): no other module defines a rule row or the thresholds."""
+    found = [
+        _where(path, number)
+        for path in sorted((PACKAGE / "sandbox").rglob("*.py"))
+        if _rel(path) != "kite_skills/sandbox/sim/watch.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"\b(RULES|FAT_FINGER|FatFinger)\s*[:=]|\bRule\(", line)
+    ]
+    assert found == [], "a watch rule or threshold outside sandbox/sim/watch.py: add it there"
+
+
 def test_the_development_guide_names_each_rule_and_its_test() -> None:
     text = (REPO / "docs" / "development.md").read_text(encoding="utf-8")
     section = text.split("\n## Who owns each rule\n", 1)[1].split("\n## ", 1)[0]

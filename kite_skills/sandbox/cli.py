@@ -45,7 +45,7 @@ class _Formatter(argparse.HelpFormatter):
     """Lines never broken inside a hyphenated name (a scenario such as ``partial-fill``)."""
 
     def _split_lines(self, text: str, width: int) -> list[str]:
-        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+        return textwrap.wrap(text, width, break_on_hyphens=False)
 
 
 class _Parser(argparse.ArgumentParser):
