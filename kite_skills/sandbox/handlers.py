@@ -25,6 +25,7 @@ from typing import Any, Final
 from . import coerce as c
 from . import gotypes as g
 from .sim import KiteError
+from .sim.engine import OrderRequest
 
 Args = Mapping[str, Any]
 
@@ -194,26 +195,25 @@ def place(kite: Any, args: Args, *, need_variety: bool, protection: bool) -> Res
     and :99 in 847fe98 (variety required; market_protection from 847fe98 on)."""
     names = ("exchange", "tradingsymbol", "transaction_type", "quantity", "product", "order_type")
     _need(args, *(("variety", *names) if need_variety else names))
-    params = {
-        "variety": c.s(args.get("variety"), "regular"),
-        "exchange": _omit(c.s(args.get("exchange"), "NSE")),
-        "tradingsymbol": _omit(c.s(args.get("tradingsymbol"))),
-        "transaction_type": _omit(c.s(args.get("transaction_type"))),
-        "quantity": _omit(c.i(args.get("quantity"), 1)),
-        "product": _omit(c.s(args.get("product"))),
-        "order_type": _omit(c.s(args.get("order_type"))),
-        "price": _omit(c.f(args.get("price"))),
-        "validity": _omit(c.s(args.get("validity"))),
-        "validity_ttl": _omit(c.i(args.get("validity_ttl"))),
-        "disclosed_quantity": _omit(c.i(args.get("disclosed_quantity"))),
-        "trigger_price": _omit(c.f(args.get("trigger_price"))),
-        "iceberg_legs": _omit(c.i(args.get("iceberg_legs"))),
-        "iceberg_quantity": _omit(c.i(args.get("iceberg_quantity"))),
-        "tag": _omit(c.s(args.get("tag"))),
-    }
-    if protection:
-        params["market_protection"] = _omit(c.f(args.get("market_protection")))
-    answer = _call("Failed to place order", lambda: kite.place_order(**params))
+    request = OrderRequest(
+        variety=c.s(args.get("variety"), "regular"),
+        exchange=c.s(args.get("exchange"), "NSE"),
+        tradingsymbol=c.s(args.get("tradingsymbol")),
+        transaction_type=c.s(args.get("transaction_type")),
+        quantity=c.i(args.get("quantity"), 1),
+        product=c.s(args.get("product")),
+        order_type=c.s(args.get("order_type")),
+        price=_omit(c.f(args.get("price"))),
+        validity=_omit(c.s(args.get("validity"))),
+        validity_ttl=_omit(c.i(args.get("validity_ttl"))),
+        disclosed_quantity=_omit(c.i(args.get("disclosed_quantity"))),
+        trigger_price=_omit(c.f(args.get("trigger_price"))),
+        iceberg_legs=_omit(c.i(args.get("iceberg_legs"))),
+        iceberg_quantity=_omit(c.i(args.get("iceberg_quantity"))),
+        tag=_omit(c.s(args.get("tag"))),
+        market_protection=_omit(c.f(args.get("market_protection"))) if protection else None,
+    )
+    answer = _call("Failed to place order", lambda: kite.place(request))
     return ok(g.shape(g.ORDER_RESPONSE, answer))
 
 

@@ -33,6 +33,32 @@ WORKING = ("OPEN", "TRIGGER PENDING", "AMO REQ RECEIVED")
 TERMINAL = ("COMPLETE", "CANCELLED", "REJECTED")
 
 
+@dataclass(frozen=True)
+class OrderRequest:
+    """One order as the place call carries it (gokiteconnect ``OrderParams``): what the
+    handler read from the tool's arguments, the GTT or the ATO alert, and what the engine
+    checks and places. ``None`` (or an empty text, a zero quantity) is a parameter not
+    sent."""
+
+    variety: str
+    exchange: str
+    tradingsymbol: str
+    transaction_type: str
+    quantity: int
+    product: str
+    order_type: str
+    price: float | None = None
+    validity: str | None = None
+    validity_ttl: int | None = None
+    disclosed_quantity: int | None = None
+    trigger_price: float | None = None
+    iceberg_legs: int | None = None
+    iceberg_quantity: int | None = None
+    auction_number: str | None = None
+    tag: str | None = None
+    market_protection: float | None = None
+
+
 @dataclass
 class Order:
     order_id: str
@@ -420,95 +446,87 @@ class Engine:
     # ----- placing ---------------------------------------------------------------------------
     def place(
         self,
+        request: OrderRequest,
         *,
-        variety: str,
-        exchange: str,
-        tradingsymbol: str,
-        transaction_type: str,
-        quantity: int,
-        product: str,
-        order_type: str,
-        price: float | None = None,
-        validity: str | None = None,
-        validity_ttl: int | None = None,
-        disclosed_quantity: int | None = None,
-        trigger_price: float | None = None,
-        iceberg_legs: int | None = None,
-        iceberg_quantity: int | None = None,
-        auction_number: str | None = None,
-        tag: str | None = None,
-        market_protection: float | None = None,
         meta: dict[str, Any] | None = None,
         demat_only: bool = False,
         placed_by: str | None = None,
     ) -> Order:
         # --- input checks: InputException, nothing enters the book ---
-        if variety not in VARIETIES:
+        if request.variety not in VARIETIES:
             raise input_error(rules.BAD_VARIETY)
-        if variety == "co":
+        if request.variety == "co":
             raise input_error(rules.CO_UNSUPPORTED)
-        if variety == "auction":
+        if request.variety == "auction":
             raise input_error(rules.NO_AUCTION)
-        inst = self.instrument(exchange, tradingsymbol)
-        if transaction_type not in ("BUY", "SELL"):
+        inst = self.instrument(request.exchange, request.tradingsymbol)
+        if request.transaction_type not in ("BUY", "SELL"):
             raise input_error(rules.BAD_PARAM.format(name="transaction_type"))
-        if product not in PRODUCTS:
+        if request.product not in PRODUCTS:
             raise input_error(rules.BAD_PARAM.format(name="product"))
-        if order_type not in ORDER_TYPES:
+        if request.order_type not in ORDER_TYPES:
             raise input_error(rules.BAD_PARAM.format(name="order_type"))
-        validity = validity or "DAY"
+        validity = request.validity or "DAY"
         if validity not in VALIDITIES:
             raise input_error(rules.BAD_PARAM.format(name="validity"))
-        if validity == "TTL" and not validity_ttl:
+        if validity == "TTL" and not request.validity_ttl:
             raise input_error(rules.BAD_PARAM.format(name="validity_ttl"))
-        if isinstance(quantity, bool) or not isinstance(quantity, int) or quantity <= 0:
+        if (
+            isinstance(request.quantity, bool)
+            or not isinstance(request.quantity, int)
+            or request.quantity <= 0
+        ):
             raise input_error(rules.BAD_QUANTITY)
-        if tag is not None and tag != "" and not rules.tag_ok(tag):
+        if request.tag is not None and request.tag != "" and not rules.tag_ok(request.tag):
             raise input_error(rules.BAD_TAG)
-        price = float(price or 0.0)
-        trigger = float(trigger_price or 0.0)
-        protection = float(market_protection or 0.0)
-        if order_type in ("LIMIT", "SL") and price <= 0:
+        price = float(request.price or 0.0)
+        trigger = float(request.trigger_price or 0.0)
+        protection = float(request.market_protection or 0.0)
+        if request.order_type in ("LIMIT", "SL") and price <= 0:
             raise input_error(rules.NEEDS_PRICE)
-        if order_type in ("SL", "SL-M") and trigger <= 0:
+        if request.order_type in ("SL", "SL-M") and trigger <= 0:
             raise input_error(rules.NEEDS_TRIGGER)
         # rules.md §3: MARKET and SL-M need a non-zero market_protection via the API.
-        if order_type in ("MARKET", "SL-M") and protection == 0:
+        if request.order_type in ("MARKET", "SL-M") and protection == 0:
             raise input_error(rules.NO_PROTECTION)
-        if order_type == "MARKET" and inst.is_option:
+        if request.order_type == "MARKET" and inst.is_option:
             if inst.name not in ("NIFTY", "BANKNIFTY"):
                 raise input_error(rules.STOCK_OPTION_MARKET)
-            if variety == "amo":
+            if request.variety == "amo":
                 raise input_error(rules.INDEX_OPTION_MARKET_AMO)
-        if disclosed_quantity and disclosed_quantity > quantity:
+        if request.disclosed_quantity and request.disclosed_quantity > request.quantity:
             raise input_error(rules.DISCLOSED_QTY)
         # rules.md §2: iceberg legs 2..50; not as AMO.
         legs = 0
-        if variety == "iceberg":
-            legs = int(iceberg_legs or 0)
+        if request.variety == "iceberg":
+            legs = int(request.iceberg_legs or 0)
             if not 2 <= legs <= 50:
                 raise input_error(rules.ICEBERG_LEGS)
-            leg_qty = int(iceberg_quantity or 0)
+            leg_qty = int(request.iceberg_quantity or 0)
             lot = max(inst.lot_size, 1)
-            if leg_qty <= 0 or leg_qty * legs < quantity or leg_qty % lot:
+            if leg_qty <= 0 or leg_qty * legs < request.quantity or leg_qty % lot:
                 raise input_error(rules.ICEBERG_QTY)
         # rules.md §2 freeze quantity (per leg for iceberg); §1 equity 1,00,000-share cap.
-        slice_qty = int(iceberg_quantity or quantity) if variety == "iceberg" else quantity
+        slice_qty = (
+            int(request.iceberg_quantity or request.quantity)
+            if request.variety == "iceberg"
+            else request.quantity
+        )
         if inst.freeze_quantity and slice_qty > inst.freeze_quantity:
             lot = max(inst.lot_size, 1)
             raise input_error(
                 rules.FREEZE.format(
-                    qty=quantity,
-                    lots=quantity // lot,
+                    qty=request.quantity,
+                    lots=request.quantity // lot,
                     freeze=inst.freeze_quantity,
                     freeze_lots=inst.freeze_quantity // lot,
                 )
             )
         if inst.is_equity and slice_qty > EQUITY_MAX_QUANTITY:
-            raise input_error(rules.EQUITY_MAX.format(qty=quantity))
+            raise input_error(rules.EQUITY_MAX.format(qty=request.quantity))
         # rules.md §6: session windows and AMO windows.
         open_now = sessions.is_open(inst.exchange, self.now)
-        if variety == "amo":
+        if request.variety == "amo":
             if not sessions.in_amo_window(inst.exchange, self.now):
                 raise input_error(
                     rules.AMO_DURING_MARKET.format(window=rules.AMO_WINDOWS[inst.exchange])
@@ -516,39 +534,39 @@ class Engine:
         elif not open_now:
             raise input_error(rules.MARKET_CLOSED)
         # rules.md §5: no fresh MIS after the auto square-off time.
-        if product == "MIS":
+        if request.product == "MIS":
             cutoff = sessions.square_off_time(inst.exchange, self.now.date())
             session = sessions.session(inst.exchange, self.now.date())
             if session is not None and cutoff <= self.now < session[1] + timedelta(hours=1):
                 raise input_error(rules.MIS_BLOCKED.format(time=f"{cutoff:%H:%M}"))
         ltp = self.ltp(inst)
-        self._check_circuits(inst, order_type, transaction_type, price, trigger)
-        if order_type in ("SL", "SL-M"):
+        self._check_circuits(inst, request.order_type, request.transaction_type, price, trigger)
+        if request.order_type in ("SL", "SL-M"):
             # rules.md §1: a buy stop triggers above the LTP, a sell stop below it.
-            if variety != "amo" and transaction_type == "BUY" and trigger <= ltp:
+            if request.variety != "amo" and request.transaction_type == "BUY" and trigger <= ltp:
                 raise input_error(rules.TRIGGER_SIDE_BUY.format(ltp=f"{ltp:.2f}"))
-            if variety != "amo" and transaction_type == "SELL" and trigger >= ltp:
+            if request.variety != "amo" and request.transaction_type == "SELL" and trigger >= ltp:
                 raise input_error(rules.TRIGGER_SIDE_SELL.format(ltp=f"{ltp:.2f}"))
         # rules.md §10/§11: delivery sells need free holdings, and TPIN authorisation for demat
         # shares without a standing authorisation (demat_consent other than "physical", §3).
         alloc: dict[str, int] | None = None
-        if product == "CNC" and transaction_type == "SELL" and inst.is_equity:
-            alloc = self._check_holdings(inst, quantity, demat_only)
+        if request.product == "CNC" and request.transaction_type == "SELL" and inst.is_equity:
+            alloc = self._check_holdings(inst, request.quantity, demat_only)
         order = Order(
             order_id=self._next_order_id(),
             inst=inst,
-            variety=variety,
-            transaction_type=transaction_type,
-            quantity=quantity,
-            product=product,
-            order_type=order_type,
+            variety=request.variety,
+            transaction_type=request.transaction_type,
+            quantity=request.quantity,
+            product=request.product,
+            order_type=request.order_type,
             price=price,
             trigger_price=trigger,
             validity=validity,
-            validity_ttl=int(validity_ttl or 0),
-            disclosed_quantity=int(disclosed_quantity or 0),
+            validity_ttl=int(request.validity_ttl or 0),
+            disclosed_quantity=int(request.disclosed_quantity or 0),
             market_protection=protection,
-            tag=tag or "",
+            tag=request.tag or "",
             placed_at=self.now,
             placed_by=placed_by or self.user_id,
             meta=dict(meta or {}),
@@ -557,9 +575,9 @@ class Engine:
             order.meta["iceberg"] = {
                 "leg": 1,
                 "legs": legs,
-                "leg_quantity": iceberg_quantity,
-                "total_quantity": quantity,
-                "remaining_quantity": quantity,
+                "leg_quantity": request.iceberg_quantity,
+                "total_quantity": request.quantity,
+                "remaining_quantity": request.quantity,
             }
         if alloc is not None:
             order.meta["_alloc"] = alloc
@@ -571,18 +589,18 @@ class Engine:
         )
         # --- RMS checks: the order enters the book as REJECTED ---
         lot = max(inst.lot_size, 1)
-        if quantity % lot:
+        if request.quantity % lot:
             self._reject(order, rules.LOT_MULTIPLE.format(lot=lot))
             return order
         order.limit_price = self._limit_for(order, ltp)
         segment = inst.margin_segment
-        needed_qty = self._opening_margin_quantity(order, quantity)
+        needed_qty = self._opening_margin_quantity(order, request.quantity)
         if needed_qty:
             required = total(
                 margin_for(
                     inst,
-                    product,
-                    transaction_type,
+                    request.product,
+                    request.transaction_type,
                     needed_qty,
                     self._order_price(order),
                     self.underlying_price(inst),
@@ -597,8 +615,10 @@ class Engine:
                     order, rules.INSUFFICIENT_FUNDS.format(required=required, available=available)
                 )
                 return order
-        if variety == "amo":
-            order.release_at = sessions.amo_release_time(inst.exchange, order_type, self.now)
+        if request.variety == "amo":
+            order.release_at = sessions.amo_release_time(
+                inst.exchange, request.order_type, self.now
+            )
             order.record("AMO REQ RECEIVED", self.now)
             return order
         self._send_to_exchange(order)

@@ -11,7 +11,7 @@ from . import gtt as gtt_rules
 from . import rules, sessions
 from .alerts import OPERATORS, Alert
 from .clock import IST, ist, kite_ts
-from .engine import WORKING, Engine, Order
+from .engine import WORKING, Engine, Order, OrderRequest
 from .errors import KiteError, input_error
 from .events import Event, Note
 from .gtt import Gtt
@@ -489,26 +489,32 @@ class Simulation:
         tag: str | None = None,
         market_protection: float | None = None,
     ) -> dict[str, Any]:
-        order = self.engine.place(
-            variety=variety,
-            exchange=exchange,
-            tradingsymbol=tradingsymbol,
-            transaction_type=transaction_type,
-            quantity=quantity,
-            product=product,
-            order_type=order_type,
-            price=price,
-            validity=validity,
-            validity_ttl=validity_ttl,
-            disclosed_quantity=disclosed_quantity,
-            trigger_price=trigger_price,
-            iceberg_legs=iceberg_legs,
-            iceberg_quantity=iceberg_quantity,
-            auction_number=auction_number,
-            tag=tag,
-            market_protection=market_protection,
+        """Kite Connect's place call by its parameters (the SDKs' signature)."""
+        return self.place(
+            OrderRequest(
+                variety,
+                exchange,
+                tradingsymbol,
+                transaction_type,
+                quantity,
+                product,
+                order_type,
+                price,
+                validity,
+                validity_ttl,
+                disclosed_quantity,
+                trigger_price,
+                iceberg_legs,
+                iceberg_quantity,
+                auction_number,
+                tag,
+                market_protection,
+            )
         )
-        return {"order_id": order.order_id}
+
+    def place(self, request: OrderRequest) -> dict[str, Any]:
+        """The place call as the handler reads it: one typed request to the engine."""
+        return {"order_id": self.engine.place(request).order_id}
 
     def modify_order(
         self,
@@ -771,14 +777,16 @@ class Simulation:
         }
         try:
             order = self.engine.place(
-                variety="regular",
-                exchange=trigger.inst.exchange,
-                tradingsymbol=trigger.inst.tradingsymbol,
-                transaction_type=spec["transaction_type"],
-                quantity=spec["quantity"],
-                product=spec["product"],
-                order_type="LIMIT",
-                price=spec["price"],
+                OrderRequest(
+                    variety="regular",
+                    exchange=trigger.inst.exchange,
+                    tradingsymbol=trigger.inst.tradingsymbol,
+                    transaction_type=spec["transaction_type"],
+                    quantity=spec["quantity"],
+                    product=spec["product"],
+                    order_type="LIMIT",
+                    price=spec["price"],
+                ),
                 meta={"gtt": trigger.id},
                 demat_only=True,
             )
@@ -940,17 +948,19 @@ class Simulation:
                 params = dict(item.get("params") or {})
                 try:
                     order = self.engine.place(
-                        variety=str(params.get("variety") or "regular"),
-                        exchange=str(item.get("exchange")),
-                        tradingsymbol=str(item.get("tradingsymbol")),
-                        transaction_type=str(params.get("transaction_type")),
-                        quantity=int(params.get("quantity") or 0),
-                        product=str(params.get("product")),
-                        order_type=str(params.get("order_type")),
-                        price=params.get("price"),
-                        trigger_price=params.get("trigger_price"),
-                        validity=params.get("validity"),
-                        market_protection=params.get("market_protection"),
+                        OrderRequest(
+                            variety=str(params.get("variety") or "regular"),
+                            exchange=str(item.get("exchange")),
+                            tradingsymbol=str(item.get("tradingsymbol")),
+                            transaction_type=str(params.get("transaction_type")),
+                            quantity=int(params.get("quantity") or 0),
+                            product=str(params.get("product")),
+                            order_type=str(params.get("order_type")),
+                            price=params.get("price"),
+                            trigger_price=params.get("trigger_price"),
+                            validity=params.get("validity"),
+                            market_protection=params.get("market_protection"),
+                        ),
                         meta={"alert": alert.uuid},
                     )
                     order_meta.append(
