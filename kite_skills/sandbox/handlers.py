@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from . import coerce as c
 from . import gotypes as g
-from .sim import KiteError
+from .sim import KiteConnectError
 from .sim.engine import OrderRequest
 
 Args = Mapping[str, Any]
@@ -71,7 +71,7 @@ def _call(what: str, thunk: Callable[[], Any]) -> Any:
     """Run a Kite Connect call; a refusal becomes the handler's ``what`` text."""
     try:
         return thunk()
-    except KiteError as exc:
+    except KiteConnectError as exc:
         raise Failed(fail(what, exc)) from exc
 
 
@@ -457,7 +457,7 @@ def master(kite: Any) -> list[dict[str, Any]]:
         item.setdefault("active", True)
         try:
             facts = kite.instrument_facts(exchange, symbol)
-        except KiteError:
+        except KiteConnectError:
             facts = None
         if facts is not None:
             item.setdefault("isin", facts.isin)
@@ -723,7 +723,7 @@ def _history(kite: Any, uuid: str) -> list[dict[str, Any]] | None:
     """An alert's history; None when it cannot be read (the real server only logs that)."""
     try:
         rows = kite.get_alert_history(uuid)
-    except KiteError:
+    except KiteConnectError:
         return None
     return rows if isinstance(rows, list) else None
 
@@ -749,7 +749,7 @@ def _with_reason(handler: Handler) -> Handler:
 def _profile_name(kite: Any) -> str:
     try:
         return c.s(kite.profile().get("user_name"))
-    except KiteError:
+    except KiteConnectError:
         return ""
 
 

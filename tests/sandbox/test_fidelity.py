@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from kite_skills.sandbox.sim import KiteError, Simulation, parse_scenario
+from kite_skills.sandbox.sim import KiteConnectError, Simulation, parse_scenario
 from kite_skills.sandbox.sim.events import Event
 
 BASE = """
@@ -88,7 +88,7 @@ def test_demat_sells_need_a_tpin_without_a_standing_authorisation(consent: str) 
     s = sim()
     s.engine.demat_consent = consent  # ddpi: a value Kite does not document, unknown here
     buy(s, 20, **SELL)  # the T+1 shares need none
-    with pytest.raises(KiteError) as info:
+    with pytest.raises(KiteConnectError) as info:
         buy(s, 1, **SELL)  # the first demat share does
     assert info.value.status == 428
 
@@ -100,7 +100,7 @@ def test_authorised_quantity_covers_a_sell_up_to_its_last_share() -> None:
         )
     )
     buy(s, 50, **SELL)  # 20 T+1 and 30 authorised
-    with pytest.raises(KiteError):
+    with pytest.raises(KiteConnectError):
         buy(s, 1, **SELL)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from kite_skills.sandbox.sim import KiteError, Simulation, parse_scenario, rules
+from kite_skills.sandbox.sim import KiteConnectError, Simulation, parse_scenario, rules
 from kite_skills.sandbox.sim.portfolio import FUTURES_RATE, MIS_EQUITY_RATE
 
 # A Wednesday; funds enough for three lots of the future, so only the rule under test refuses.
@@ -63,7 +63,7 @@ def status(s: Simulation, order_id: str) -> str:
 
 
 def refusal(act: Any) -> str:
-    with pytest.raises(KiteError) as info:
+    with pytest.raises(KiteConnectError) as info:
         act()
     return info.value.message
 

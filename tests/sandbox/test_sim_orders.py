@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from kite_skills.sandbox.sim import KiteError, Simulation, parse_scenario, rules
+from kite_skills.sandbox.sim import KiteConnectError, Simulation, parse_scenario, rules
 
 BASE = """
 clock: "2026-12-02 11:30:00"
@@ -40,8 +40,8 @@ def order(s: Simulation, order_id: str) -> dict:
     return next(o for o in s.orders() if o["order_id"] == order_id)
 
 
-def refused(s: Simulation, **kw: object) -> KiteError:
-    with pytest.raises(KiteError) as info:
+def refused(s: Simulation, **kw: object) -> KiteConnectError:
+    with pytest.raises(KiteConnectError) as info:
         place(s, **kw)
     return info.value
 
@@ -70,7 +70,7 @@ def test_modify_states_and_cap() -> None:
     assert order(s, oid)["modified"] is True and order(s, oid)["quantity"] == 2
     for i in range(24):
         s.modify_order("regular", oid, quantity=2, price=1302.0 + i / 10, order_type="LIMIT")
-    with pytest.raises(KiteError) as info:
+    with pytest.raises(KiteConnectError) as info:
         s.modify_order("regular", oid, quantity=2, price=1290.0, order_type="LIMIT")
     assert info.value.message == "Maximum allowed order modifications exceeded."
     s.cancel_order("regular", oid)
@@ -194,7 +194,7 @@ def test_tags_iceberg_and_sessions() -> None:
     assert order(s, oid)["status"] == "AMO REQ RECEIVED"
     s.advance_to(s.now + timedelta(days=1) - timedelta(hours=7, minutes=50))  # next day 09:10
     assert order(s, oid)["status"] == "OPEN"
-    with pytest.raises(KiteError) as info:
+    with pytest.raises(KiteConnectError) as info:
         s.cancel_order("amo", oid)
     assert info.value.message == rules.AMO_RELEASED
     s.cancel_order("regular", oid)
@@ -224,7 +224,7 @@ def test_holdings_sells_t1_and_tpin() -> None:
     s = sim(base=text)
     # T+1 (20, BTST) plus 30 authorised demat shares: 50 sell without TPIN trouble.
     place(s, transaction_type="SELL", quantity=50, price=1300.0)
-    with pytest.raises(KiteError) as info:
+    with pytest.raises(KiteConnectError) as info:
         place(s, transaction_type="SELL", quantity=10, price=1300.0)
     assert info.value.status == 428
     assert info.value.message == "10 quantity needs authorisation at depository"

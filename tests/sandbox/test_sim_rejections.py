@@ -1,5 +1,5 @@
 """Every rejection the simulated Kite makes, each with its exact message (kite_skills/sandbox/
-sim/rules.py), and where it lands: refused before the book (``KiteError``: nothing enters the
+sim/rules.py), and where it lands: refused before the book (``KiteConnectError``: nothing enters the
 order book) or in the book as a REJECTED order with ``status_message`` (an RMS or exchange
 rejection, as Kite records them). A last test checks that no rule text is left untested."""
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from kite_skills.sandbox.sim import KiteError, Simulation, parse_scenario, rules
+from kite_skills.sandbox.sim import KiteConnectError, Simulation, parse_scenario, rules
 
 BASE = """
 clock: "2026-12-02 11:30:00"
@@ -371,7 +371,7 @@ def _expected(message: Any, s: Simulation) -> str:
 )
 def test_refused_before_the_book(action: Action, message: Any, error_type: str, text: str) -> None:
     s = sim(text)
-    with pytest.raises(KiteError) as info:
+    with pytest.raises(KiteConnectError) as info:
         action(s)
     assert info.value.message == _expected(message, s)
     assert str(info.value) == info.value.message
@@ -384,9 +384,9 @@ def test_refused_before_the_book(action: Action, message: Any, error_type: str, 
 
 def test_a_refused_order_leaves_no_trace() -> None:
     s = sim()
-    with pytest.raises(KiteError):
+    with pytest.raises(KiteConnectError):
         place(tag="my-tag")(s)
-    with pytest.raises(KiteError):
+    with pytest.raises(KiteConnectError):
         place(price=circuit("upper", 10))(s)
     assert s.orders() == [] and s.trades() == []
 

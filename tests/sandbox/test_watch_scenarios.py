@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from kite_skills.sandbox.sim import KiteError, Simulation, load_scenario
+from kite_skills.sandbox.sim import KiteConnectError, Simulation, load_scenario
 from kite_skills.sandbox.sim.events import Finding
 
 
@@ -43,7 +43,7 @@ def test_a_released_amo_is_cancelled_with_variety_regular_only() -> None:
     s, _ = started("amo-released")
     (row,) = s.orders()
     assert (row["variety"], row["status"]) == ("amo", "OPEN")
-    with pytest.raises(KiteError) as info:
+    with pytest.raises(KiteConnectError) as info:
         s.cancel_order("amo", row["order_id"])
     assert info.value.error_type == "NetworkException"
     s.cancel_order("regular", row["order_id"])

@@ -4,7 +4,7 @@ States (rules.md §9, kiteconnect-mocks order_info.json): PUT ORDER REQ RECEIVED
 VALIDATION PENDING → OPEN PENDING → OPEN (or TRIGGER PENDING for SL/SL-M) → COMPLETE /
 CANCELLED / REJECTED; modify: MODIFY VALIDATION PENDING → MODIFY PENDING → MODIFIED → OPEN;
 cancel: CANCEL PENDING → CANCELLED; AMO: AMO REQ RECEIVED until release.
-Orders that fail Kite's pre-exchange validation raise ``KiteError`` and never enter the book
+Orders that fail Kite's pre-exchange validation raise ``KiteConnectError`` and never enter the book
 (rules.md §9, "Rejection before the exchange"); RMS and exchange rejections enter the book as
 REJECTED with ``status_message``.
 """
@@ -18,7 +18,7 @@ from typing import Any
 
 from . import rules, sessions
 from .clock import IST, ist, kite_ts
-from .errors import KiteError, input_error
+from .errors import KiteConnectError, input_error
 from .events import Event
 from .instruments import EQUITY_MAX_QUANTITY, Instrument, InstrumentMaster
 from .market import Market, on_tick, round_tick
@@ -264,7 +264,7 @@ class Engine:
     def get_order(self, order_id: str) -> Order:
         order = self.orders.get(str(order_id))
         if order is None:
-            raise KiteError("OrderException", rules.NO_SUCH_ORDER)
+            raise KiteConnectError("OrderException", rules.NO_SUCH_ORDER)
         return order
 
     # ----- funds -----------------------------------------------------------------------------
@@ -672,7 +672,7 @@ class Engine:
             max(demat_avail, 0),
         )
         if quantity > t1_avail + today_avail + demat_avail:
-            raise KiteError("InputException", rules.INSUFFICIENT_HOLDINGS)
+            raise KiteConnectError("InputException", rules.INSUFFICIENT_HOLDINGS)
         from_today = min(quantity, today_avail)
         from_t1 = min(quantity - from_today, t1_avail)
         from_demat = quantity - from_t1 - from_today
@@ -682,7 +682,7 @@ class Engine:
             authorised = holding.authorised_quantity - holding.sold_authorised - pending["demat"]
             if from_demat > authorised:
                 # HTTP 428 (https://kite.trade/forum/discussion/7786/).
-                raise KiteError(
+                raise KiteConnectError(
                     "InputException",
                     rules.NEEDS_AUTHORISATION.format(qty=from_demat - max(authorised, 0)),
                     status=428,
@@ -884,7 +884,7 @@ class Engine:
         self._check_variety(order, variety)
         # rules.md §7: at most 25 modifications per order.
         if order.modifications >= rules.MAX_MODIFICATIONS:
-            raise KiteError("NetworkException", rules.TOO_MANY_MODIFICATIONS)
+            raise KiteConnectError("NetworkException", rules.TOO_MANY_MODIFICATIONS)
         new_type = order_type or order.order_type
         if new_type not in ORDER_TYPES:
             raise input_error(rules.BAD_PARAM.format(name="order_type"))
@@ -957,7 +957,7 @@ class Engine:
         # Staff (comment 40302): the variety-amo call fails as a timeout (NetworkException); the
         # Kite MCP server answers only "Failed to modify order" / "Failed to cancel order".
         if order.variety == "amo" and order.status != "AMO REQ RECEIVED" and variety == "amo":
-            raise KiteError("NetworkException", rules.AMO_RELEASED, status=504)
+            raise KiteConnectError("NetworkException", rules.AMO_RELEASED, status=504)
         if order.status == "AMO REQ RECEIVED" and not sessions.in_amo_window(
             order.inst.exchange, self.now
         ):

@@ -12,7 +12,7 @@ from . import rules, sessions
 from .alerts import OPERATORS, Alert
 from .clock import IST, ist, kite_ts
 from .engine import WORKING, Engine, Order, OrderRequest
-from .errors import KiteError, input_error
+from .errors import KiteConnectError, input_error
 from .events import Event, Note
 from .gtt import Gtt
 from .instruments import Instrument, InstrumentFacts, master_for
@@ -186,7 +186,7 @@ class Simulation:
         if order.product == "CNC" and order.transaction_type == "SELL" and inst.is_equity:
             try:
                 order.meta["_alloc"] = eng._check_holdings(inst, order.quantity, False)
-            except KiteError:  # the scenario says it was accepted: take demat shares
+            except KiteConnectError:  # the scenario says it was accepted: take demat shares
                 order.meta["_alloc"] = {"t1": 0, "today": 0, "demat": order.quantity}
         eng.orders[order.order_id] = order
         order.record("PUT ORDER REQ RECEIVED", at)
@@ -790,7 +790,7 @@ class Simulation:
                 meta={"gtt": trigger.id},
                 demat_only=True,
             )
-        except KiteError as err:
+        except KiteConnectError as err:
             result["order_result"] = {
                 "order_id": "",
                 "rejection_reason": err.message,
@@ -970,7 +970,7 @@ class Simulation:
                             "status_message": order.status_message,
                         }
                     )
-                except KiteError as err:
+                except KiteConnectError as err:
                     order_meta.append(
                         {"order_id": "", "status": "failed", "status_message": err.message}
                     )
@@ -1099,7 +1099,7 @@ class Simulation:
         for row in rows:
             if str(row.get("order_id")) == str(order_id):
                 return row
-        raise KiteError("OrderException", rules.NO_SUCH_ORDER)
+        raise KiteConnectError("OrderException", rules.NO_SUCH_ORDER)
 
     def mf_sips(self, sip_id: str | None = None) -> list[dict[str, Any]] | dict[str, Any]:
         rows = [dict(r) for r in self.scenario.mf_sips]
