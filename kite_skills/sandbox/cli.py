@@ -272,6 +272,7 @@ def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> 
         transport=transport,
         watch=args.watch,
     )
+    sandbox.journal_notes(simulation.take_notes())  # what the account starts exposed to
     line = (
         f"kite-skills sandbox: a SIMULATION (no Kite account, no real money): scenario "
         f"{args.scenario!r}, clock {begun} IST at {args.speed:g}x, tools {args.tools}; "

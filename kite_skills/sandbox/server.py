@@ -116,7 +116,7 @@ class Sandbox:
         if result is not None and result.kite_error is not None:
             log.info("%s: Kite Connect refused: %s", name, result.kite_error)
         if self.journal is not None:
-            self._notes(before)
+            self.journal_notes(before)
             mode = args.get("mode")
             self.journal.call(
                 sim_time=now,
@@ -129,7 +129,7 @@ class Sandbox:
                 kite_error=result.kite_error if result is not None else None,
                 writes=(name, mode if isinstance(mode, str) else "") in self.writes,
             )
-            self._notes(after)
+            self.journal_notes(after)
         return result
 
     def _refusal(self, handler: Any, args: Any) -> tuple[Result, list[Any]] | None:
@@ -148,7 +148,8 @@ class Sandbox:
         )
         return Result(text, True), refused
 
-    def _notes(self, notes: list[Any]) -> None:
+    def journal_notes(self, notes: list[Any]) -> None:
+        """Journal the simulation's events and the watch's findings."""
         assert self.journal is not None
         for note in notes:
             if isinstance(note, Finding):

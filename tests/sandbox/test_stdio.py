@@ -161,3 +161,40 @@ def test_excluded_tools_are_gone_as_on_the_real_server(tmp_path: Path) -> None:
         peer.kill()
     assert code == 0
     assert "EXCLUDED_TOOLS names no grouped tool: nope" in stderr
+
+
+async def test_watch_strict_over_stdio_refuses_the_harm_and_journals_it(tmp_path: Path) -> None:
+    """Issue 41 §1: a real launch (`--scenario hedged-book --watch strict`): a call that
+    would break a hedge is refused with the rule's message and changes nothing; a safe one
+    answers as the real server does."""
+    journal = tmp_path / "journal.jsonl"
+    extra = ("--scenario", "hedged-book", "--watch", "strict")
+    sell_long = {
+        "mode": "place", "variety": "regular", "exchange": "NFO",
+        "tradingsymbol": "BANKNIFTY26DEC58200PE", "transaction_type": "SELL", "quantity": 30,
+        "product": "NRML", "order_type": "MARKET", "market_protection": -1,
+    }  # fmt: skip
+    async with stdio_client(tmp_path, journal, mode="auto", extra=extra) as client:
+        refused = await client.call_tool("orders", sell_long)
+        assert refused.is_error
+        assert "refused this call: a hedged leg is now naked" in text_of(refused)
+        safe = await client.call_tool("portfolio", {"mode": "profile"})
+        assert not safe.is_error
+    from kite_skills.sandbox import journal as journal_module
+
+    summary = journal_module.summary(journal)
+    assert summary["watch"] == {"hedge-broken": 1} and summary["writes"] == 1
+    assert summary["findings"][0]["phase"] == "refused"
+    assert summary["events"] == {}  # nothing was placed
+
+
+async def test_the_state_a_launch_starts_in_is_journalled_before_any_call(tmp_path: Path) -> None:
+    journal = tmp_path / "journal.jsonl"
+    extra = ("--scenario", "ddpi-gtt")
+    async with stdio_client(tmp_path, journal, mode="auto", extra=extra) as client:
+        await client.list_tools()
+    kinds = [json.loads(line)["kind"] for line in journal.read_text().splitlines()]
+    assert kinds == ["start", "watch"]
+    from kite_skills.sandbox import journal as journal_module
+
+    assert journal_module.summary(journal)["watch"] == {"stop-cannot-fire": 1}

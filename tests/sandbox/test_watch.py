@@ -460,3 +460,18 @@ def test_the_bench_account_of_200_positions_loads_and_starts_unexposed() -> None
     s = sim(bench.hedged_account(200))
     assert len(s.positions()["net"]) == 200
     assert [n for n in s.take_notes() if isinstance(n, Finding)] == []
+
+
+def test_sandbox_journal_json_prints_the_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kite_skills.cli import main
+
+    path = tmp_path / "j.jsonl"
+    box, _s = _sandbox(path)
+    box.call("orders", SELL_LONG)
+    assert main(["sandbox", "journal", "--json", str(path)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["watch"] == {"hedge-broken": 1} and summary["writes"] == 1
+    assert summary["findings"][0]["lasted_seconds"] is None  # still open
+    assert summary["events"] == {"fill": 1, "placed": 1}
