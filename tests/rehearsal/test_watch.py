@@ -20,6 +20,9 @@ from .scripts import (
     cancel_all,
     entry_with_oco,
     exit_every_position,
+    modify_to_limit,
+    prepare_buy,
+    price_alert,
     rollover,
     sell_gtt,
     stop_loss,
@@ -35,6 +38,8 @@ KNOWN_FINDINGS = {
     # X1: cancel-all cancels with the order's own variety; a released AMO's is still `amo`, so
     # the cancel fails (not a watch rule: the failed write, and the AMO stays OPEN).
     ("orders/cancel-all.md", "amo-released"): ["Failed to cancel order"],
+    # X1 again: modify-cancel.md says "an AMO stays `amo`"; a released one does not.
+    ("orders/modify-cancel.md", "amo-released"): ["Failed to modify order"],
 }
 POSITIONS = recipe("holdings/positions.md")
 RECONCILE = recipe("orders/reconcile.md")
@@ -107,3 +112,29 @@ def test_a_sell_gtt_for_the_demat_shares(tmp_path: Path, scenario: str) -> None:
     else:  # announced in the summary the person approved: "stop-cannot-fire" is expected
         assert tpin == ["TPIN: a triggered sell is rejected unless authorised that day"]
         assert harm(journal(tmp_path)) == ["stop-cannot-fire"]
+
+
+def test_prepare_a_buy_beside_the_hedged_book(tmp_path: Path) -> None:
+    agent = in_process("hedged-book", journal_path=journal(tmp_path))
+    prepare_buy(agent, recipe("orders/prepare.md"), RECONCILE, "NSE:TCS", 5, 3152.37, "ksTCS1")
+    assert harm(journal(tmp_path)) == []
+
+
+def test_a_price_alert_beside_the_hedged_book(tmp_path: Path) -> None:
+    agent = in_process("hedged-book", journal_path=journal(tmp_path))
+    price_alert(agent, recipe("triggers-and-alerts/alerts.md"), "NSE:INFY", 1600.0)
+    assert harm(journal(tmp_path)) == []
+
+
+def test_modify_a_released_amo(tmp_path: Path) -> None:
+    agent = in_process("amo-released", journal_path=journal(tmp_path))
+    kite = agent.simulation
+    assert kite is not None
+    (order,) = kite.orders()
+    with pytest.raises(AssertionError, match="Failed to modify order"):
+        modify_to_limit(
+            agent, recipe("orders/modify-cancel.md"), order["order_id"], "NSE:INFY", 0.1
+        )
+    failed = [m.text for m in agent.writes() if m.is_error]
+    known = KNOWN_FINDINGS[("orders/modify-cancel.md", "amo-released")]
+    assert harm(journal(tmp_path)) + failed == known
