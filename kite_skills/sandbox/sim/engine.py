@@ -23,6 +23,7 @@ from .events import Event
 from .instruments import EQUITY_MAX_QUANTITY, Instrument, InstrumentMaster
 from .market import Market, on_tick, round_tick
 from .portfolio import Holding, Position, margin_for, total
+from .responses import OrderRow, TradeRow
 from .scenario import Funds
 
 VARIETIES = ("regular", "amo", "co", "iceberg", "auction")
@@ -93,8 +94,8 @@ class Order:
     release_at: datetime | None = None
     expires_at: datetime | None = None
     meta: dict[str, Any] = field(default_factory=dict)
-    history: list[dict[str, Any]] = field(default_factory=list)
-    trades: list[dict[str, Any]] = field(default_factory=list)
+    history: list[OrderRow] = field(default_factory=list)
+    trades: list[TradeRow] = field(default_factory=list)
 
     @property
     def pending_quantity(self) -> int:
@@ -116,7 +117,7 @@ class Order:
             return self.limit_price
         return self.price
 
-    def row(self) -> dict[str, Any]:
+    def row(self) -> OrderRow:
         return {
             "placed_by": self.placed_by,
             "order_id": self.order_id,
@@ -200,7 +201,7 @@ class Engine:
         self.user_id = user_id
         self.now = ist(start)
         self.orders: dict[str, Order] = {}
-        self.trades: list[dict[str, Any]] = []
+        self.trades: list[TradeRow] = []
         self.positions: dict[tuple[str, str, str], Position] = {}
         self.holdings: dict[str, Holding] = {}
         self.charges = {"equity": 0.0, "commodity": 0.0}
@@ -817,7 +818,7 @@ class Engine:
         order.filled_quantity += quantity
         order.fill_value += quantity * price
         order.exchange_update_timestamp = at
-        trade = {
+        trade: TradeRow = {
             "trade_id": self._next_trade_id(),
             "order_id": order.order_id,
             "exchange": order.inst.exchange,

@@ -18,6 +18,7 @@ from .gtt import Gtt
 from .instruments import Instrument, InstrumentFacts, master_for
 from .market import Market
 from .portfolio import Holding, Position, margin_for, total
+from .responses import GttResponse, OrderResponse, OrderRow, TradeRow
 from .scenario import Scenario
 from .watch import Watch
 
@@ -453,20 +454,20 @@ class Simulation:
     def _read_book(self) -> None:
         self.book_reads.append(self.engine._order_seq)
 
-    def orders(self) -> list[dict[str, Any]]:
+    def orders(self) -> list[OrderRow]:
         self._read_book()
         return [o.row() for o in self.engine.orders.values()]
 
-    def order_history(self, order_id: str) -> list[dict[str, Any]]:
+    def order_history(self, order_id: str) -> list[OrderRow]:
         self._read_book()
-        return [dict(r) for r in self.engine.get_order(order_id).history]
+        return [r.copy() for r in self.engine.get_order(order_id).history]
 
-    def order_trades(self, order_id: str) -> list[dict[str, Any]]:
-        return [dict(t) for t in self.engine.get_order(order_id).trades]
+    def order_trades(self, order_id: str) -> list[TradeRow]:
+        return [t.copy() for t in self.engine.get_order(order_id).trades]
 
-    def trades(self) -> list[dict[str, Any]]:
+    def trades(self) -> list[TradeRow]:
         self._read_book()
-        return [dict(t) for t in self.engine.trades]
+        return [t.copy() for t in self.engine.trades]
 
     # ----- orders (write) -------------------------------------------------------------------
     def place_order(
@@ -488,7 +489,7 @@ class Simulation:
         auction_number: str | None = None,
         tag: str | None = None,
         market_protection: float | None = None,
-    ) -> dict[str, Any]:
+    ) -> OrderResponse:
         """Kite Connect's place call by its parameters (the SDKs' signature)."""
         return self.place(
             OrderRequest(
@@ -512,7 +513,7 @@ class Simulation:
             )
         )
 
-    def place(self, request: OrderRequest) -> dict[str, Any]:
+    def place(self, request: OrderRequest) -> OrderResponse:
         """The place call as the handler reads it: one typed request to the engine."""
         return {"order_id": self.engine.place(request).order_id}
 
@@ -527,7 +528,7 @@ class Simulation:
         trigger_price: float | None = None,
         validity: str | None = None,
         disclosed_quantity: int | None = None,
-    ) -> dict[str, Any]:
+    ) -> OrderResponse:
         order = self.engine.modify(
             variety,
             order_id,
@@ -542,7 +543,7 @@ class Simulation:
 
     def cancel_order(
         self, variety: str, order_id: str, parent_order_id: str | None = None
-    ) -> dict[str, Any]:
+    ) -> OrderResponse:
         order = self.engine.cancel(variety, order_id)
         return {"order_id": order.order_id}
 
@@ -685,7 +686,7 @@ class Simulation:
         trigger_values: list[float],
         last_price: float,
         orders: list[dict[str, Any]],
-    ) -> dict[str, Any]:
+    ) -> GttResponse:
         inst = self.engine.instrument(exchange, tradingsymbol)
         legs = gtt_rules.validate(
             inst, trigger_type, list(trigger_values), float(last_price), orders
@@ -720,7 +721,7 @@ class Simulation:
         trigger_values: list[float],
         last_price: float,
         orders: list[dict[str, Any]],
-    ) -> dict[str, Any]:
+    ) -> GttResponse:
         trigger = self._gtt(trigger_id)
         if trigger.status != "active":
             raise input_error(rules.GTT_NOT_ACTIVE)
@@ -737,7 +738,7 @@ class Simulation:
         self._gtt_event(trigger, "modified")
         return {"trigger_id": trigger.id}
 
-    def delete_gtt(self, trigger_id: int) -> dict[str, Any]:
+    def delete_gtt(self, trigger_id: int) -> GttResponse:
         trigger = self._gtt(trigger_id)
         if trigger.status != "active":
             raise input_error(rules.GTT_NOT_ACTIVE)
