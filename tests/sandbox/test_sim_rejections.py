@@ -436,3 +436,16 @@ def test_an_rms_rejection_has_the_rms_text_raw() -> None:
     assert row["status_message"] == rules.INSUFFICIENT_FUNDS.format(
         required=16000.0, available=1000.0
     )
+
+
+def test_each_place_check_is_one_row_with_its_source() -> None:
+    """Issue 41 §5: the place request's checks are rows (name, check, text, source), run in
+    order; a request that breaks two gets the first one's text."""
+    from kite_skills.sandbox.sim.order_rules import PLACE_RULES
+
+    assert len({r.name for r in PLACE_RULES}) == len(PLACE_RULES)
+    assert all(r.source for r in PLACE_RULES)
+    s = sim()
+    with pytest.raises(KiteConnectError) as info:  # a bad product and a bad quantity
+        s.place_order("regular", "NSE", "INFY", "BUY", 0, "XYZ", "LIMIT", price=1.0)
+    assert info.value.message == rules.BAD_PARAM.format(name="product")

@@ -16,20 +16,18 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, time, timedelta
 from typing import Any
 
-from . import rules, sessions
+from . import order_rules, rules, sessions
 from .clock import IST, ist, kite_ts
 from .errors import KiteConnectError, input_error
 from .events import Event
-from .instruments import EQUITY_MAX_QUANTITY, Instrument, InstrumentMaster
+from .instruments import Instrument, InstrumentMaster
 from .market import Market, on_tick, round_tick
+from .order_rules import ORDER_TYPES
 from .portfolio import Holding, Position, margin_for, total
 from .responses import OrderRow, TradeRow
 from .scenario import Funds
 
 VARIETIES = ("regular", "amo", "co", "iceberg", "auction")
-PRODUCTS = ("CNC", "MIS", "NRML", "MTF")
-ORDER_TYPES = ("MARKET", "LIMIT", "SL", "SL-M")
-VALIDITIES = ("DAY", "IOC", "TTL")
 WORKING = ("OPEN", "TRIGGER PENDING", "AMO REQ RECEIVED")
 TERMINAL = ("COMPLETE", "CANCELLED", "REJECTED")
 
@@ -461,70 +459,12 @@ class Engine:
         if request.variety == "auction":
             raise input_error(rules.NO_AUCTION)
         inst = self.instrument(request.exchange, request.tradingsymbol)
-        if request.transaction_type not in ("BUY", "SELL"):
-            raise input_error(rules.BAD_PARAM.format(name="transaction_type"))
-        if request.product not in PRODUCTS:
-            raise input_error(rules.BAD_PARAM.format(name="product"))
-        if request.order_type not in ORDER_TYPES:
-            raise input_error(rules.BAD_PARAM.format(name="order_type"))
+        order_rules.check_place(request, inst)
         validity = request.validity or "DAY"
-        if validity not in VALIDITIES:
-            raise input_error(rules.BAD_PARAM.format(name="validity"))
-        if validity == "TTL" and not request.validity_ttl:
-            raise input_error(rules.BAD_PARAM.format(name="validity_ttl"))
-        if (
-            isinstance(request.quantity, bool)
-            or not isinstance(request.quantity, int)
-            or request.quantity <= 0
-        ):
-            raise input_error(rules.BAD_QUANTITY)
-        if request.tag is not None and request.tag != "" and not rules.tag_ok(request.tag):
-            raise input_error(rules.BAD_TAG)
         price = float(request.price or 0.0)
         trigger = float(request.trigger_price or 0.0)
         protection = float(request.market_protection or 0.0)
-        if request.order_type in ("LIMIT", "SL") and price <= 0:
-            raise input_error(rules.NEEDS_PRICE)
-        if request.order_type in ("SL", "SL-M") and trigger <= 0:
-            raise input_error(rules.NEEDS_TRIGGER)
-        # rules.md §3: MARKET and SL-M need a non-zero market_protection via the API.
-        if request.order_type in ("MARKET", "SL-M") and protection == 0:
-            raise input_error(rules.NO_PROTECTION)
-        if request.order_type == "MARKET" and inst.is_option:
-            if inst.name not in ("NIFTY", "BANKNIFTY"):
-                raise input_error(rules.STOCK_OPTION_MARKET)
-            if request.variety == "amo":
-                raise input_error(rules.INDEX_OPTION_MARKET_AMO)
-        if request.disclosed_quantity and request.disclosed_quantity > request.quantity:
-            raise input_error(rules.DISCLOSED_QTY)
-        # rules.md §2: iceberg legs 2..50; not as AMO.
-        legs = 0
-        if request.variety == "iceberg":
-            legs = int(request.iceberg_legs or 0)
-            if not 2 <= legs <= 50:
-                raise input_error(rules.ICEBERG_LEGS)
-            leg_qty = int(request.iceberg_quantity or 0)
-            lot = max(inst.lot_size, 1)
-            if leg_qty <= 0 or leg_qty * legs < request.quantity or leg_qty % lot:
-                raise input_error(rules.ICEBERG_QTY)
-        # rules.md §2 freeze quantity (per leg for iceberg); §1 equity 1,00,000-share cap.
-        slice_qty = (
-            int(request.iceberg_quantity or request.quantity)
-            if request.variety == "iceberg"
-            else request.quantity
-        )
-        if inst.freeze_quantity and slice_qty > inst.freeze_quantity:
-            lot = max(inst.lot_size, 1)
-            raise input_error(
-                rules.FREEZE.format(
-                    qty=request.quantity,
-                    lots=request.quantity // lot,
-                    freeze=inst.freeze_quantity,
-                    freeze_lots=inst.freeze_quantity // lot,
-                )
-            )
-        if inst.is_equity and slice_qty > EQUITY_MAX_QUANTITY:
-            raise input_error(rules.EQUITY_MAX.format(qty=request.quantity))
+        legs = int(request.iceberg_legs or 0) if request.variety == "iceberg" else 0
         # rules.md §6: session windows and AMO windows.
         open_now = sessions.is_open(inst.exchange, self.now)
         if request.variety == "amo":
