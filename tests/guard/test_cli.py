@@ -68,4 +68,4 @@ def test_sandbox_is_this_programs_own(tmp_path: Path) -> None:
         async with Client(params, mode="legacy") as client:
             return [t.name for t in (await client.list_tools()).tools]
 
-    assert anyio.run(names)[:2] == ["login", "get_profile"]
+    assert {"login", "get_profile"} <= set(anyio.run(names))  # the oldest generation's

@@ -146,7 +146,7 @@ async def test_over_http_with_the_sandboxs_bearer_token(tmp_path: Path) -> None:
         )
         person = Person("accept")
         async with client(guard, tmp_path, person=person, environ={"SANDBOX_TOKEN": token}) as c:
-            assert (await c.list_tools()).tools[0].name == "portfolio"
+            assert "portfolio" in {t.name for t in (await c.list_tools()).tools}
             small = await c.call_tool(
                 "orders", {"mode": "place", **ORDER, "quantity": 1, "price": 1600}
             )
@@ -187,7 +187,7 @@ async def test_the_built_file_guards_its_own_sandbox(tmp_path: Path, shiv_root: 
             "--journal", str(tmp_path / "s.jsonl")]  # fmt: skip
     person = Person("decline")
     async with client(argv, tmp_path, person=person, environ={"SHIV_ROOT": str(shiv_root)}) as c:
-        assert (await c.list_tools()).tools[0].name == "portfolio"
+        assert "portfolio" in {t.name for t in (await c.list_tools()).tools}
         result = await c.call_tool("orders", {"mode": "place", **BIG})
     assert result.is_error and len(person.asked) == 1
     assert [e["decision"] for e in journal(tmp_path)] == ["asked-declined"]
