@@ -99,18 +99,22 @@ def test_gtt_says_a_sell_gtt_above_demat_is_rejected_when_it_triggers():
 # ------------------------------------------------------------- 3. funds-check counts once
 
 FUNDS_TEMPLATE = re.compile(
-    r"net ([\d,]+\.\d\d) .*?-> needs about ([\d,]+\.\d\d).*?Verdict: enough \(([\d,]+\.\d\d) to "
-    r"spare",
+    r"net ([\d,]+\.\d\d) \(cash [\d,]+\.\d\d, collateral ([\d,]+\.\d\d).*?-> needs about "
+    r"([\d,]+\.\d\d).*?Verdict: enough \(([\d,]+\.\d\d) to spare before charges; paid from "
+    r"cash: net less collateral ([\d,]+\.\d\d)\)",
     re.S,
 )
 
 
 def test_funds_template_does_not_subtract_open_orders_or_m2m_again():
+    """A CNC buy is paid from cash: net less collateral, not net (issue 43 Y8; catalog-review-4
+    Y8, funds-check's own table: collateral cannot fund delivery or option premium)."""
     text = read("orders/funds-check.md")
     found = FUNDS_TEMPLATE.search(text)
     assert found, "template lines not found"
-    net, need, spare = (number(g) for g in found.groups())
-    assert f"{net - need:.2f}" == f"{spare:.2f}"
+    net, collateral, need, spare, cash = (number(g) for g in found.groups())
+    assert f"{net - collateral:.2f}" == f"{cash:.2f}"
+    assert f"{cash - need:.2f}" == f"{spare:.2f}"
 
 
 def test_funds_model_says_net_already_excludes_blocked_margin_and_m2m():

@@ -54,7 +54,7 @@ def reconcile(agent: Agent, r: Recipe, attempt: Attempt, as_of: str) -> list[Rec
 
     s2 = step(r, 2, "After an ambiguous failure, match")
     window = timedelta(minutes=2)
-    matches = [
+    candidates = [
         o
         for o in rows
         if o["tag"] == attempt.tag
@@ -62,8 +62,14 @@ def reconcile(agent: Agent, r: Recipe, attempt: Attempt, as_of: str) -> list[Rec
         and o["exchange"] == attempt.exchange
         and o["transaction_type"] == attempt.transaction_type
         and o["quantity"] == attempt.quantity
-        and abs(when(o["order_timestamp"]) - attempt.sent_at) <= window
     ]
+    placed = step(r, 2, "the time of the **first** row of `orders` mode\n   `history` with `order_id`")
+    matches = []
+    histories: dict[str, list[dict[str, Any]]] = {}
+    for o in candidates:
+        histories[o["order_id"]] = agent.call(placed, "orders", "history", order_id=o["order_id"])
+        if abs(when(histories[o["order_id"]][0]["order_timestamp"]) - attempt.sent_at) <= window:
+            matches.append(o)
     agent.decide(s2, f"{len(matches)} match(es) for tag {attempt.tag}")
     duplicate = step(r, 2, "More than one match means a possible duplicate: report all of them")
     unreconciled: list[str] = []
@@ -79,7 +85,8 @@ def reconcile(agent: Agent, r: Recipe, attempt: Attempt, as_of: str) -> list[Rec
         history: list[str] = []
         s4 = step(r, 4, "read `orders` mode `history` with `order_id`. The last row is the current")
         if not terminal or order["modified"] or order["status"] == "REJECTED":
-            rows4 = agent.call(s4, "orders", "history", order_id=order["order_id"])
+            rows4 = histories[order["order_id"]]  # read in step 2, no newer state since
+            agent.decide(s4, f"history of {order['order_id']} read in step 2")
             history = [h["status"] for h in rows4]
         trades: list[dict[str, Any]] = []
         s5 = step(
@@ -345,7 +352,7 @@ def sell_gtt(
     tick = row["tick_size"]
     s2 = step(r, 2, "`market` mode `ltp` with `instruments` such as")
     ltp = agent.call(s2, "market", "ltp", instruments=[key])[key]["last_price"]
-    s4 = step(r, 4, "already includes the T+1 shares in `t1_quantity`; never add them")
+    s4 = step(r, 4, "decide per row whether `quantity` is `realised_quantity + t1_quantity`")
     holding = next(
         h for h in agent.page(s4, "portfolio", "holdings") if h["tradingsymbol"] == symbol
     )
@@ -674,7 +681,9 @@ def funds_check(agent: Agent, r: Recipe, key: str, quantity: int, as_of: str) ->
     m2m = sum(row["m2m"] for row in rows)
     agent.decide(s4, f"open orders block {blocked}: already inside net, not subtracted again")
     s5 = step(r, 5, "what is to spare is `net` minus the\n   estimate")
-    spare = round(net - need, 2)
+    cash = step(r, 5, "A CNC buy or an option buy is paid from cash: compare it with `net` less")
+    spare = round(net - equity["available"]["collateral"] - need, 2)
+    agent.decide(cash, "a CNC buy: net less collateral")
     verdict = (
         f"enough ({spare:,.2f} to spare before charges)"
         if spare >= 0
@@ -730,7 +739,7 @@ def session_gate(agent: Agent, r: Recipe, sessions: Recipe, key: str, product: s
             "the next trading day, or place it as CNC before 15:30."
         )
     gap = part(
-        sessions, "Gaps: nothing can be placed", "Equity: 15:30 to 16:00, and 09:08 to 09:15"
+        sessions, "Gaps: nothing can be placed", "Equity: 15:30 to 16:00, 08:58 to 09:00"
     )
     amo = part(sessions, "AMO windows", "Equity: 16:00 to 08:58")
     if minutes("15:30") <= at < minutes("16:00"):
@@ -799,7 +808,7 @@ def rollover(agent: Agent, r: Recipe, rec: Recipe, pos: Recipe, symbol: str) -> 
         query=query, limit=total + 1,
     )["data"]  # fmt: skip
     assert len(every) == total
-    pick = step(r, 3, "pick the row with the next\n   `expiry_date` and the same `instrument_type`")
+    pick = step(r, 3, "Pick the row with that `expiry_date`, the same `instrument_type`")
     later = [
         x
         for x in every
@@ -936,14 +945,15 @@ def prepare_buy(
     at = when(quote["timestamp"])
     assert minutes("09:15") <= at.hour * 60 + at.minute < minutes("15:30"), s6
     agent.decide(s6, "market open: a regular order")
-    s7 = step(r, 7, "Check funds with `portfolio` mode `margins`: compare the estimate with `net`")
+    s7 = step(r, 7, "A CNC buy and an option buy need cash:\n   compare with `net` less")
     equity = agent.call(s7, "portfolio", "margins")["equity"]
     value = round(quantity * price, 2)
-    if value > equity["net"]:
-        short = step(r, 7, "If it is above `net`, stop: say it does not fit and by how much")
+    cash = round(equity["net"] - equity["available"]["collateral"], 2)
+    if value > cash:
+        short = step(r, 7, "If it is above, stop: say it does not fit and by how much")
         line = (
             f"Does not fit: BUY {quantity} {symbol} @ {price:.2f} is about {value:,.2f}, "
-            f"{value - equity['net']:,.2f} above the equity net margin {equity['net']:,.2f}; "
+            f"{value - cash:,.2f} above the cash it can use {cash:,.2f}; "
             'Kite would reject it ("Insufficient funds"). A smaller quantity?'
         )
         agent.decide(short, line)
@@ -962,7 +972,7 @@ def prepare_buy(
     ]
     assert not same, f"{s9}: ask before going on"
     s11 = step(
-        r, 11, "the largest of today's trades on it from\n    step 9 and the holding's `quantity`"
+        r, 11, "the largest of today's trades on the symbol and the holding's `quantity`"
     )
     holdings = agent.page(s11, "portfolio", "holdings")
     usual = max(
@@ -1240,14 +1250,18 @@ def concentration(agent: Agent, r: Recipe) -> list[tuple[str, float, float]]:
         rows = agent.page(s1, "get_holdings", limit=100)
     else:
         rows = agent.page(s1, "portfolio", "holdings", limit=100, type="full")
-    s2 = step(r, 2, "never add `t1_quantity` to it")
+    s2 = step(r, 2, "Decide per row and say which")
     s3 = step(r, 3, "`last_price` if above 0; else `close_price` if above 0")
     by_isin: dict[str, tuple[str, float]] = {}
     for row in rows:
         price = row["last_price"] or row["close_price"]
         assert price > 0, f"{s3}: a fresh ltp is needed"
-        value = row["quantity"] * price
-        agent.decide(s2, f"{row['tradingsymbol']} qty {row['quantity']} as is")
+        inside = row["quantity"] == row["realised_quantity"] + row["t1_quantity"]
+        outside = row["quantity"] == row["realised_quantity"] and row["t1_quantity"] > 0
+        held = row["quantity"] + (row["t1_quantity"] if outside and not inside else 0)
+        value = held * price
+        reading = "T+1 outside quantity" if outside and not inside else "T+1 inside quantity"
+        agent.decide(s2, f"{row['tradingsymbol']} qty {held} ({reading})")
         name, before = by_isin.get(row["isin"], (row["tradingsymbol"], 0.0))
         by_isin[row["isin"]] = (name, before + value)
     agent.decide(step(r, 5, "Aggregate by `isin`"), f"{len(by_isin)} ISINs")
@@ -1608,7 +1622,7 @@ def bull_call_spread(
     quotes = agent.call(s3, "market", "quote", instruments=keys)
     buy = snap(quotes[keys[0]]["depth"]["sell"][0]["price"], rows[long_leg]["tick_size"], False)
     sell = snap(quotes[keys[1]]["depth"]["buy"][0]["price"], rows[short_leg]["tick_size"], False)
-    s4 = step(r, 4, "net debit or credit per unit = Σ SELL prices − Σ\n   BUY prices")
+    s4 = step(r, 4, "net credit per unit = Σ SELL prices − Σ BUY prices (negative = a debit)")
     width = rows[short_leg]["strike"] - rows[long_leg]["strike"]
     debit = round(buy - sell, 2)
     lot = rows[long_leg]["lot_size"]
