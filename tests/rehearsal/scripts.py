@@ -63,7 +63,7 @@ def reconcile(agent: Agent, r: Recipe, attempt: Attempt, as_of: str) -> list[Rec
         and o["transaction_type"] == attempt.transaction_type
         and o["quantity"] == attempt.quantity
     ]
-    placed = step(r, 2, "the time of the **first** row of `orders` mode\n   `history` with `order_id`")
+    placed = step(r, 2, "the **first** row of `orders` mode\n   `history` with `order_id`")
     matches = []
     histories: dict[str, list[dict[str, Any]]] = {}
     for o in candidates:
@@ -738,9 +738,7 @@ def session_gate(agent: Agent, r: Recipe, sessions: Recipe, key: str, product: s
             f"Fresh MIS orders are blocked after 15:20 (now {now:%H:%M} IST). Retry at 09:15 on "
             "the next trading day, or place it as CNC before 15:30."
         )
-    gap = part(
-        sessions, "Gaps: nothing can be placed", "Equity: 15:30 to 16:00, 08:58 to 09:00"
-    )
+    gap = part(sessions, "Gaps: nothing can be placed", "Equity: 15:30 to 16:00, 08:58 to 09:00")
     amo = part(sessions, "AMO windows", "Equity: 16:00 to 08:58")
     if minutes("15:30") <= at < minutes("16:00"):
         agent.decide(gap, "in the equity gap")
@@ -971,9 +969,7 @@ def prepare_buy(
         and (o["status"] not in TERMINAL or o["tag"] == tag)
     ]
     assert not same, f"{s9}: ask before going on"
-    s11 = step(
-        r, 11, "the largest of today's trades on the symbol and the holding's `quantity`"
-    )
+    s11 = step(r, 11, "the largest of today's trades on the symbol and the holding's `quantity`")
     holdings = agent.page(s11, "portfolio", "holdings")
     usual = max(
         [t["quantity"] for t in trades if t["tradingsymbol"] == symbol]
