@@ -32,11 +32,13 @@ MCPB=$WORK/mcpb/node_modules/.bin/mcpb
 BUNDLES=()
 PIP_FLAGS=(--disable-pip-version-check --no-input --quiet)
 # The build venv's requirements (make_venv): the build's tools, and what `python -m kite_skills
-# catalog validate` imports. The test and bench venvs have them too (uv_venv).
-BUILD_TOOLS=(-r requirements/build.txt
-    "$(grep '^ruamel.yaml==' requirements/runtime.txt)"
-    "$(grep '^markdown-it-py==' requirements/runtime.txt)"
-    "$(grep '^mdurl==' requirements/runtime.txt)")
+# catalog validate` imports (pydantic and what it brings: the check of a recipe's `calc` calls
+# reads the calculators' own models). The test and bench venvs have them too (uv_venv).
+BUILD_TOOLS=(-r requirements/build.txt)
+for pin in ruamel.yaml markdown-it-py mdurl pydantic pydantic_core annotated-types \
+    typing-inspection typing_extensions; do
+    BUILD_TOOLS+=("$(grep "^$pin==" requirements/runtime.txt)")
+done
 # The pinned uv (requirements/dev.txt), which installs the test and bench venvs (fetch_uv).
 UV=$WORK/uv/bin/uv
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from importlib import resources
 from typing import Any
 
 from .display import for_terminal
@@ -14,18 +15,24 @@ from .errors import CalcError
 
 
 def register(commands: Any) -> None:
-    from .calc import MODES
-
+    # The modes as the tool lists them (calc/tool.json): building the parser imports no
+    # calculator, so no other command pays for pydantic.
+    mode = json.loads(
+        (resources.files("kite_skills") / "calc" / "tool.json").read_text(encoding="utf-8")
+    )["input"]["properties"]["mode"]
     calc = commands.add_parser(
         "calc",
         help="the calculators of the MCP 'calc' tool: tick, lots, charges, greeks, payoff …",
         description="Compute a number a recipe asks for. MODE is one of: "
-        + "; ".join(f"{m.name} ({m.summary})" for m in MODES.values())
+        + "; ".join(
+            f"{name} ({summary})"
+            for name, summary in (part.split(": ", 1) for part in mode["description"].split("; "))
+        )
         + ". Fields: docs/calc.md.",
         epilog="Example: kite-skills calc tick "
         '\'{"price": 1500.03, "tick_size": 0.05, "purpose": "buy_limit"}\'',
     )
-    calc.add_argument("mode", choices=list(MODES), metavar="MODE", help="the calculator")
+    calc.add_argument("mode", choices=mode["enum"], metavar="MODE", help="the calculator")
     calc.add_argument(
         "fields", nargs="?", help="the mode's fields as a JSON object (default: read stdin)"
     )

@@ -17,7 +17,8 @@ A relative ``XDG_*`` value is ignored, as the XDG Base Directory specification s
 
 :func:`bin_dir` is where ``kite-skills install-command`` puts its launcher: ``~/.local/bin``
 on every OS (the XDG folder for a user's commands; pipx and uv use it on Windows too).
-:func:`downloads_and_temp` names the folders a program should not be started from for good.
+:func:`downloads_and_temp` names the folders a program should not be started from for good;
+:func:`make_private` creates a folder of ours, user-only.
 """
 
 from __future__ import annotations
@@ -87,3 +88,16 @@ def downloads_and_temp(env: Mapping[str, str], platform: str) -> tuple[Path, ...
     else:
         folders.append(home(env, platform) / "AppData" / "Local" / "Temp")
     return tuple(folders)
+
+
+def make_private(folder: Path) -> None:
+    """Create ``folder`` and its missing parents, each user-only (0700): the store's folder
+    and the sandbox's journal folder share ``kite-skills/`` in the data folder, and whichever
+    program starts first makes it. A folder that exists is left as it is."""
+    missing = [d for d in (folder, *folder.parents) if not d.exists()]
+    for directory in reversed(missing):
+        try:
+            directory.mkdir(mode=0o700)
+        except FileExistsError:  # another process made it first
+            continue
+        os.chmod(directory, 0o700)  # mkdir's mode is narrowed by the umask, never widened

@@ -8,6 +8,7 @@ import fcntl
 import os
 import stat
 import tempfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -15,10 +16,12 @@ import pytest
 from kite_skills.launcher.build_info import BuildInfo
 from kite_skills.launcher.preamble import (
     IN_USE_SUFFIX,
+    UnpackFailed,
     hold_and_prune,
     interpreter_of,
     interpreter_problem,
     platform_for,
+    unpack,
     unwritable_problem,
 )
 from kite_skills.launcher.start import shiv_root, unsafe_problem
@@ -118,6 +121,26 @@ def test_unwritable_root_is_one_line(tmp_path: Path) -> None:
     assert "must be writable: set SHIV_ROOT to a writable directory" in message
     assert unwritable_problem(tmp_path / "new", tmp_path / "new" / "x" / "done") is None
     assert (tmp_path / "new").is_dir()
+
+
+def test_a_folder_where_the_lock_file_goes_is_one_line(tmp_path: Path) -> None:
+    """Every start unpacks until one succeeds: a folder at shiv's lock path (``.<name>_lock``)
+    would end each in a traceback (on Windows, wait for ever); it is named, with what to do."""
+    root = tmp_path / "shiv"
+    extraction = root / "kite-skills_0"
+    lock = root / ".kite-skills_0_lock"
+    lock.mkdir(parents=True)
+    with zipfile.ZipFile(tmp_path / "a.pyz", "w") as archive:
+        archive.writestr("site-packages/kite_skills/__init__.py", "")
+    with zipfile.ZipFile(tmp_path / "a.pyz") as archive, pytest.raises(UnpackFailed) as failed:
+        unpack(archive, extraction, "cp311", "done")
+    message = str(failed.value)
+    assert "\n" not in message
+    assert message.startswith(
+        f"kite-skills: cannot unpack into {root} (a folder is where its lock file goes) — "
+        f"remove the folder {lock}, or set SHIV_ROOT to a writable directory of your own, e.g. "
+    )
+    assert not extraction.exists() and lock.is_dir()  # nothing written, nothing removed
 
 
 def test_an_unpacked_extraction_needs_no_write(tmp_path: Path) -> None:

@@ -287,6 +287,23 @@ def test_a_disk_that_fills_while_adding_this_cpythons_files_leaves_no_partial_fi
     assert binary.is_file()
 
 
+def test_a_folder_where_the_cache_lock_goes_is_one_line(tmp_path: Path) -> None:
+    root = tmp_path / "shiv"
+    extraction = extraction_of(zipapp(), root)
+    lock = root / f".{extraction.name}_lock"
+    lock.mkdir(parents=True, mode=0o700)
+    root.chmod(0o700)
+    result = run(sys.executable, zipapp(), ["--version"], server_env(root, tmp_path / "s.db"))
+    assert result.returncode == 1 and result.stdout == ""
+    (line,) = result.stderr.splitlines()  # no traceback
+    assert line.startswith(
+        f"kite-skills: cannot unpack into {root} (a folder is where its lock file goes) — "
+        f"remove the folder {lock}, or set SHIV_ROOT"
+    ), line
+    lock.rmdir()
+    help_orders(sys.executable, root, tmp_path)  # once it is gone, the next start unpacks
+
+
 @pytest.mark.parametrize("what", ["a file", "a folder with files", "a dangling link", "a link"])
 def test_something_in_the_way_of_the_extraction_is_replaced(tmp_path: Path, what: str) -> None:
     root = tmp_path / "shiv"

@@ -57,28 +57,48 @@ def split(text: str) -> Parsed:
 
 # The shape nearly every frontmatter has: one `key: value` per line, the value double-quoted
 # (no escapes), single-quoted (no quote inside) or a plain run of letters, digits and a few
-# marks that starts with a letter. For such a line the core schema's answer is known without
-# a YAML parser (the text; only the words below resolve otherwise), and parsing it that way
-# is ~50× faster than ruamel's pure-Python parser, which matters for a catalog of 10,000 files.
-# Anything else goes to ruamel; tests/catalog/test_frontmatter_fast.py holds the two equal.
+# marks that starts with a letter; and a `key:` line opening a mapping of such lines, each
+# indented by two spaces (a SKILL.md's `metadata`). For such lines the core schema's answer
+# is known without a YAML parser (the text; only the words below resolve otherwise), and
+# parsing them that way is ~50× faster than ruamel's pure-Python parser, which matters for a
+# catalog of 10,000 files. Anything else goes to ruamel; tests/catalog/test_frontmatter_fast.py
+# holds the two equal.
 _SIMPLE_LINE = re.compile(
     r"([A-Za-z][A-Za-z0-9_-]*): "
     r"(?:\"([^\"\\]*)\"|'([^']*)'|([A-Za-z](?:[A-Za-z0-9 ._/()+-]*[A-Za-z0-9._/()+-])?))"
 )
+_MAPPING_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*):")
+_INDENT = "  "
 _NOT_TEXT = re.compile(r"null|Null|NULL|true|True|TRUE|false|False|FALSE")
 
 
 def _load_simple(source: str) -> dict[str, Any] | None:
-    """The frontmatter when every line has the simple shape above, else None."""
+    """The frontmatter when every line has one of the simple shapes above, else None."""
     result: dict[str, Any] = {}
+    mapping: dict[str, Any] | None = None  # the one a `key:` line opened, while indented
     for line in source.split("\n"):
+        if mapping is not None and line.startswith(_INDENT):
+            target, line = mapping, line[len(_INDENT) :]
+        else:
+            if mapping == {}:
+                return None  # `key:` with nothing under it is null, not a mapping
+            mapping, target = None, result
+            opened = _MAPPING_LINE.fullmatch(line)
+            if opened is not None:
+                key = opened.group(1)
+                if key in result or _NOT_TEXT.fullmatch(key):
+                    return None
+                mapping = result[key] = {}
+                continue
         match = _SIMPLE_LINE.fullmatch(line)
         if match is None or not line.isprintable():
             return None
         key, double, single, plain = match.groups()
-        if key in result or _NOT_TEXT.fullmatch(key) or (plain and _NOT_TEXT.fullmatch(plain)):
+        if key in target or _NOT_TEXT.fullmatch(key) or (plain and _NOT_TEXT.fullmatch(plain)):
             return None
-        result[key] = double if double is not None else single if single is not None else plain
+        target[key] = double if double is not None else single if single is not None else plain
+    if mapping == {}:
+        return None
     return result or None
 
 

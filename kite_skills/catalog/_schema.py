@@ -8,6 +8,10 @@ ROOT_PAGE = "index.md"
 URI_SCHEME = "skill://"
 
 MAX_COMPATIBILITY_LENGTH = 500
+# Every SKILL.md of this catalog states its license, what it needs to run (compatibility) and
+# its version (metadata.version, text): the loader refuses one that does not.
+VERSION_KEY = "version"
+COMPATIBILITY_HINT = "the Kite MCP server, connected in the same client"
 MAX_FILES_PER_SKILL = 512
 MAX_BYTES_PER_SKILL = 16 * 1024 * 1024
 MAX_KEY_BYTES = 1024

@@ -229,7 +229,8 @@ def _check_skill(file: CatalogFile, result: Scan) -> None:
 
 def skill_problems(meta: dict[str, Any], directory: str) -> list[FieldProblem]:
     """Every problem of a SKILL.md's frontmatter, field by field (as agentskills' skills-ref
-    validates), for a skill in ``directory``; ``[]`` when it is valid."""
+    validates, and stricter: this catalog's skills must state their license, what they need
+    to run and their version), for a skill in ``directory``; ``[]`` when it is valid."""
     return [
         *_unknown_fields(meta, _schema.SKILL_FIELDS, f"allowed: {', '.join(_schema.SKILL_FIELDS)}"),
         *_name_problems(meta.get("name"), directory),
@@ -318,38 +319,65 @@ def _description_problems(meta: dict[str, Any], *, required: bool) -> list[Field
 
 
 def _compatibility_problems(compatibility: object) -> list[FieldProblem]:
-    if compatibility is None or (
-        isinstance(compatibility, str) and len(compatibility) <= _schema.MAX_COMPATIBILITY_LENGTH
+    if (
+        isinstance(compatibility, str)
+        and compatibility.strip()
+        and len(compatibility) <= _schema.MAX_COMPATIBILITY_LENGTH
     ):
         return []
+    got = f" (got {len(compatibility)})" if isinstance(compatibility, str) else ""
     return [
         FieldProblem(
             "compatibility",
             "compatibility",
-            f"'compatibility' must be text of at most "
-            f"{_schema.MAX_COMPATIBILITY_LENGTH} characters",
+            f"'compatibility' is required text of 1 to {_schema.MAX_COMPATIBILITY_LENGTH} "
+            f"characters{got} — say what the skill needs to run: {_schema.COMPATIBILITY_HINT}",
         )
     ]
 
 
 def _metadata_problems(metadata: object) -> list[FieldProblem]:
-    if metadata is None or (
-        isinstance(metadata, dict) and all(isinstance(v, str) for v in metadata.values())
-    ):
-        return []
-    return [
-        FieldProblem(
-            "metadata",
-            "metadata",
-            "'metadata' must map keys to text values — quote numbers and dates",
-        )
-    ]
+    if not isinstance(metadata, dict):
+        return [
+            FieldProblem(
+                "metadata",
+                "metadata",
+                "'metadata' is required, a mapping of keys to text holding at least the "
+                'skill\'s version (metadata: then version: "1.0" on the next line, indented)',
+            )
+        ]
+    if not all(isinstance(v, str) for v in metadata.values()):
+        return [
+            FieldProblem(
+                "metadata",
+                "metadata",
+                "'metadata' must map keys to text values — quote numbers and dates",
+            )
+        ]
+    if not metadata.get(_schema.VERSION_KEY, "").strip():
+        return [
+            FieldProblem(
+                "metadata",
+                "metadata",
+                f"'metadata.{_schema.VERSION_KEY}' is required text: the skill's version, "
+                f'quoted ({_schema.VERSION_KEY}: "1.0") — raise it when the skill changes',
+            )
+        ]
+    return []
 
 
 def _license_problems(meta: dict[str, Any]) -> list[FieldProblem]:
-    if "license" not in meta or isinstance(meta["license"], str):
+    license_ = meta.get("license")
+    if isinstance(license_, str) and license_.strip():
         return []
-    return [FieldProblem("license", "license", "'license' must be text")]
+    return [
+        FieldProblem(
+            "license",
+            "license",
+            "'license' is required text: the license the skill is shared under (this "
+            "catalog's is MIT)",
+        )
+    ]
 
 
 def _allowed_tools_problems(tools: object) -> list[FieldProblem]:

@@ -1,6 +1,7 @@
 """The dashboard's door: who may talk to it, and what every response carries.
 
-One ASGI middleware in front of every route:
+One ASGI middleware in front of every route, behind the localhost door
+(:mod:`kite_skills.localhost_door`, which the sandbox's listener uses too):
 
 - ``Host`` must be ``127.0.0.1:PORT`` or ``localhost:PORT`` (DNS rebinding) — else 421.
 - On Linux, the connection must come from a program of the user running the dashboard: the
@@ -13,11 +14,12 @@ One ASGI middleware in front of every route:
   dashboard). Any other request without a valid cookie gets a 403 page saying how to open the
   dashboard, and the terminal gets a fresh link when the last one printed is used or expired.
   Only the stylesheet and ``/`` are served without one.
-- A state change (POST) must say where it comes from: an ``Origin`` that is the dashboard's
-  own (``Sec-Fetch-Site``, when sent, same-origin), or ``Sec-Fetch-Site: same-origin`` with
-  ``Origin: null`` (what no-referrer makes browsers send) or none. A POST with neither header,
-  or another origin, is refused before any handler runs; the per-session CSRF token is checked
-  by :func:`Door.check_csrf` when the form is read.
+- A state change (POST) must say where it comes from: the door's web-page rule
+  (:meth:`kite_skills.localhost_door.Door.web_page_refusal`: the dashboard's own ``Origin``,
+  or ``Origin: null`` with ``Sec-Fetch-Site: same-origin``), and unlike the sandbox's bearer
+  requests, not neither header: a POST with no ``Origin`` and no ``Sec-Fetch-Site`` did not come
+  from a browser showing the dashboard. Either is refused before any handler runs; the
+  per-session CSRF token is checked by :func:`Door.check_csrf` when the form is read.
 - Every response carries a strict CSP (no script at all, nothing from another origin),
   ``X-Frame-Options: DENY``, ``Referrer-Policy: no-referrer``, ``X-Content-Type-Options:
   nosniff`` and ``Cache-Control: no-store``.
@@ -34,16 +36,13 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Callable
 from http.cookies import SimpleCookie
-from typing import Any, Final
+from typing import Final
 from urllib.parse import parse_qsl, quote, urlencode
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+from kite_skills import localhost_door
+from kite_skills.localhost_door import ASGIApp, Message, Receive, Scope, Send, header
 
 CSP: Final = (
     "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
@@ -93,8 +92,7 @@ class Door:
             command=command, port=port
         )  # command: kite_skills.invocation
         self._key = secrets.token_bytes(32)
-        self.hosts = frozenset({f"127.0.0.1:{port}", f"localhost:{port}"})
-        self.origins = frozenset(f"http://{host}" for host in self.hosts)
+        self.localhost = localhost_door.Door(port)
         self.cookie_name = f"kite_skills_{port}"
         self.link_seconds = link_seconds
         self._clock = clock
@@ -177,13 +175,6 @@ class Door:
         )
 
 
-def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope.get("headers", ()):
-        if key == name:
-            return str(value.decode("latin-1"))
-    return None
-
-
 def _endpoint(address: object) -> str | None:
     """``('127.0.0.1', 8080)`` as ``/proc/net/tcp`` writes it (``0100007F:1F90``)."""
     if not isinstance(address, (tuple, list)) or len(address) != 2:
@@ -230,15 +221,8 @@ def guard(app: ASGIApp, door: Door) -> ASGIApp:
                 message["headers"] = headers + list(SECURITY_HEADERS)
             await send(message)
 
-        host = _header(scope, b"host")
-        if host not in door.hosts:
-            await _page(
-                send_secured,
-                421,
-                "Wrong host",
-                f"This dashboard answers only at 127.0.0.1:{door.port} or localhost:{door.port} "
-                "(a request for another host name is refused, against DNS rebinding).",
-            )
+        if not door.localhost.right_host(scope):
+            await _page(send_secured, 421, "Wrong host", _sentence(door.localhost.wrong_host))
             return
         if door.uid is not None:
             uid = peer_uid(scope.get("client"), scope.get("server"))
@@ -253,7 +237,7 @@ def guard(app: ASGIApp, door: Door) -> ASGIApp:
                 return
         cookies = SimpleCookie()
         try:
-            cookies.load(_header(scope, b"cookie") or "")
+            cookies.load(header(scope, b"cookie") or "")
         except Exception:  # an unparsable Cookie header is simply no cookie
             cookies = SimpleCookie()
         morsel = cookies.get(door.cookie_name)
@@ -270,8 +254,7 @@ def guard(app: ASGIApp, door: Door) -> ASGIApp:
             await _page(send_secured, 403, "Not signed in", door.how_to_open)
             return
         if scope.get("method") not in SAFE_METHODS:
-            origin, fetch_site = _header(scope, b"origin"), _header(scope, b"sec-fetch-site")
-            refusal = _refuse_origin(door, origin, fetch_site)
+            refusal = _refuse_origin(door, scope)
             if refusal:
                 await _page(send_secured, 403, "Refused", refusal)
                 return
@@ -284,28 +267,27 @@ def guard(app: ASGIApp, door: Door) -> ASGIApp:
 _SECURITY_NAMES = frozenset(k for k, _ in SECURITY_HEADERS)
 
 
-def _refuse_origin(door: Door, origin: str | None, fetch_site: str | None) -> str:
+NO_ORIGIN: Final = (
+    "This change carried no Origin header (browsers send one with every form), so it did not "
+    "come from a dashboard page; nothing changed."
+)
+
+
+def _refuse_origin(door: Door, scope: Scope) -> str:
     """Why a state change is refused ("" when it comes from the dashboard's own page).
 
     Browsers send ``Origin`` with every form POST (``null`` under Referrer-Policy:
     no-referrer, then ``Sec-Fetch-Site: same-origin`` vouches for it). A POST with neither
     did not come from a browser showing the dashboard: another program replaying a cookie
     it was sent (cookies are not port-scoped) is refused here."""
-    if origin in door.origins and fetch_site in (None, "same-origin", "none"):
-        return ""
-    if origin in (None, "null") and fetch_site == "same-origin":
-        return ""
-    if origin is None and fetch_site is None:
-        return (
-            "This change carried no Origin header (browsers send one with every form), so it "
-            "did not come from a dashboard page; nothing changed."
-        )
-    if fetch_site not in (None, "same-origin", "none"):
-        return "A cross-site request; nothing changed."
-    return (
-        "This change came from another web page (its Origin is not this dashboard); "
-        "nothing changed."
-    )
+    if not door.localhost.from_a_browser(scope):
+        return NO_ORIGIN
+    refusal = door.localhost.web_page_refusal(scope)
+    return _sentence(refusal) if refusal else ""
+
+
+def _sentence(text: str) -> str:
+    return f"{text[:1].upper()}{text[1:]}."
 
 
 def safe_location(path: str, rest: str = "") -> str:

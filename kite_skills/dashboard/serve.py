@@ -1,17 +1,14 @@
 """Run the dashboard: bind 127.0.0.1 (never another address), print a sign-in link, open a
-browser, serve until Ctrl-C or SIGTERM.
+browser, serve until Ctrl-C or SIGTERM, behind the localhost door
+(:mod:`kite_skills.localhost_door`: Host, web pages, half-sent requests, quiet logging).
 
 Every local user can read a process's command line (``/proc/PID/cmdline``), so the browser is
 never given the secret: it opens a ``file://`` page that only this user may read (0600, as
-notebook servers do) and that redirects to a link of its own. Each connection must send its
-request within :data:`READ_SECONDS`, and at most a bounded number are kept open (the one
-waiting longest for a request is closed for a new one), so idle or half-sent requests from
-any local user cannot use up the process's file descriptors.
+notebook servers do) and that redirects to a link of its own.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import errno
 import html
@@ -25,40 +22,22 @@ import threading
 import webbrowser
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
-import h11
-import uvicorn
-from uvicorn.protocols.http.h11_impl import H11Protocol
-
-from kite_skills import invocation
+from kite_skills import invocation, localhost_door
 from kite_skills.errors import KiteError
 from kite_skills.store import Store
 
 from .app import build_app
 from .security import LINK_SECONDS, Door
 
-HOST: Final = "127.0.0.1"
+HOST: Final = localhost_door.HOST
 DEFAULT_PORT: Final = 7381
-READ_SECONDS: Final = 10.0  # to send a whole request (headers and body) once connected
-MAX_CONNECTIONS: Final = 256  # at most; lower when the file-descriptor limit is low
-LISTEN_QUEUE: Final = 1024  # connections the kernel holds before we accept them (no fds)
-_DONE: Final = (h11.DONE, h11.MUST_CLOSE)
 
 
-class Server(uvicorn.Server):
+class Server(localhost_door.Server):
     """uvicorn re-raises a caught SIGINT/SIGTERM after shutting down (a traceback for Ctrl-C,
-    death by signal for SIGTERM); the dashboard just stops and says so.
-
-    asyncio accepts at most ``backlog`` connections in one burst and uvicorn also gives that
-    number to the kernel as its queue; the burst is kept small (see :func:`config`), the
-    kernel's queue is widened again once serving, so that connecting is never slowed down."""
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets)
-        for sock in sockets or ():
-            with contextlib.suppress(OSError):
-                sock.listen(LISTEN_QUEUE)
+    death by signal for SIGTERM); the dashboard just stops and says so."""
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
@@ -117,108 +96,6 @@ def _has_gui_browser() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def guarded_protocol(read_seconds: float, max_connections: int) -> type[H11Protocol]:
-    """uvicorn's h11 protocol with a deadline for each request and a bound on connections.
-
-    uvicorn times out only idle keep-alive connections after a response: a connection that
-    sends nothing, or half a request, stays open for ever. Here a request (headers and body)
-    must be in within ``read_seconds`` of the connection opening or the last response, else
-    the connection is closed; and when more than ``max_connections`` are open, the one waiting
-    longest for its request is closed (a request being answered is never cut off)."""
-
-    class Guarded(H11Protocol):
-        _timer: asyncio.TimerHandle | None = None
-        waiting_since: float | None = None
-
-        def connection_made(self, transport: Any) -> None:
-            super().connection_made(transport)
-            self._await_request()
-            if len(self.connections) > max_connections:
-                waiting = [
-                    (c.waiting_since, c)
-                    for c in self.connections
-                    if c is not self and isinstance(c, Guarded) and c.waiting_since is not None
-                ]
-                oldest = min(waiting, key=lambda pair: pair[0])[1] if waiting else self
-                oldest.close_waiting()
-
-        def _await_request(self) -> None:
-            self._stop_timer()
-            self.waiting_since = self.loop.time()
-            self._timer = self.loop.call_later(read_seconds, self._read_timed_out)
-
-        def _stop_timer(self) -> None:
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
-
-        def _read_timed_out(self) -> None:
-            self._timer = None
-            if self.conn.their_state not in _DONE:
-                self.close_waiting()
-
-        def close_waiting(self) -> None:
-            self._stop_timer()
-            self.waiting_since = None
-            if not self.transport.is_closing():
-                self.transport.close()
-
-        def handle_events(self) -> None:
-            super().handle_events()
-            if self.conn.their_state in _DONE:  # the request is in: the app answers it
-                self._stop_timer()
-                self.waiting_since = None
-
-        def on_response_complete(self) -> None:
-            self._await_request()  # the next request on this connection has its own deadline
-            super().on_response_complete()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._stop_timer()
-            self.waiting_since = None
-            super().connection_lost(exc)
-
-    return Guarded
-
-
-def _connection_limit() -> int:
-    """:data:`MAX_CONNECTIONS`, or a quarter of the file-descriptor limit when that is lower
-    (after raising the soft limit towards the hard one where the OS allows). A quarter: asyncio
-    accepts a burst of connections before their protocols can close the oldest, and SQLite,
-    Python and the log need descriptors too."""
-    try:
-        import resource
-    except ImportError:  # Windows: no such limit to share
-        return MAX_CONNECTIONS
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard == resource.RLIM_INFINITY or hard > soft:
-        with contextlib.suppress(ValueError, OSError):
-            wanted = 4096 if hard == resource.RLIM_INFINITY else min(hard, 4096)
-            if wanted > soft:
-                resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
-                soft = wanted
-    return max(8, min(MAX_CONNECTIONS, soft // 4))
-
-
-def config(
-    app: Any,
-    *,
-    read_seconds: float = READ_SECONDS,
-    max_connections: int | None = None,
-) -> uvicorn.Config:
-    """How the dashboard is served (tests pass a shorter deadline or a lower bound)."""
-    limit = _connection_limit() if max_connections is None else max_connections
-    return uvicorn.Config(
-        app,
-        http=guarded_protocol(read_seconds, limit),
-        backlog=max(8, limit // 4),  # also how many asyncio accepts in one burst
-        log_level="warning",
-        access_log=False,
-        lifespan="off",
-        server_header=False,
-    )
-
-
 _OPEN_PAGE: Final = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="refresh" content="0;url={url}">
@@ -268,7 +145,7 @@ def run(db: Path, port: int, open_browser: bool) -> int:
         )
         if open_browser and _has_gui_browser():
             page = _open_browser(door)
-        Server(config(app)).run(sockets=[sock])
+        Server(localhost_door.config(app)).run(sockets=[sock])
     finally:
         store.close()
         sock.close()

@@ -259,12 +259,21 @@ def unpack(archive: zipfile.ZipFile, extraction: Path, tag: str, marker: str) ->
     beside the others, each renamed into place; the file ``marker`` in site-packages says
     they are all there, and is written last. Whatever else is at ``extraction`` (a file, a
     link, a folder without site-packages) is removed first, never followed. A failed write
-    (a full disk) removes what it wrote and raises :class:`UnpackFailed`."""
-    from _bootstrap.filelock import FileLock  # shiv's own lock, the one its bootstrap takes
-
+    (a full disk) removes what it wrote and raises :class:`UnpackFailed`, and so does a folder
+    where the lock file goes."""
     site_packages = extraction / "site-packages"
     if is_folder(extraction) and (site_packages / marker).exists():
         return
+    lock = extraction.parent / f".{extraction.name}_lock"
+    if lock.is_dir():  # shiv's lock cannot open it (and on Windows would wait for ever)
+        raise UnpackFailed(
+            f"kite-skills: cannot unpack into {extraction.parent} (a folder is where its lock "
+            f"file goes) — remove the folder {lock}, or set SHIV_ROOT to a writable directory "
+            f"of your own, e.g. SHIV_ROOT={own_root_example()} (in an MCP client's config, "
+            'under "env")'
+        )
+    from _bootstrap.filelock import FileLock  # shiv's own lock, the one its bootstrap takes
+
     wanted = [
         info
         for info in archive.infolist()
@@ -273,7 +282,7 @@ def unpack(archive: zipfile.ZipFile, extraction: Path, tag: str, marker: str) ->
         and interpreter_of(info.filename) in (None, tag)
     ]
     extraction.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(extraction.parent / f".{extraction.name}_lock"):
+    with FileLock(lock):
         if is_folder(extraction) and (site_packages / marker).exists():
             return  # another process finished while this one waited for the lock
         if is_folder(extraction) and is_folder(site_packages):

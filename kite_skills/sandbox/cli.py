@@ -292,8 +292,7 @@ def _bind(port: int) -> socket.socket:
 
 
 def _serve_http(sandbox: Any, sock: socket.socket) -> int:
-    import uvicorn
-
+    from .. import localhost_door
     from .server import build_server, http_app, new_token
 
     port = sock.getsockname()[1]
@@ -303,9 +302,9 @@ def _serve_http(sandbox: Any, sock: socket.socket) -> int:
         f"kite-skills sandbox: serving MCP at http://{HOST}:{port}/mcp; every request needs "
         f"'Authorization: Bearer {token}' (a new token each launch)"
     )
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+    config = localhost_door.config(app, lifespan="on")  # the SDK's session manager
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        localhost_door.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:
         return 130
     return 0

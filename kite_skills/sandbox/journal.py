@@ -7,6 +7,15 @@ crash of the process (even ``kill -9``) loses no acknowledged call. There is no 
 entry (it would cost every call a disk flush): an operating-system crash or power loss may
 lose the last entries, which is out of scope for a rehearsal log.
 
+What an agent sends cannot grow it without bound: each value of a tool's parameter is kept up
+to :data:`MAX_VALUE_CHARS` of JSON, an argument that is no parameter of the tool by its name
+only (the first :data:`MAX_UNKNOWN`), a result up to :data:`MAX_RESULT_CHARS`; and a file that
+would pass :data:`MAX_BYTES` is renamed ``FILE.1`` (replacing the one before) and a new one
+begun, so a journal takes at most twice that on disk.
+
+When an entry cannot be written (a full disk), the call it records was already done, and is
+answered as done; :attr:`Journal.failure` then says why, and the sandbox runs no further call.
+
 Default file: ``journal.jsonl`` in ``kite-skills/sandbox/`` under the per-user data folder
 (Linux ``$XDG_DATA_HOME`` or ``~/.local/share``; macOS ``~/Library/Application Support``;
 Windows ``%LOCALAPPDATA%``), beside the user-skill store's folder; ``--journal FILE`` chooses
@@ -15,8 +24,10 @@ another. ``kite-skills sandbox journal [FILE]`` prints it as a timeline.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import stat
 import sys
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
@@ -24,12 +35,18 @@ from pathlib import Path
 from typing import Any, Final
 
 from .. import invocation, os_dirs
-from ..display import for_terminal, one_line, wire_safe
+from ..display import clipped, for_terminal, one_line, wire_safe
 from ..errors import KiteError
 
 APP: Final = "kite-skills"
 NAME: Final = "journal.jsonl"
 SHOWN_CHARS: Final = 240  # of a result, in the timeline
+MAX_BYTES: Final = 32 * 1024 * 1024  # a journal file, before it is renamed FILE.1
+MAX_VALUE_CHARS: Final = 1024  # of one argument's JSON, in the journal
+MAX_UNKNOWN: Final = 16  # arguments that are no parameter of the tool, kept by name
+KEPT_NAME_CHARS: Final = 64  # of a tool's or an unknown argument's name
+MAX_RESULT_CHARS: Final = 64 * 1024
+NOT_A_PARAMETER: Final = "(not a parameter of this tool; its value is not recorded)"
 
 
 class JournalError(KiteError):
@@ -44,19 +61,29 @@ def default_path(env: Mapping[str, str], platform: str | None = None) -> Path:
 
 
 class Journal:
-    """An append-only JSONL file; :meth:`write` returns once the line is in the file."""
+    """An append-only JSONL file; :meth:`write` returns once the line is in the file.
+    ``max_bytes`` for tests: :data:`MAX_BYTES`."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, max_bytes: int = MAX_BYTES) -> None:
         self.path = path
+        self.max_bytes = max_bytes
+        self.failure: str | None = None  # why the last entry could not be written
+        self._start: dict[str, Any] = {}
+        with contextlib.suppress(OSError):  # none yet; or said below, where it is opened
+            _refuse_a_stream(path, os.stat(path).st_mode)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
-            self._fd: int | None = os.open(path, flags, 0o600)
+            os_dirs.make_private(path.parent)
+            fd = _open(path)
         except OSError as exc:
             raise JournalError(
                 f"{path}: cannot open the sandbox journal: {exc.strerror or exc} — choose "
                 "another file with --journal FILE"
             ) from exc
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):  # made a FIFO since os.stat, say
+            os.close(fd)
+            _refuse_a_stream(path, mode)
+        self._fd: int | None = fd
         if not _journal_or_empty(path):
             os.close(self._fd)
             self._fd = None
@@ -67,15 +94,38 @@ class Journal:
         self.seq = 0
 
     def write(self, entry: Mapping[str, Any]) -> None:
-        """Append ``entry`` as one line (lone surrogates and control characters escaped)."""
+        """Append ``entry`` as one line (lone surrogates and control characters escaped),
+        after renaming a file it would take past ``max_bytes``; :class:`JournalError` (and
+        :attr:`failure` set) when the line cannot be written."""
         if self._fd is None:
             return
         data = (
             json.dumps(entry, ensure_ascii=True, separators=(",", ":"), default=str) + "\n"
         ).encode()
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self._fd, view) :]
+        try:
+            if os.fstat(self._fd).st_size + len(data) > self.max_bytes and self._start:
+                self._rotate()
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._fd, view) :]
+        except OSError as exc:
+            self.failure = exc.strerror or str(exc)
+            raise JournalError(
+                f"{self.path}: cannot write the sandbox journal: {self.failure} — free space "
+                "there, or choose another file with --journal FILE, and start the sandbox again"
+            ) from exc
+
+    def _rotate(self) -> None:
+        """``FILE`` becomes ``FILE.1`` (replacing it), and a new ``FILE`` begins with the
+        start entry again, so that each file reads on its own."""
+        assert self._fd is not None
+        os.replace(self.path, self.path.with_name(self.path.name + ".1"))
+        os.close(self._fd)
+        self._fd = None  # until the new file is open: a failure leaves no stale descriptor
+        self._fd = _open(self.path)
+        line = {**self._start, "at": _now(), "continued": True}
+        data = (json.dumps(line, ensure_ascii=True, separators=(",", ":")) + "\n").encode()
+        os.write(self._fd, data)
 
     def call(
         self,
@@ -88,12 +138,14 @@ class Journal:
         kite_error: str | None = None,
     ) -> None:
         self.seq += 1
+        if len(text) > MAX_RESULT_CHARS:
+            text = f"{text[:MAX_RESULT_CHARS]}… (clipped: {len(text)} characters)"
         entry: dict[str, Any] = {
             "kind": "call",
             "seq": self.seq,
             "at": _now(),
             "sim_time": sim_time.strftime("%Y-%m-%d %H:%M:%S"),
-            "tool": tool,
+            "tool": clipped(tool, KEPT_NAME_CHARS),
             "arguments": arguments,
             "is_error": is_error,
             "result": text,
@@ -103,12 +155,60 @@ class Journal:
         self.write(entry)
 
     def start(self, **facts: Any) -> None:
+        self._start = {"kind": "start", **facts}
         self.write({"kind": "start", "at": _now(), **facts})
 
     def close(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+
+def recorded(arguments: Any, parameters: frozenset[str]) -> Any:
+    """What the journal keeps of a call's arguments: each of the tool's ``parameters`` with its
+    value (its JSON cut at :data:`MAX_VALUE_CHARS`, and said so); any other argument by its
+    name only, for the first :data:`MAX_UNKNOWN`, then how many more there were."""
+    if not isinstance(arguments, dict):
+        return _recorded_value(arguments)
+    kept: dict[str, Any] = {}
+    others = 0
+    for key, value in arguments.items():
+        if key in parameters:
+            kept[key] = _recorded_value(value)
+            continue
+        others += 1
+        if others <= MAX_UNKNOWN:
+            kept[clipped(key, KEPT_NAME_CHARS)] = NOT_A_PARAMETER
+    if others > MAX_UNKNOWN:
+        kept["…"] = f"{others - MAX_UNKNOWN} more arguments that are not parameters of this tool"
+    return kept
+
+
+def _recorded_value(value: Any) -> Any:
+    text = json.dumps(value, ensure_ascii=True, default=str)
+    if len(text) <= MAX_VALUE_CHARS:
+        return value
+    return f"{text[:MAX_VALUE_CHARS]}… (clipped: {len(text)} characters of JSON)"
+
+
+def _open(path: Path) -> int:
+    """The journal's file, for appending (a FIFO without a reader fails rather than waits)."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags, 0o600)
+    os.set_blocking(fd, True)
+    return fd
+
+
+def _refuse_a_stream(path: Path, mode: int) -> None:
+    """A journal is a file: a FIFO, a pipe (``/dev/stdout``), a socket or a device would block
+    the start, or take the journal where no one keeps it."""
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):  # a folder: opening it says so
+        return
+    kind = "a FIFO or pipe" if stat.S_ISFIFO(mode) else "not a regular file"
+    raise JournalError(
+        f"{path}: this is {kind}, and the sandbox journal must be a file it can read back "
+        "and append to — choose a file with --journal FILE"
+    )
 
 
 def _journal_or_empty(path: Path) -> bool:

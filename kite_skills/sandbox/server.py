@@ -11,7 +11,7 @@ from __future__ import annotations
 import hmac
 import logging
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any, Final
@@ -26,9 +26,10 @@ from pydantic import ValidationError
 
 from .. import __version__
 from ..display import clipped
+from ..localhost_door import ASGIApp, Door, Receive, Scope, Send, header
 from . import schemas
 from .handlers import Generation, Result
-from .journal import Journal
+from .journal import Journal, JournalError, recorded
 
 log = logging.getLogger("kite_skills.sandbox")
 
@@ -39,6 +40,11 @@ INSTRUCTIONS: Final = (
     "it to rehearse a procedure. Every call is recorded in the sandbox's journal."
 )
 INTERNAL: Final = "internal error in the simulation (see the sandbox's stderr)"
+JOURNAL_FAILED: Final = (
+    "not run, nothing changed: the sandbox's journal cannot record calls ({reason}), and the "
+    "sandbox runs none it cannot record — the person frees space for the journal, or chooses "
+    "another with --journal FILE, and starts the sandbox again"
+)
 
 
 def tool_models(generation: str) -> list[types.Tool]:
@@ -72,9 +78,19 @@ class Sandbox:
         self.clock = clock
         self.generation = generation
         self.journal = journal
+        self.parameters = {
+            spec["name"]: frozenset(spec["inputSchema"].get("properties", ()))
+            for spec in schemas.load(generation.name)
+        }
 
     def call(self, name: str, arguments: Any) -> Result | None:
-        """Run one tool call (None: no such tool) and journal it before anyone is answered."""
+        """Run one tool call (None: no such tool) and journal it before anyone is answered.
+
+        A call whose entry cannot be written (a full disk) was done all the same, and is
+        answered as done: an agent that read "error" would do it again. No call runs after
+        that, so nothing is done that the journal does not hold."""
+        if self.journal is not None and self.journal.failure is not None:
+            return Result(JOURNAL_FAILED.format(reason=self.journal.failure), True)
         handler = self.generation.handlers.get(name)
         args = arguments if isinstance(arguments, dict) else {}
         try:
@@ -96,14 +112,21 @@ class Sandbox:
         if result is not None and result.kite_error is not None:
             log.info("%s: Kite Connect refused: %s", name, result.kite_error)
         if self.journal is not None:
-            self.journal.call(
-                sim_time=now,
-                tool=name,
-                arguments=arguments,
-                text=result.text if result is not None else unknown_tool(name),
-                is_error=True if result is None else result.is_error,
-                kite_error=result.kite_error if result is not None else None,
-            )
+            try:
+                self.journal.call(
+                    sim_time=now,
+                    tool=name,
+                    arguments=recorded(arguments, self.parameters.get(name, frozenset())),
+                    text=result.text if result is not None else unknown_tool(name),
+                    is_error=True if result is None else result.is_error,
+                    kite_error=result.kite_error if result is not None else None,
+                )
+            except JournalError as exc:
+                log.warning(
+                    "%s (the call %s was done and answered; no further call runs)",
+                    exc,
+                    clipped(name, 64),
+                )
         return result
 
 
@@ -219,49 +242,30 @@ async def _internal_errors(ctx: Context, call_next: CallNext) -> HandlerResult:
 
 # ---------------------------------------------------------------- HTTP
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-ASGIApp = Callable[
-    [Scope, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]], Awaitable[None]
-]
-
 
 def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-def _header(scope: Scope, name: bytes) -> bytes | None:
-    for key, value in scope.get("headers") or ():
-        if key.lower() == name:
-            return bytes(value)
-    return None
-
-
 def guard(app: ASGIApp, token: str, port: int) -> ASGIApp:
-    """Every HTTP request must name this server as its Host (DNS rebinding: else 421), come
-    from no other web origin (else 403), and carry ``Authorization: Bearer <token>`` (else 401);
-    the token is compared in constant time."""
-    hosts = {f"127.0.0.1:{port}".encode(), f"localhost:{port}".encode()}
-    origins = {b"http://" + h for h in hosts}
+    """The localhost door (:mod:`kite_skills.localhost_door`: the Host must name this server,
+    else 421; a request for another web page is refused, 403), then ``Authorization: Bearer
+    <token>`` (else 401), compared in constant time."""
+    door = Door(port)
     expected = token.encode()
 
-    async def guarded(scope: Scope, receive: Any, send: Any) -> None:
+    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") != "http":
             await app(scope, receive, send)
             return
-        host = _header(scope, b"host")
-        if host not in hosts:
-            await _refuse(
-                send,
-                421,
-                f"misdirected request: the Host must be 127.0.0.1:{port} or localhost:{port}",
-            )
+        if not door.right_host(scope):
+            await _refuse(send, 421, f"misdirected request: {door.wrong_host}")
             return
-        origin = _header(scope, b"origin")
-        if origin is not None and origin not in origins:
-            await _refuse(send, 403, "forbidden: requests from another web origin are refused")
+        refusal = door.web_page_refusal(scope)
+        if refusal:
+            await _refuse(send, 403, f"forbidden: {refusal}")
             return
-        offered = _header(scope, b"authorization") or b""
+        offered = (header(scope, b"authorization") or "").encode("latin-1")
         scheme, _, credential = offered.partition(b" ")
         if not offered:
             await _refuse(
@@ -283,7 +287,7 @@ def guard(app: ASGIApp, token: str, port: int) -> ASGIApp:
     return guarded
 
 
-async def _refuse(send: Any, status: int, reason: str) -> None:
+async def _refuse(send: Send, status: int, reason: str) -> None:
     body = (reason + "\n").encode()
     headers = [
         (b"content-type", b"text/plain; charset=utf-8"),

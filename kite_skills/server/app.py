@@ -25,10 +25,10 @@ from ..catalog import Catalog
 from ..display import one_line
 from ..errors import KiteError
 from ..store import AgentView
-from . import stdio, wire
+from . import client_log, stdio, wire
 from .handlers import Handlers, all_tools
 from .prompts import Prompts, legacy_cache_fields
-from .protocol import SessionRules, internal_errors
+from .protocol import SessionRules, client_logs, internal_errors
 from .skills_extension import SkillsExtension, legacy_initialize_extensions
 from .user_skills import UserSkills
 
@@ -79,10 +79,15 @@ def build_server(
         on_get_prompt=prompts.get_prompt,
     )
     wire.serve(server, "tools/call", types.CallToolRequestParams, handlers.call_tool)
+    # Declares the logging capability (the SDK's on_set_logging_level= warns on every start).
+    server.add_request_handler(
+        "logging/setLevel", types.SetLevelRequestParams, handlers.set_log_level
+    )
     # prompts.py answers prompts/list with a plain dict (its own kept wire form) for now.
     server.add_request_handler("prompts/list", types.PaginatedRequestParams, prompts.list_prompts)
     SkillsExtension(catalog).serve(server)
     server.middleware += [
+        client_logs,  # outermost: it sends what the others log
         internal_errors,
         SessionRules(server),
         prompts.remembered,  # holds legacy_cache_fields' answer
@@ -96,7 +101,9 @@ def serve_stdio(db_path: Path, environ: Mapping[str, str] = os.environ) -> int:
     """Serve MCP on stdin/stdout until the client goes away: 0 on a normal end, 130 after
     Ctrl-C, 1 when the catalog is broken. A store that cannot be opened is no reason to stop:
     the catalog is served and the user-skill tools say what is wrong."""
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="kite-skills: %(message)s")
+    stderr = logging.StreamHandler(sys.stderr)
+    stderr.setLevel(logging.WARNING)  # kite-skills' loggers pass every level: client_log.serving
+    logging.basicConfig(level=logging.WARNING, format="kite-skills: %(message)s", handlers=[stderr])
     logging.getLogger("mcp.server.runner").addFilter(_quiet_drops)
     try:
         return serve_wire(db_path, environ)
@@ -159,9 +166,12 @@ def serve_wire(
         NotificationOptions(resources_changed=True, prompts_changed=True)
     )
     try:
-        interrupted = anyio.run(
-            functools.partial(stdio.serve, stdin_fd=stdin_fd, stdout_fd=stdout_fd), server, options
-        )
+        with client_log.serving():
+            interrupted = anyio.run(
+                functools.partial(stdio.serve, stdin_fd=stdin_fd, stdout_fd=stdout_fd),
+                server,
+                options,
+            )
     finally:
         user_skills.receipts.close()
         if view is not None:

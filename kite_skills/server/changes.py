@@ -42,10 +42,11 @@ from mcp.server.subscriptions import (
     ToolsListChanged,
 )
 from mcp.shared.exceptions import MCPError
+from mcp_types import LoggingLevel
 
 from ..display import clipped, error_line
 from ..store import AgentView, LiveChange, LiveSkills
-from . import store_thread
+from . import client_log, store_thread
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -64,13 +65,15 @@ def uri_of(name: str) -> str:
 
 
 class LegacyPeer:
-    """The one legacy (handshake-era) session of a served connection, and the URIs it
-    subscribed to. A connection that never sends ``initialize`` (2026-07-28) has none."""
+    """The one legacy (handshake-era) session of a served connection, the URIs it
+    subscribed to and the log level it set. A connection that never sends ``initialize``
+    (2026-07-28) has none."""
 
     def __init__(self) -> None:
         self.session: ServerSession | None = None
         self.opened = False  # initialize answered, or a bare notifications/initialized
         self.uris: set[str] = set()
+        self.log_level: LoggingLevel | None = None  # logging/setLevel's; None: no log lines
 
     def attach(self, session: ServerSession) -> None:
         if self.session is None:
@@ -89,6 +92,17 @@ class LegacyPeer:
         notification = _legacy_notification(event, self.uris)
         if notification is None:
             return
+        await self._send(notification)
+
+    async def log(self, lines: list[client_log.Line]) -> None:
+        """Send the lines at or above the session's log level (the poller's)."""
+        if self.session is None:
+            return
+        for notification in client_log.notifications(lines, self.log_level):
+            await self._send(notification)
+
+    async def _send(self, notification: Any) -> None:
+        assert self.session is not None
         try:
             await self.session.send_notification(notification)
         except Exception:  # a client that went away must not stop the delivery to others
@@ -184,18 +198,22 @@ class ChangeFeed:
                 return
             await self.check()  # the first reading, before the first request is served
             async with anyio.create_task_group() as tasks:
-                tasks.start_soon(self._poll)
+                tasks.start_soon(self._poll, peer)
                 yield peer
                 tasks.cancel_scope.cancel()
         finally:
             self._peers.remove(peer)
 
-    async def _poll(self) -> None:
+    async def _poll(self, peer: LegacyPeer) -> None:
+        """Look every POLL_SECONDS (backing off while the store fails); what a look logs
+        goes to ``peer`` too, at its log level."""
         assert self._live is not None
         delay = POLL_SECONDS
         while True:
             await anyio.sleep(delay)
-            ok = await self._guarded(self._live.poll)
+            with client_log.collecting() as lines:
+                ok = await self._guarded(self._live.poll)
+            await peer.log(lines)
             delay = POLL_SECONDS if ok else min(delay * 2, MAX_BACKOFF_SECONDS)
 
     async def check(self) -> bool:

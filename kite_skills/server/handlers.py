@@ -135,6 +135,16 @@ class Handlers:
             peer.unsubscribe(str(params.uri))
         return types.EmptyResult()
 
+    # -- logging (handshake era; 2026-07-28 asks per request: protocol.client_logs) -----------
+
+    async def set_log_level(
+        self, ctx: Context, params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
+        peer = peer_of(ctx)
+        if peer is not None:
+            peer.log_level = params.level
+        return types.EmptyResult()
+
 
 def uri_name(uri: str) -> str:
     """The skill a ``user-skill://NAME`` URI names."""

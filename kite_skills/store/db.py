@@ -864,13 +864,7 @@ def _prepare_file(path: Path) -> None:
     if path.is_dir():
         raise _failures.is_a_directory(os.fspath(path))
     try:
-        missing = [d for d in (path.parent, *path.parent.parents) if not d.exists()]
-        for directory in reversed(missing):  # every directory we create is user-only
-            try:
-                directory.mkdir(mode=0o700)
-            except FileExistsError:  # another process made it first
-                continue
-            os.chmod(directory, 0o700)
+        os_dirs.make_private(path.parent)  # every directory we create is user-only
         if not path.exists():
             fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
             os.close(fd)

@@ -140,7 +140,13 @@ def test_a_mark_names_generations_links_and_fallback_calls() -> None:
 
 
 def catalog_with(tmp_path: Path, body: str, metadata: str = "") -> Path:
-    skill = "---\nname: orders\ndescription: Orders.\n" + metadata + "---\n# Orders\n"
+    """A topic ``orders`` whose recipe's body is ``body``; ``metadata`` opens the SKILL.md's
+    ``metadata`` with its own lines (the version is added)."""
+    metadata = (metadata or "metadata:\n") + '  version: "1"\n'
+    skill = (
+        "---\nname: orders\ndescription: Orders.\nlicense: MIT\n"
+        "compatibility: Needs the Kite MCP server.\n" + metadata + "---\n# Orders\n"
+    )
     return write_catalog(
         tmp_path / "cat",
         {
@@ -402,7 +408,7 @@ def test_an_unknown_generation_in_the_claim(tmp_path: Path) -> None:
     assert [(p.path, p.line, p.code, p.message) for p in catalog.check(root)] == [
         (
             f"{root}/orders/SKILL.md",
-            5,
+            7,
             "call-generations",
             "metadata 'kite-mcp-generations' names newest; list generations from: grouped, "
             "legacy, legacy-oldest",

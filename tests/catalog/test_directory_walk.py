@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from kite_skills import catalog
 
+from .conftest import STATED
 from .test_directory import walk
 
 # Files and directories draw from disjoint name pools: a file 'x.md' and a directory 'x'
@@ -40,8 +41,9 @@ def write(directory: Path, node: dict[str, Any]) -> None:
     directory.mkdir(parents=True)
     if node["skill"]:
         (directory / "SKILL.md").write_bytes(
-            f"---\nname: {directory.name}\ndescription: Skill {directory.name}.\n---\n"
-            f"# {directory.name}\n".encode()
+            f"---\nname: {directory.name}\ndescription: Skill {directory.name}.\n".encode()
+            + STATED
+            + f"---\n# {directory.name}\n".encode()
         )
     for name in node["files"]:
         (directory / f"{name}.md").write_bytes(f"# Page {name}\n".encode())

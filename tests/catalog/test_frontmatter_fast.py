@@ -56,6 +56,9 @@ def test_the_catalog_mostly_takes_the_fast_path() -> None:
         "description: 'single: quoted'",
         "name: a",
         "title: Orders (today) and trades - v1.2",
+        'metadata:\n  version: "1.0"',
+        'name: a\nmetadata:\n  version: "1.0"\n  author: pat\nlicense: MIT',
+        "a:\n  b: x\nc:\n  d: 'y'",
     ],
 )
 def test_simple_shapes_take_the_fast_path(source: str) -> None:
@@ -85,6 +88,17 @@ def test_simple_shapes_take_the_fast_path(source: str) -> None:
         "name: {a: 1}",
         "name: [a]",
         "name: &anchor x",
+        "metadata:",
+        "metadata:\nname: a",
+        "metadata:\n   version: x",
+        "metadata:\n  a: x\n   b: y",
+        "metadata:\n  a: x\n  a: y",
+        "metadata:\n  inner:\n    deep: x",
+        "metadata:\n\tversion: x",
+        "name: a\n  b: x",
+        "metadata:\n  version: x\nmetadata:\n  version: y",
+        "true:\n  a: x",
+        "metadata:\n  null: x",
     ],
 )
 def test_anything_else_goes_to_the_parser(source: str) -> None:
@@ -110,6 +124,33 @@ LINE_TEXT = st.text(
 )
 def test_fast_path_agrees_with_the_parser(lines: list[tuple[str, str, str]]) -> None:
     source = "\n".join(f"{key}: {quote}{text}{quote}" for key, quote, text in lines)
+    fast = _load_simple(source)
+    if fast is not None:
+        assert fast == by_parser(source), source
+
+
+KEY = st.sampled_from(["metadata", "version", "name", "license", "a", "b", "c", "d", "Null"])
+VALUE_LINE = st.builds(
+    lambda key, quote, text: f"{key}: {quote}{text}{quote}",
+    KEY,
+    st.sampled_from(["", '"', "'"]),
+    st.from_regex(r"[a-zA-Z][a-z0-9 ._-]{0,8}[a-z0-9]", fullmatch=True) | LINE_TEXT,
+)
+INDENT = st.sampled_from(["  "] * 8 + ["   ", " ", "\t", ""])
+CHILD = st.builds(str.__add__, INDENT, VALUE_LINE | KEY.map(lambda key: f"{key}:"))
+MAPPING = st.builds(
+    lambda key, children: "\n".join([f"{key}:", *children]),
+    KEY,
+    st.lists(st.builds(str.__add__, st.just("  "), VALUE_LINE), min_size=1, max_size=3)
+    | st.lists(CHILD, max_size=3),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(VALUE_LINE | MAPPING, min_size=1, max_size=4).map("\n".join))
+def test_fast_path_agrees_with_the_parser_on_nested_mappings(source: str) -> None:
+    """``key:`` lines opening a mapping of indented lines, among plain ones, with the
+    indents and values that must send the text to the parser mixed in."""
     fast = _load_simple(source)
     if fast is not None:
         assert fast == by_parser(source), source

@@ -34,6 +34,9 @@ def test_crlf_file_keeps_its_bytes(catalog_dir: Path) -> None:
     assert cat.skill("skill://orders/audit/SKILL.md").frontmatter == {  # type: ignore[union-attr]
         "name": "audit",
         "description": "Audit order history.",
+        "license": "MIT",
+        "compatibility": "Needs the Kite MCP server.",
+        "metadata": {"version": "1"},
     }
 
 
@@ -67,8 +70,14 @@ def test_entry_shape_and_verbatim_frontmatter(catalog_dir: Path) -> None:
     assert entry is not None
     data = entry.to_dict()
     assert list(data) == ["uri", "frontmatter", "resources"]
-    assert list(data["frontmatter"]) == ["name", "description", "metadata"]
-    assert list(data["frontmatter"]["metadata"]) == ["zeta", "alpha"]
+    assert list(data["frontmatter"]) == [
+        "name",
+        "description",
+        "license",
+        "compatibility",
+        "metadata",
+    ]
+    assert list(data["frontmatter"]["metadata"]) == ["zeta", "alpha", "version"]
     assert set(data["resources"][0]) == {"uri", "digest", "size"}
     data["frontmatter"]["name"] = "changed"  # callers get a copy
     assert entry.frontmatter["name"] == "orders"

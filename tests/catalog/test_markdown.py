@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from kite_skills import catalog
 from kite_skills.catalog import _markdown
 
-from .conftest import FILES, write_catalog
+from .conftest import FILES, STATED, write_catalog
 
 # Line numbers below count from the first line of the file (frontmatter included).
 RECIPE = (
@@ -91,9 +91,11 @@ def test_recipe_prompt_names_must_not_collide_or_shadow_user_skills(tmp_path: Pa
     files = {
         **FILES,
         "orders/prepare-x.md": b"# One\n",
-        "orders-prepare/SKILL.md": b"---\nname: orders-prepare\ndescription: Two.\n---\n# T\n",
+        "orders-prepare/SKILL.md": b"---\nname: orders-prepare\ndescription: Two.\n"
+        + STATED
+        + b"---\n# T\n",
         "orders-prepare/x.md": b"# Two\n",
-        "my/SKILL.md": b"---\nname: my\ndescription: Mine.\n---\n# Mine\n",
+        "my/SKILL.md": b"---\nname: my\ndescription: Mine.\n" + STATED + b"---\n# Mine\n",
         "my/notes.md": b"# Notes\n",
     }
     root = write_catalog(tmp_path / "cat", files)

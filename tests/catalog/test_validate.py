@@ -9,19 +9,20 @@ import pytest
 from kite_skills import catalog
 from kite_skills.errors import CatalogError
 
-from .conftest import FILES, write_catalog
+from .conftest import FILES, STATED, write_catalog
 
 BROKEN: dict[str, bytes] = {
     # no index.md
-    "orders/SKILL.md": b"---\nname: Orders\ndescription: Orders.\ncolour: red\n---\n"
-    b"# Orders\n\n[gone](gone.md)\n[out](../../etc/passwd)\n[abs](/etc/passwd)\n",
+    "orders/SKILL.md": b"---\nname: Orders\ndescription: Orders.\ncolour: red\n"
+    + STATED
+    + b"---\n# Orders\n\n[gone](gone.md)\n[out](../../etc/passwd)\n[abs](/etc/passwd)\n",
     "orders/prepare.md": b"---\ndescription: 2024-01-01\n---\n# Prepare\n",
     "orders/prepare/notes.md": b"# Clashes with prepare.md\n",
     "orders/latin1.md": "# Caf\u00e9\n".encode("latin-1"),
     "orders/diagram.png": b"\x89PNG",
     "orders/empty.md": b"no heading here\n",
-    "wrong-name/SKILL.md": b"---\nname: other\ndescription: x\n---\n# X\n",
-    "nodesc/SKILL.md": b"---\nname: nodesc\n---\n# X\n",
+    "wrong-name/SKILL.md": b"---\nname: other\ndescription: x\n" + STATED + b"---\n# X\n",
+    "nodesc/SKILL.md": b"---\nname: nodesc\n" + STATED + b"---\n# X\n",
     "nofront/SKILL.md": b"# No frontmatter\n",
     "nofile/readme.md": b"# A topic without SKILL.md\n",
     "loose.md": b"# Loose\n",
@@ -61,10 +62,10 @@ def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
     )
     assert problems == sorted(problems)
     messages = [str(p) for p in problems]
-    assert f"{root}/orders/SKILL.md:8: link 'gone.md' is broken — no such catalog file" in messages
-    assert f"{root}/orders/SKILL.md:9: link '../../etc/passwd' leaves the catalog" in messages
+    assert f"{root}/orders/SKILL.md:12: link 'gone.md' is broken — no such catalog file" in messages
+    assert f"{root}/orders/SKILL.md:13: link '../../etc/passwd' leaves the catalog" in messages
     assert (
-        f"{root}/orders/SKILL.md:10: link '/etc/passwd' is an absolute path — use a relative link"
+        f"{root}/orders/SKILL.md:14: link '/etc/passwd' is an absolute path — use a relative link"
         in messages
     )
     assert f"{root}/bad-yaml/SKILL.md:3: " in "\n".join(messages)
@@ -125,7 +126,9 @@ def test_a_skill_name_may_have_64_characters_not_65(
     name = "a" * (length - 33) + "-" + "b" * 32
     assert len(name) == length
     files = dict(FILES)
-    files[f"{name}/SKILL.md"] = f"---\nname: {name}\ndescription: Long.\n---\n# Long\n".encode()
+    files[f"{name}/SKILL.md"] = (
+        f"---\nname: {name}\ndescription: Long.\n".encode() + STATED + b"---\n# Long\n"
+    )
     root = write_catalog(tmp_path / "c", files)
     problems = [str(p) for p in catalog.check(root)]
     expected = [f"{root}/{name}/SKILL.md:2: 'name' exceeds 64 characters ({length})"]
@@ -156,8 +159,90 @@ def test_a_link_to_a_page_that_failed_to_parse_is_reported_where_it_is(
     ]
     unreadable = "orders/prepare.md could not be read; fix the problem reported for it"
     assert (
-        str(problems[0]) == f"{root}/orders/SKILL.md:10: link 'prepare.md' is broken — {unreadable}"
+        str(problems[0]) == f"{root}/orders/SKILL.md:13: link 'prepare.md' is broken — {unreadable}"
     )
     assert str(problems[1]) == (
         f"{root}/orders/examples/market.md:3: link '../prepare.md' is broken — {unreadable}"
     )
+
+
+def _holdings_with(tmp_path: Path, fields: bytes) -> tuple[Path, list[catalog.Problem]]:
+    """The fixture catalog with holdings/SKILL.md stating ``fields`` after its description."""
+    files = dict(FILES)
+    files["holdings/SKILL.md"] = (
+        b"---\nname: holdings\ndescription: Review holdings.\n" + fields + b"---\n# Holdings\n"
+    )
+    root = write_catalog(tmp_path / "c", files)
+    return root, catalog.check(root)
+
+
+def test_a_skill_that_states_nothing_more_gets_three_problems_at_once(tmp_path: Path) -> None:
+    root, problems = _holdings_with(tmp_path, b"")
+    where = f"{root}/holdings/SKILL.md:1: "
+    assert [str(p) for p in problems] == [
+        where + "'compatibility' is required text of 1 to 500 characters — say what the skill "
+        "needs to run: the Kite MCP server, connected in the same client",
+        where + "'license' is required text: the license the skill is shared under (this "
+        "catalog's is MIT)",
+        where + "'metadata' is required, a mapping of keys to text holding at least the "
+        'skill\'s version (metadata: then version: "1.0" on the next line, indented)',
+    ]
+    with pytest.raises(CatalogError) as info:
+        catalog.load(root)
+    assert [p.code for p in info.value.problems] == ["compatibility", "license", "metadata"]
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        pytest.param(
+            b"license: MIT\ncompatibility: Kite.\nmetadata:\n  author: pat\n",
+            [("metadata", 6, "'metadata.version' is required text")],
+            id="no-version",
+        ),
+        pytest.param(
+            b"license: MIT\ncompatibility: Kite.\nmetadata:\n  version: 1.0\n",
+            [("metadata", 6, "'metadata' must map keys to text values — quote numbers")],
+            id="a-number",
+        ),
+        pytest.param(
+            b'license: MIT\ncompatibility: Kite.\nmetadata:\n  version: ""\n',
+            [("metadata", 6, "'metadata.version' is required text")],
+            id="empty-version",
+        ),
+        pytest.param(
+            b'license: MIT\ncompatibility: Kite.\nmetadata: "1.0"\n',
+            [("metadata", 6, "'metadata' is required, a mapping")],
+            id="metadata-text",
+        ),
+        pytest.param(
+            b'license: ""\ncompatibility: Kite.\nmetadata:\n  version: "1.0"\n',
+            [("license", 4, "'license' is required text")],
+            id="empty-license",
+        ),
+        pytest.param(
+            b'license: MIT\ncompatibility: " "\nmetadata:\n  version: "1.0"\n',
+            [("compatibility", 5, "'compatibility' is required text of 1 to 500 characters")],
+            id="blank-compatibility",
+        ),
+    ],
+)
+def test_each_stated_field_is_checked(
+    tmp_path: Path, fields: bytes, expected: list[tuple[str, int, str]]
+) -> None:
+    _, problems = _holdings_with(tmp_path, fields)
+    assert [(p.code, p.line) for p in problems] == [(code, line) for code, line, _ in expected]
+    for problem, (_, _, start) in zip(problems, expected, strict=True):
+        assert problem.message.startswith(start), problem.message
+
+
+@pytest.mark.parametrize(("length", "refused"), [(500, False), (501, True)])
+def test_compatibility_may_have_500_characters_not_501(
+    tmp_path: Path, length: int, refused: bool
+) -> None:
+    text = ("Needs the Kite MCP server. " * 20)[:length]
+    text = text[:-1] + "x"  # no trailing blank
+    fields = f'license: MIT\ncompatibility: "{text}"\nmetadata:\n  version: "1"\n'.encode()
+    _, problems = _holdings_with(tmp_path, fields)
+    expected = [f"'compatibility' is required text of 1 to 500 characters (got {length})"]
+    assert [p.message.split(" — ")[0] for p in problems] == (expected if refused else [])

@@ -95,7 +95,13 @@ def test_skill_frontmatter(path):
     data = load_yaml(doc.frontmatter)
     assert isinstance(data, dict)
     assert set(data) <= SKILL_KEYS, set(data) - SKILL_KEYS
+    metadata = data.pop("metadata")
     assert all(isinstance(v, str) for v in data.values()), data
+    assert all(isinstance(v, str) for v in metadata.values()), metadata
+    assert metadata["version"].strip(), "metadata.version names the skill's version"
+    assert data["license"] == "MIT", "the catalog is shared under the project's license"
+    compatibility = data["compatibility"]
+    assert "Kite MCP server" in compatibility and len(compatibility) <= 500, compatibility
     assert data["name"] == path.parent.name
     assert NAME_RE.fullmatch(data["name"]) and len(data["name"]) <= 64
     desc = data["description"]

@@ -174,6 +174,20 @@ def test_a_bad_scenario_file_names_every_problem_and_serves_nothing(
             b'clock: "2026-12-02 11:30:00"\nname: "\x1b[31m"\n',
             ":2: not valid YAML: special characters are not allowed (character U+001B) — ",
         ),
+        (
+            b'clock: "2026-12-02 11:30:00"\na: &a [x, x, x, x, x, x, x, x, x, x]\n'
+            b"b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nname: *b\n",
+            ":3: an alias (*a): a scenario does not read anchors and aliases — ",
+        ),
+        (
+            b'clock: "2026-12-02 11:30:00"\nname: ' + b"[" * 5000 + b"]" * 5000 + b"\n",
+            ":2: nested more than 16 levels deep — ",
+        ),
+        (
+            b'clock: "2026-12-02 11:30:00"\nfunds: {equity: {cash: ' + b"9" * 5000 + b"}}\n",
+            ":2: a number of 5000 characters — ",
+        ),
+        (b'clock: "9999-12-31 23:59"\n', ":1: clock: the year 9999 is outside the years "),
     ],
 )
 def test_an_unreadable_scenario_file_is_said_in_place(

@@ -4,8 +4,11 @@ rebinding, and the SDK client works over it in both eras with the token."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
+import re
+import time
 from pathlib import Path
 
 import pytest
@@ -154,3 +157,75 @@ async def test_an_order_reconciliation_workflow_over_http(tmp_path: Path) -> Non
     calls = [json.loads(x) for x in journal.read_text().splitlines() if '"call"' in x]
     modes = [c["arguments"].get("mode") for c in calls]
     assert modes == ["ltp", "search", "place", "list", "modify", "history", "cancel", "list"]
+
+
+HALF_A_REQUEST = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slow"
+
+
+def test_half_sent_requests_and_junk_from_another_program_do_not_lock_the_person_out(
+    tmp_path: Path,
+) -> None:
+    """The localhost door on the sandbox's listener (kite_skills/localhost_door.py), with the
+    real command under a 128-file limit: 300 half-sent requests held open, then the person's
+    request, which is still answered; then 50 connections that send no HTTP at all. The oldest
+    half-sent ones were closed to make room, and stderr holds a few lines, not a traceback per
+    connection."""
+    import resource
+    import socket
+    import subprocess
+
+    from .sandbox_harness import command, env
+
+    def low_limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))
+
+    err = tmp_path / "err.txt"
+    with err.open("w") as stderr:
+        process = subprocess.Popen(
+            command(tmp_path / "j.jsonl", "--http", "--port", "0"),
+            env=env(tmp_path),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            preexec_fn=low_limit,
+        )
+    held: list[socket.socket] = []
+    try:
+        for _ in range(600):  # the start line, within a minute
+            started = re.search(r"127\.0\.0\.1:(\d+)/mcp.*Bearer (\S+?)'", err.read_text())
+            if started or process.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert started, err.read_text()
+        port, token = int(started.group(1)), started.group(2)
+        for _ in range(300):
+            conn = socket.create_connection(("127.0.0.1", port), timeout=10)
+            conn.sendall(HALF_A_REQUEST)
+            held.append(conn)
+        status, body = post(port, {"Host": f"127.0.0.1:{port}", "Authorization": f"Bearer {token}"})
+        assert status == 200 and "kite-sandbox" in body, err.read_text()[-2000:]
+        for _ in range(50):
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as junk:
+                junk.sendall(b"\x16\x03\x01 not http\r\n\r\n")
+                junk.settimeout(10)
+                with contextlib.suppress(OSError):
+                    while junk.recv(65536):
+                        pass
+        closed = 0
+        for conn in held[:100]:  # the oldest: given way to newer ones
+            conn.settimeout(10)
+            try:
+                closed += conn.recv(1) == b""
+            except OSError:
+                closed += 1
+        assert closed == 100
+        assert process.poll() is None
+    finally:
+        for conn in held:
+            conn.close()
+        process.terminate()
+        process.wait(timeout=20)
+    said = err.read_text()
+    assert "Traceback" not in said
+    assert said.count("Invalid HTTP request received.") == 1  # once a minute, not per connection
+    assert len(said.splitlines()) <= 4, said

@@ -135,3 +135,83 @@ def test_a_scenario_sets_how_wide_a_book_is() -> None:
         bid, ask = q["depth"]["buy"][0]["price"], q["depth"]["sell"][0]["price"]
         widths[key] = (ask - bid) / ((ask + bid) / 2) * 100
     assert [k for k, pct in widths.items() if pct > 1] == ["NFO:NIFTY26D0826050CE"]
+
+
+CLOCK = 'clock: "2026-12-02 11:30:00"\n'
+
+
+def _only_problem(text: str) -> tuple[int, str]:
+    with pytest.raises(ScenarioError) as info:
+        parse_scenario(text, "s.yaml")
+    assert len(info.value.problems) == 1, str(info.value)
+    problem = info.value.problems[0]
+    assert str(info.value) == f"s.yaml:{problem.line}: {problem.message}"
+    return problem.line, problem.message
+
+
+def _nested(levels: int) -> str:
+    """``description`` holding ``levels`` nested lists (a scalar at the bottom)."""
+    return CLOCK + "description: " + "[" * levels + "x" + "]" * levels + "\n"
+
+
+def test_an_alias_is_refused_before_it_is_expanded() -> None:
+    """A "billion laughs": nine lines that would expand to 10^9 strings if any message or
+    check walked them. Refused at the first alias, of a list or of a plain value."""
+    bomb = CLOCK + 'a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]\n'
+    for level in "bcdefgh":
+        previous = chr(ord(level) - 1)
+        bomb += f"{level}: &{level} [{', '.join([f'*{previous}'] * 9)}]\n"
+    line, message = _only_problem(bomb)
+    assert line == 3 and message.startswith("an alias (*a): a scenario does not read anchors")
+    assert _only_problem(CLOCK + "name: &n x\ndescription: *n\n")[0] == 3
+    scenario = parse_scenario(CLOCK + "name: &n x\n", "s.yaml")  # an anchor alone expands nothing
+    assert scenario.clock.year == 2026
+
+
+def test_nesting_is_refused_beyond_its_bound() -> None:
+    from kite_skills.sandbox.sim.scenario import MAX_DEPTH
+
+    parse_scenario(_nested(MAX_DEPTH - 1), "s.yaml")  # the top-level mapping is one level
+    line, message = _only_problem(_nested(MAX_DEPTH))
+    assert line == 2 and message.startswith(f"nested more than {MAX_DEPTH} levels deep — ")
+    assert _only_problem(_nested(5000))[0] == 2  # a RecursionError before
+
+
+@pytest.mark.parametrize("sign", ["", "-"])
+def test_a_number_too_long_to_read_is_one_problem(sign: str) -> None:
+    from kite_skills.sandbox.sim.scenario import MAX_NUMBER_CHARS
+
+    def speed(digits: int) -> str:
+        return CLOCK + f"speed: {sign}{'9' * digits}\n"
+
+    at_limit = MAX_NUMBER_CHARS - len(sign)
+    line, message = _only_problem(speed(at_limit))  # read, then too large
+    assert line == 2 and "must be a finite number of at most 10^15" in message
+    line, message = _only_problem(speed(at_limit + 1))
+    assert line == 2
+    assert message == (
+        f"a number of {MAX_NUMBER_CHARS + 1} characters — every number here is at most "
+        "10^15: write it with at most 16 digits"
+    )
+    assert _only_problem(speed(5000))[0] == 2  # Python's 4,300-digit limit: a ValueError before
+    assert parse_scenario(CLOCK + f"name: '{'9' * 5000}'\n", "s.yaml").clock  # text is text
+
+
+@pytest.mark.parametrize(
+    ("clock", "year"),
+    [("1999-12-31 23:59", 1999), ("2100-01-01 00:00", 2100), ("9999-12-31 23:59", 9999)],
+)
+def test_a_clock_outside_the_simulated_years_is_one_problem(clock: str, year: int) -> None:
+    for written in (f'"{clock}"', f"{clock}:00"):  # quoted, and a YAML timestamp
+        line, message = _only_problem(f"clock: {written}\n")
+        assert line == 1
+        assert message == (
+            f"clock: the year {year} is outside the years the sandbox simulates — give a date "
+            "from 2000 to 2099"
+        )
+
+
+def test_the_first_and_last_simulated_years_load() -> None:
+    for clock in ("2000-01-03 10:00", "2099-12-31 23:59"):
+        scenario = parse_scenario(f'clock: "{clock}"\n', "s.yaml")
+        assert Simulation(scenario).now.strftime("%Y-%m-%d %H:%M") == clock

@@ -23,11 +23,13 @@ from .harness import ROOT, SKILLS_EXTENSION, RawPeer, server_command, server_env
 @pytest.mark.zipapp
 def test_stdout_carries_only_json_rpc(pyz: Path, shiv_root: Path, db: Path) -> None:
     """Every line on stdout is a JSON-RPC message, even while the server logs warnings,
-    refuses bad input and writes to the store."""
+    refuses bad input and writes to the store, and sends its log lines to the client at the
+    most verbose level (which stderr does not follow: it keeps to warnings)."""
     peer = RawPeer(pyz, shiv_root, db, EXCLUDED_TOOLS="noSuchTool")
     lines: list[bytes] = []
     assert peer.process.stdout is not None
     peer.initialize({"extensions": {SKILLS_EXTENSION: {}}})
+    assert peer.request("logging/setLevel", {"level": "debug"})["result"] == {}
     for method, params in [
         ("tools/list", {}),
         ("tools/call", {"name": "help", "arguments": {}}),
@@ -60,11 +62,16 @@ def test_stdout_carries_only_json_rpc(pyz: Path, shiv_root: Path, db: Path) -> N
     lines += peer.process.stdout.read().splitlines(keepends=True)
     assert code == 0, stderr
     assert "noSuchTool" in stderr  # the warning went to stderr, not stdout
+    assert "create my-notes via mcp" not in stderr  # a debug line: the client's only
+    logged = []
     for line in lines:
         assert line.endswith(b"\n")
         message = json.loads(line)
         assert isinstance(message, dict) and message["jsonrpc"] == "2.0", line
         assert ("result" in message) != ("error" in message) or "method" in message, line
+        if message.get("method") == "notifications/message":
+            logged.append(message["params"]["data"])
+    assert any(text.startswith("create my-notes via mcp by ") for text in logged), logged
 
 
 @pytest.mark.zipapp

@@ -87,7 +87,8 @@ def test_a_supporting_directory_is_not_a_prompt(tmp_path: Path) -> None:
     (root / "orders" / "examples").mkdir(parents=True)
     (root / "index.md").write_text("# Root\n\n- [Orders](orders/SKILL.md)\n")
     (root / "orders" / "SKILL.md").write_text(
-        "---\nname: orders\ndescription: Orders. Use for orders.\n---\n# Orders\n\n"
+        "---\nname: orders\ndescription: Orders. Use for orders.\nlicense: MIT\n"
+        'compatibility: Needs the Kite MCP server.\nmetadata:\n  version: "1"\n---\n# Orders\n\n'
         "- [Prepare](prepare.md)\n"
     )
     (root / "orders" / "prepare.md").write_bytes(b"# Prepare\r\n\r\nSteps.\r\n")

@@ -17,6 +17,12 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import (
+    AliasEvent,
+    CollectionEndEvent,
+    CollectionStartEvent,
+    ScalarEvent,
+)
 
 from .clock import IST
 from .errors import ScenarioError, ScenarioProblem
@@ -126,6 +132,13 @@ _ALERT = (
 )
 _MF = ("tradingsymbol", "folio", "quantity", "average_price", "pledged_quantity")
 _MARKET = ("close", "liquidity", "spread", "path")
+# What the loader must not build: an alias can expand a few lines into gigabytes (the "billion
+# laughs"), deep nesting exhausts the recursion of the YAML constructor, and Python refuses to
+# convert an integer of more than 4,300 digits. A scenario needs none of them.
+MAX_DEPTH = 16  # the deepest a scenario goes is 4 (market: paths: SYMBOL: steps)
+MAX_NUMBER_CHARS = 4000  # below Python's 4,300 digits; _sane then says "at most 10^15"
+_NUMBER = re.compile(r"[-+]?[0-9][0-9_.eE+-]*|[-+]?0[xXoObB][0-9a-fA-F_]+")
+FIRST_YEAR, LAST_YEAR = 2000, 2099  # dates are worked out ahead of the clock (expiries, T+1)
 _TS = re.compile(r"(\d{4}-\d{2}-\d{2})[ T](\d{1,2}):(\d{2})(?::(\d{2}))?")
 _HM = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
 
@@ -364,16 +377,18 @@ class _Parser:
         return ""
 
     def moment(self, value: Any, line: int, what: str, short: bool = True) -> datetime | None:
-        """``YYYY-MM-DD HH:MM[:SS]`` or ``HH:MM[:SS]`` on the scenario date."""
+        """``YYYY-MM-DD HH:MM[:SS]`` or ``HH:MM[:SS]`` on the scenario date; a date from
+        :data:`FIRST_YEAR` to :data:`LAST_YEAR`."""
         if isinstance(value, datetime):
-            return value.replace(tzinfo=IST) if value.tzinfo is None else value.astimezone(IST)
+            moment = value.replace(tzinfo=IST) if value.tzinfo is None else value.astimezone(IST)
+            return self.in_years(moment, line, what)
         text = str(value).strip()
         full = _TS.fullmatch(text)
         try:
             if full:
                 day = date.fromisoformat(full.group(1))
                 hh, mm, ss = int(full.group(2)), int(full.group(3)), int(full.group(4) or 0)
-                return datetime.combine(day, time(hh, mm, ss), IST)
+                return self.in_years(datetime.combine(day, time(hh, mm, ss), IST), line, what)
             hm = _HM.fullmatch(text) if short else None
             if hm and self.day is not None:
                 hh, mm, ss = int(hm.group(1)), int(hm.group(2)), int(hm.group(3) or 0)
@@ -384,9 +399,58 @@ class _Parser:
         self.bad(line, f"{what}: {text!r} is not a time — write 'YYYY-MM-DD HH:MM' (IST){hint}")
         return None
 
+    def in_years(self, moment: datetime, line: int, what: str) -> datetime | None:
+        if FIRST_YEAR <= moment.year <= LAST_YEAR:
+            return moment
+        self.bad(
+            line,
+            f"{what}: the year {moment.year} is outside the years the sandbox simulates — give "
+            f"a date from {FIRST_YEAR} to {LAST_YEAR}",
+        )
+        return None
+
     # ---- the document ----------------------------------------------------------------------
+    def screen(self, yaml: YAML, text: str) -> None:
+        """Refuse, before anything is built, what the loader must not build (see
+        :data:`MAX_DEPTH`): the first alias, nesting or long number, at its line. A syntax
+        error is left for :meth:`parse` to report."""
+        depth = 0
+        problem = ""
+        try:
+            for event in yaml.parse(text):
+                if isinstance(event, AliasEvent):
+                    problem = (
+                        f"an alias (*{event.anchor}): a scenario does not read anchors and "
+                        "aliases — write the value out where it is used"
+                    )
+                elif isinstance(event, CollectionStartEvent):
+                    depth += 1
+                    if depth > MAX_DEPTH:
+                        problem = (
+                            f"nested more than {MAX_DEPTH} levels deep — a scenario goes at "
+                            "most 4 levels deep (docs/sandbox-scenarios.md)"
+                        )
+                elif isinstance(event, CollectionEndEvent):
+                    depth -= 1
+                elif (
+                    isinstance(event, ScalarEvent)
+                    and not event.style
+                    and len(event.value) > MAX_NUMBER_CHARS
+                    and _NUMBER.fullmatch(event.value)
+                ):
+                    problem = (
+                        f"a number of {len(event.value)} characters — every number here is "
+                        "at most 10^15: write it with at most 16 digits"
+                    )
+                if problem:
+                    line = event.start_mark.line + 1 if event.start_mark else 1
+                    raise ScenarioError([ScenarioProblem(self.source, line, problem)])
+        except YAMLError:
+            return
+
     def parse(self, text: str) -> Scenario:
         yaml = YAML(typ="rt", pure=True)
+        self.screen(yaml, text)
         try:
             doc = yaml.load(text)
         except MarkedYAMLError as exc:
