@@ -1,0 +1,206 @@
+"""The scripted agents of the recipes issue 43 added (catalog-review-4 §6), in the style of
+scripts.py: each decision cites its recipe text, each call goes through the agent."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kite_skills.calc import calculate
+
+from .agent import Agent, Recipe, part, recipe, step
+from .scripts import TERMINAL, quote_of, resolve_row, snap
+
+# ------------------------------------------------------------------ orders/position-size.md
+
+
+@dataclass(frozen=True)
+class Sized:
+    lots: int
+    quantity: int
+    risk: float
+    line: str
+
+
+def position_size(agent: Agent, r: Recipe, key: str, budget: float, stop_below: float) -> Sized:
+    """/orders/position-size: a long at the touch, the stop ``stop_below`` rupees under it."""
+    exchange, symbol = key.split(":")
+    step(r, 1, "Get the budget: an amount in rupees")
+    s2 = step(r, 2, "Resolve the instrument with `market` mode `search` with `search_mode`")
+    row = resolve_row(agent, s2, exchange, symbol)
+    quote = quote_of(agent, step(r, 2, "take `market` mode `quote` for the"), key)
+    entry = snap(quote["depth"]["sell"][0]["price"], row["tick_size"], down=True)
+    stop = snap(entry - stop_below, row["tick_size"], down=False)
+    agent.decide(step(r, 3, "A long's stop is below the entry"), f"entry {entry}, stop {stop}")
+    s4 = step(r, 4, "Size: call `calc` mode `size` with `entry`, `stop`, `risk_amount`")
+    sized = calculate(
+        {"mode": "size", "entry": entry, "stop": stop, "risk_amount": budget,
+         "lot_size": row["lot_size"], "multiplier": row.get("multiplier") or 1}
+    ).result  # fmt: skip
+    agent.decide(s4, f"{sized['lots']} lots")
+    if sized["lots"] == 0:
+        line = (
+            f"one lot risks {float(sized['risk_per_lot']):,.2f}, above your budget "
+            f"{budget:,.2f}: refused"
+        )
+        agent.decide(step(r, 5, "if one lot already risks more than the budget (0 lots), refuse"),
+                     line)  # fmt: skip
+        return Sized(0, 0, 0.0, line)
+    margins = agent.call(step(r, 6, "Funds: read `portfolio` mode `margins`"), "portfolio",
+                         "margins")  # fmt: skip
+    assert margins["equity"]["net"] > 0
+    line = (
+        f"{sized['quantity']} {symbol} ({sized['lots']} lots): risk {float(sized['risk']):,.2f} "
+        f"of {budget:,.2f}, stop {stop} ({(entry - stop) / entry * 100:.2f}% below {entry})"
+    )
+    agent.decide(step(r, 7, "Report the quantity, the lots, the risk in rupees"), line)
+    return Sized(sized["lots"], sized["quantity"], float(sized["risk"]), line)
+
+
+# ------------------------------------------------------------------ holdings/rebalance.md
+
+
+@dataclass(frozen=True)
+class Rebalanced:
+    plan: list[str]
+    gate: list[str]
+    sent: list[dict[str, Any]]
+
+
+def rebalance(agent: Agent, r: Recipe, targets: dict[str, float]) -> Rebalanced:
+    """/holdings/rebalance to ``targets`` (symbol -> weight, the rest cash): the plan, the
+    TPIN gate for each sell, and each order approved on its own."""
+    s1 = step(r, 1, "Read `portfolio` mode `holdings` (paged)")
+    rows = {h["tradingsymbol"]: h for h in agent.page(s1, "portfolio", "holdings")}
+    margins = agent.call(step(r, 1, "Read `portfolio` mode `margins`"), "portfolio", "margins")
+    cash = margins["equity"]["net"] - margins["equity"]["available"]["collateral"]
+    value = {s: rows[s]["quantity"] * rows[s]["last_price"] for s in targets}
+    total = sum(h["quantity"] * h["last_price"] for h in rows.values()) + cash
+    s2 = step(r, 2, "Quantity to trade = (target − current)")
+    trades = {s: int((targets[s] * total - value[s]) / rows[s]["last_price"]) for s in targets}
+    agent.decide(s2, f"trades {trades}")
+    s3 = step(r, 3, "Read `portfolio` mode `positions` for today's CNC rows")
+    agent.page(s3, "portfolio", "positions")
+    consent = agent.call(step(r, 3, "read `portfolio` mode `profile` `meta.demat_consent`"),
+                         "portfolio", "profile")["meta"]["demat_consent"]  # fmt: skip
+    gate = []
+    for symbol, qty in sorted(trades.items(), key=lambda kv: kv[1]):
+        if qty >= 0:
+            continue
+        held = rows[symbol]
+        answer = calculate(
+            {"mode": "sellable", "holding": {k: held[k] for k in (
+                "tradingsymbol", "quantity", "t1_quantity", "realised_quantity",
+                "used_quantity", "authorised_quantity", "collateral_quantity") if k in held},
+             "demat_consent": consent}
+        ).result  # fmt: skip
+        if answer["tpin_needed"] and held.get("authorised_quantity", 0) < -qty:
+            gate.append(f"SELL {-qty} {symbol}: TPIN authorisation needed today ({consent})")
+    if gate:
+        drop = step(r, 3, "A sell that cannot go through drops its buys too")
+        agent.decide(drop, "; ".join(gate))
+    s5 = step(r, 5, "Look for duplicates: `orders` mode `list` and `orders` mode `all_trades`")
+    agent.page(s5, "orders", "list")
+    agent.page(s5, "orders", "all_trades")
+    order = sorted(trades.items(), key=lambda kv: kv[1])  # sells (negative) first
+    plan = [f"{'SELL' if q < 0 else 'BUY'} {abs(q)} {s} CNC LIMIT" for s, q in order if q != 0]
+    agent.decide(step(r, 5, "Present one\n   plan: sells then buys"), "; ".join(plan))
+    sent: list[dict[str, Any]] = []
+    if gate:
+        return Rebalanced(plan, gate, sent)
+    for symbol, qty in order:
+        if qty == 0:
+            continue
+        side = "SELL" if qty < 0 else "BUY"
+        key = f"{rows[symbol]['exchange']}:{symbol}"
+        touch = quote_of(agent, step(r, 5, "`market` mode `quote`"), key)["depth"]
+        price = touch["buy" if side == "SELL" else "sell"][0]["price"]
+        agent.decide(step(r, 6, "present its summary"), f"{side} {abs(qty)} {symbol} @ {price}")
+        agent.approve(part(r, "Steps", "**Stop for approval.** Do not go on until the user "
+                                       "approves this exact order"))  # fmt: skip
+        s7 = step(r, 7, "Re-check right before the write: take a new `market` mode `quote`")
+        quote_of(agent, s7, key)
+        agent.page(s7, "orders", "list")
+        if side == "BUY":
+            agent.call(s7, "portfolio", "margins")
+        args = {
+            "variety": "regular", "exchange": rows[symbol]["exchange"], "tradingsymbol": symbol,
+            "transaction_type": side, "quantity": abs(qty), "product": "CNC",
+            "order_type": "LIMIT", "price": price, "tag": f"ksRB{symbol[:10]}",
+        }  # fmt: skip
+        agent.call(step(r, 8, "Call `orders` mode `place` with `variety` `regular`"), "orders",
+                   "place", **args)  # fmt: skip
+        step(r, 9, "Reconcile with [Reconcile orders](../orders/reconcile.md)")
+        rows_now = agent.page(reconcile_list_step(), "orders", "list")
+        mine = [o for o in rows_now if o["tag"] == args["tag"]]
+        assert mine and mine[-1]["status"] in (*TERMINAL, "OPEN"), mine
+        sent.append(args)
+    return Rebalanced(plan, gate, sent)
+
+
+def reconcile_list_step() -> Any:
+    """Reconcile's own first step (the recipes link it): list today's orders."""
+    return step(recipe("orders/reconcile.md"), 1, "`orders` mode `list` with `from` 0")
+
+
+# ------------------------------------------------------------------ orders/square-off-all.md
+
+
+def square_off_all(agent: Agent, r: Recipe) -> list[dict[str, Any]]:
+    """/orders/square-off-all: the Net rows planned by `calc` mode `exit_plan` (shorts before
+    the longs of their underlying), one approved LIMIT at the touch per order, and each next
+    order only after the previous one is `COMPLETE`."""
+    s1 = step(r, 1, "Read `portfolio` mode `positions` (paged) and keep the Net rows")
+    rows = agent.page(s1, "portfolio", "positions")
+    keys = [(x["exchange"], x["tradingsymbol"], x["product"]) for x in rows]
+    net = [x for i, x in enumerate(rows) if keys[i] not in keys[i + 1 :] and x["quantity"]]
+    s2 = step(r, 2, "Resolve each row with `market` mode `search` with `search_mode`")
+    found = {x["tradingsymbol"]: resolve_row(agent, s2, x["exchange"], x["tradingsymbol"])
+             for x in net}  # fmt: skip
+    plan = calculate(
+        {"mode": "exit_plan", "positions": [
+            {"tradingsymbol": x["tradingsymbol"], "exchange": x["exchange"],
+             "product": x["product"], "quantity": x["quantity"],
+             "lot_size": found[x["tradingsymbol"]]["lot_size"],
+             "freeze_quantity": found[x["tradingsymbol"]]["freeze_quantity"]} for x in net]}
+    ).result  # fmt: skip
+    agent.decide(step(r, 2, "Plan: call `calc` mode `exit_plan` with `positions`"),
+                 f"{len(plan['steps'])} steps")  # fmt: skip
+    s3 = step(r, 3, "Look for duplicates and orphans: `orders` mode `list`, `orders` mode")
+    agent.page(s3, "orders", "list")
+    agent.page(s3, "orders", "all_trades")
+    agent.page(s3, "gtt", "list")
+    sent_all: list[dict[str, Any]] = []
+    for planned in plan["steps"]:
+        symbol, side = planned["tradingsymbol"], planned["transaction_type"]
+        key = f"{planned['exchange']}:{symbol}"
+        for quantity in planned["orders"]:
+            depth = quote_of(agent, step(r, 5, "LIMIT at the touch from `market` mode `quote`"),
+                             key)["depth"]  # fmt: skip
+            touch = depth["buy" if side == "SELL" else "sell"][0]["price"]
+            price = snap(touch, found[symbol]["tick_size"], down=side == "SELL")
+            agent.decide(step(r, 6, "present its own summary"), f"{side} {quantity} {symbol}")
+            agent.approve(part(r, "Steps", "**Stop for approval.** Do not go on until the "
+                                           "user approves this exact order"))  # fmt: skip
+            s7 = step(r, 7, "re-read `portfolio` mode `positions`, take a new")
+            agent.page(s7, "portfolio", "positions")
+            quote_of(agent, s7, key)
+            again = s7.plus(s3)  # "re-check ... the duplicates of step 3"
+            agent.page(again, "orders", "list")
+            agent.page(again, "orders", "all_trades")
+            agent.page(again, "gtt", "list")
+            sent = {
+                "variety": "regular", "exchange": planned["exchange"], "tradingsymbol": symbol,
+                "transaction_type": side, "quantity": quantity, "product": planned["product"],
+                "order_type": "LIMIT", "price": price, "tag": f"ksSQ{symbol[-12:]}",
+            }  # fmt: skip
+            agent.call(step(r, 8, "Call `orders` mode `place` with `variety` `regular`"),
+                       "orders", "place", **sent)  # fmt: skip
+            s9 = step(r, 9, "Go on only when it\n   is `COMPLETE`")
+            agent.wait(seconds=5)
+            mine = [o for o in agent.page(reconcile_list_step(), "orders", "list")
+                    if o["tag"] == sent["tag"]]  # fmt: skip
+            assert mine[-1]["status"] == "COMPLETE", f"{s9}: stop, {mine[-1]['status']}"
+            sent_all.append(sent)
+    agent.page(step(r, 10, "re-read `portfolio` mode `positions`"), "portfolio", "positions")
+    return sent_all
