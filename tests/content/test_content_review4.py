@@ -511,3 +511,13 @@ def test_journal_example_recomputes():
     buy = (Decimal("1499.60") - Decimal("1500.00")) * 10
     sell = (Decimal("26000.00") - Decimal("25998.50")) * 65
     assert f"**{signed(buy)}** (better)" in text and f"**{signed(sell)}** (worse)" in text
+
+
+def test_the_catalog_counts_in_the_docs_are_the_catalog_s():
+    root = catalog_root().parent
+    count = len(recipe_files())
+    assert count == 36
+    assert f"of {count} recipes:" in (root / "README.md").read_text("utf-8")
+    assert f"The catalog holds {count} recipes in 8 topics" in (
+        root / "docs" / "catalog.md"
+    ).read_text("utf-8")
