@@ -204,3 +204,65 @@ def square_off_all(agent: Agent, r: Recipe) -> list[dict[str, Any]]:
             sent_all.append(sent)
     agent.page(step(r, 10, "re-read `portfolio` mode `positions`"), "portfolio", "positions")
     return sent_all
+
+
+# ------------------------------------------------------------------ daily-review/journal.md
+
+
+def journal(agent: Agent, r: Recipe) -> list[str]:
+    """/daily-review/journal: today's orders by tag, slippage of filled LIMITs, rejections."""
+    s1 = step(r, 1, "Read `orders` mode `list` and `orders` mode `all_trades` (both paged)")
+    orders = agent.page(s1, "orders", "list")
+    agent.page(s1, "orders", "all_trades")
+    s2 = step(r, 2, "Slippage for each filled LIMIT order")
+    lines = []
+    for o in orders:
+        if o["status"] == "COMPLETE" and o["order_type"] == "LIMIT":
+            sign = 1 if o["transaction_type"] == "BUY" else -1
+            unit = round(sign * (o["average_price"] - o["price"]), 2)
+            lines.append(
+                f"{o['tag'] or 'untagged'}: {o['transaction_type']} {o['filled_quantity']} "
+                f"{o['tradingsymbol']} slippage {unit:.2f} a unit, "
+                f"{unit * o['filled_quantity']:.2f}"
+            )
+            agent.decide(s2, lines[-1])
+    s3 = step(r, 3, "the last row of `orders`\n   mode `history` with `order_id`")
+    for o in orders:
+        if o["status"] == "REJECTED":
+            last = agent.call(s3, "orders", "history", order_id=o["order_id"])[-1]
+            lines.append(f"rejected {o['tradingsymbol']}: {last['status_message']}")
+            agent.decide(s3, lines[-1])
+    s4 = step(r, 4, "Realised P&L: from the Net rows of `portfolio` mode `positions`")
+    agent.page(s4, "portfolio", "positions")
+    return lines
+
+
+# ------------------------------------------------------------- daily-review/exposure-audit.md
+
+
+def exposure_audit(agent: Agent, r: Recipe) -> list[str]:
+    """/daily-review/exposure-audit: the unprotected rows and the margin use."""
+    s1 = step(r, 1, "Read, each paged: `portfolio` mode `positions`")
+    rows = agent.page(s1, "portfolio", "positions")
+    keys = [(x["exchange"], x["tradingsymbol"], x["product"]) for x in rows]
+    net = [x for i, x in enumerate(rows) if keys[i] not in keys[i + 1 :] and x["quantity"]]
+    holdings = agent.page(s1, "portfolio", "holdings")
+    stops = [o for o in agent.page(s1, "orders", "list") if o["status"] == "TRIGGER PENDING"]
+    gtts = [g for g in agent.page(s1, "gtt", "list") if g["status"] == "active"]
+    margins = agent.call(s1, "portfolio", "margins")
+    agent.call(s1, "portfolio", "profile")
+    covered = {o["tradingsymbol"] for o in stops} | {g["condition"]["tradingsymbol"] for g in gtts}
+    s3 = step(r, 3, "a position or holding with **no stop or GTT** on the opposite side")
+    findings = [
+        f"no stop or GTT: {x['tradingsymbol']} {x['quantity']}"
+        for x in [*net, *holdings]
+        if x["tradingsymbol"] not in covered
+    ]
+    for line in findings:
+        agent.decide(s3, line)
+    equity = margins["equity"]
+    used = equity["utilised"]["debits"]
+    use = used / (used + equity["net"]) * 100 if used + equity["net"] > 0 else 0.0
+    findings.append(f"margin use {use:.1f}%")
+    agent.decide(step(r, 3, "**margin use**: `utilised.debits` as a share"), findings[-1])
+    return findings

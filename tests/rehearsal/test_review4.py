@@ -7,7 +7,7 @@ import pytest
 from kite_skills.calc import calculate
 
 from .agent import in_process, recipe
-from .review4 import position_size, rebalance
+from .review4 import exposure_audit, journal, position_size, rebalance
 
 
 @pytest.mark.parametrize("generation", ["grouped", "legacy", "legacy-oldest"])
@@ -42,3 +42,29 @@ def test_rebalance_stops_at_the_tpin_gate_without_physical_authorisation() -> No
          "demat_consent": "consent"}
     ).result  # fmt: skip
     assert truth["tpin_needed"]
+
+
+@pytest.mark.parametrize("generation", ["grouped", "legacy", "legacy-oldest"])
+def test_the_journal_of_the_default_day(generation: str) -> None:
+    agent = in_process("default", generation)
+    lines = journal(agent, recipe("daily-review/journal.md"))
+    # the truth: the morning RELIANCE buy filled at its limit; WIPRO was refused for funds
+    assert "morningbuy: BUY 10 RELIANCE slippage 0.00 a unit, 0.00" in lines
+    assert any(line.startswith("rejected WIPRO: Insufficient funds") for line in lines)
+    assert not agent.writes()
+
+
+@pytest.mark.parametrize("generation", ["grouped", "legacy", "legacy-oldest"])
+def test_the_exposure_audit_of_the_default_account(generation: str) -> None:
+    agent = in_process("default", generation)
+    findings = exposure_audit(agent, recipe("daily-review/exposure-audit.md"))
+    kite = agent.simulation
+    assert kite is not None
+    # the truth: the NIFTY future has no stop; ITC alone has a GTT; TCS one too
+    protected = {
+        g["condition"]["tradingsymbol"] for g in kite.get_gtts() if g["status"] == "active"
+    }
+    assert "no stop or GTT: NIFTY26DECFUT 65" in findings
+    assert not [f for f in findings if any(f"GTT: {s} " in f for s in protected)]
+    assert findings[-1].startswith("margin use ")
+    assert not agent.writes()
