@@ -1056,13 +1056,45 @@ class Cancelled:
     summary: list[str]
     left_orders: list[dict[str, Any]]
     left_gtts: list[dict[str, Any]]
+    kept: list[str]
 
 
-def cancel_all(agent: Agent, r: Recipe) -> Cancelled:
+def cancel_all(agent: Agent, r: Recipe, strike_protection: bool = False) -> Cancelled:
+    """/orders/cancel-all: every working order and active GTT listed, the ones that protect an
+    open position or holding marked and kept (unless the person strikes them:
+    ``strike_protection``), one approval for the list, one call per item."""
     s1 = step(r, 1, "List every open order: `orders` mode `list`, paged until `has_more`")
     working = [o for o in agent.page(s1, "orders", "list") if o["status"] not in TERMINAL]
     s2 = step(r, 2, "List every active GTT: `gtt` mode `list`, paged; keep `status` `active`")
     active = [g for g in agent.page(s2, "gtt", "list") if g["status"] == "active"]
+    s3 = step(r, 3, "Always read `portfolio` mode `positions`")
+    rows = agent.page(s3, "portfolio", "positions")
+    keys = [(x["exchange"], x["tradingsymbol"], x["product"]) for x in rows]
+    held: dict[str, int] = {}
+    for i, x in enumerate(rows):
+        if keys[i] not in keys[i + 1 :] and x["quantity"]:
+            held[x["tradingsymbol"]] = held.get(x["tradingsymbol"], 0) + x["quantity"]
+    for h in agent.page(s3, "portfolio", "holdings"):
+        held[h["tradingsymbol"]] = held.get(h["tradingsymbol"], 0) + h["quantity"]
+
+    def protects(symbol: str, side: str) -> bool:
+        open_qty = held.get(symbol, 0)
+        return (side == "SELL" and open_qty > 0) or (side == "BUY" and open_qty < 0)
+
+    mark = step(r, 3, "Protective items are **kept** unless the person strikes them")
+    kept: list[str] = []
+    if not strike_protection:
+        for o in working:
+            if o["order_type"] in ("SL", "SL-M") and protects(
+                o["tradingsymbol"], o["transaction_type"]
+            ):
+                kept.append(f"keep order {o['order_id']}: protects {o['tradingsymbol']}")
+        for g in active:
+            if protects(g["condition"]["tradingsymbol"], g["orders"][0]["transaction_type"]):
+                kept.append(f"keep GTT {g['id']}: protects {g['condition']['tradingsymbol']}")
+        working = [o for o in working if not any(f" {o['order_id']}:" in k for k in kept)]
+        active = [g for g in active if not any(f"GTT {g['id']}:" in k for k in kept)]
+    agent.decide(mark, "; ".join(kept) or "nothing protective")
     s4 = step(r, 4, "a numbered list of every order to cancel")
     summary = [
         f"{i}. cancel order {o['order_id']} {o['tradingsymbol']} {o['transaction_type']} "
@@ -1073,7 +1105,7 @@ def cancel_all(agent: Agent, r: Recipe) -> Cancelled:
         f"{g['orders'][0]['transaction_type']} triggers {g['condition']['trigger_values']}"
         for i, g in enumerate(active, len(working) + 1)
     ]
-    agent.decide(s4, f"{len(working)} orders and {len(active)} GTTs listed")
+    agent.decide(s4, f"{len(working)} orders and {len(active)} GTTs listed, {len(kept)} kept")
     agent.approve(
         part(
             r,
@@ -1086,12 +1118,17 @@ def cancel_all(agent: Agent, r: Recipe) -> Cancelled:
     still = {o["order_id"]: o for o in agent.page(s5, "orders", "list")}
     again = {g["id"] for g in agent.page(s5, "gtt", "list") if g["status"] == "active"}
     assert all(still[o["order_id"]]["status"] not in TERMINAL for o in working)
-    assert again == {g["id"] for g in active}, f"{s5}: a new summary is needed"
+    assert {g["id"] for g in active} <= again, f"{s5}: a new summary is needed"
     s6 = step(
         r, 6, "`orders` mode\n   `cancel` with `order_id` and `variety` (the order's own `variety`"
     )
+    released = step(r, 6, "an `amo` order whose status is no longer `AMO REQ RECEIVED`")
     for o in working:
-        agent.call(s6, "orders", "cancel", order_id=o["order_id"], variety=o["variety"])
+        variety = o["variety"]
+        if variety == "amo" and o["status"] != "AMO REQ RECEIVED":
+            agent.decide(released, f"{o['order_id']} was released: cancel as regular")
+            variety = "regular"
+        agent.call(s6, "orders", "cancel", order_id=o["order_id"], variety=variety)
     for g in active:
         agent.call(s6, "gtt", "delete", trigger_id=g["id"])
     s7 = step(r, 7, "Reconcile: `orders` mode `list` again")
@@ -1099,7 +1136,7 @@ def cancel_all(agent: Agent, r: Recipe) -> Cancelled:
     left = [o for o in agent.page(s7, "orders", "list") if o["status"] not in TERMINAL]
     gone = step(r, 7, "Read `gtt` mode `list` again: each deleted GTT")
     left_gtts = [g for g in agent.page(gone, "gtt", "list") if g["status"] == "active"]
-    return Cancelled(summary, left, left_gtts)
+    return Cancelled(summary, left, left_gtts, kept)
 
 
 # ------------------------------------------------------------------ orders/stop-loss.md
