@@ -266,3 +266,56 @@ def exposure_audit(agent: Agent, r: Recipe) -> list[str]:
     findings.append(f"margin use {use:.1f}%")
     agent.decide(step(r, 3, "**margin use**: `utilised.debits` as a share"), findings[-1])
     return findings
+
+
+# ------------------------------------------------------------------ daily-review/pre-market.md
+
+
+def pre_market(agent: Agent, r: Recipe) -> list[str]:
+    """/daily-review/pre-market: queued AMOs, GTTs within 1% of their trigger, the 50:50 rule."""
+    agent.page(step(r, 1, "today's expiries come from `expiry_date`"), "portfolio", "positions")
+    s4 = step(r, 4, "Queued AMOs: `orders` mode `list`, status `AMO REQ RECEIVED`")
+    amos = [o for o in agent.page(s4, "orders", "list") if o["status"] == "AMO REQ RECEIVED"]
+    lines = [f"AMOs queued: {len(amos) or 'none'}"]
+    s5 = step(r, 5, "GTTs near their trigger: `gtt` mode `list` (`active`), a fresh `market`")
+    gtts = [g for g in agent.page(s5, "gtt", "list") if g["status"] == "active"]
+    keys = sorted({f"{g['condition']['exchange']}:{g['condition']['tradingsymbol']}" for g in gtts})
+    ltp = agent.call(s5, "market", "ltp", instruments=keys) if keys else {}
+    for g in gtts:
+        key = f"{g['condition']['exchange']}:{g['condition']['tradingsymbol']}"
+        last = ltp[key]["last_price"]
+        near = min(abs(v - last) / last * 100 for v in g["condition"]["trigger_values"])
+        lines.append(f"GTT {g['id']} {key}: {near:.2f}% from its trigger" + (
+            " (may fire at the open)" if near <= 1 else ""))  # fmt: skip
+        agent.decide(s5, lines[-1])
+    agent.page(step(r, 6, "(`portfolio` mode\n   `holdings`)"), "portfolio", "holdings")
+    s7 = step(r, 7, "Margin: `portfolio` mode `margins`")
+    equity = agent.call(s7, "portfolio", "margins")["equity"]
+    used = equity["utilised"]["span"] + equity["utilised"]["exposure"]
+    cash = equity["available"]["cash"]
+    short = max(used / 2 - cash, 0.0)
+    lines.append(f"net {equity['net']:,.2f}; cash shortfall {short:,.2f}")
+    agent.decide(s7, lines[-1])
+    return lines
+
+
+# ------------------------------------------------------------------ orders/charges.md
+
+
+def charges_of_todays_fills(agent: Agent, r: Recipe, trade_date: str) -> list[dict[str, Any]]:
+    """/orders/charges for each of today's fills (a delivery buy, as the default has)."""
+    s1 = step(r, 1, "For today's fills read `orders` mode\n   `all_trades` (paged)")
+    fills = agent.page(s1, "orders", "all_trades")
+    s3 = step(r, 3, "Call `calc` mode `charges` with `segment`, `exchange`, `quantity`")
+    out = []
+    for f in fills:
+        if f["exchange"] not in ("NSE", "BSE"):
+            continue
+        side = "buy_price" if f["transaction_type"] == "BUY" else "sell_price"
+        answer = calculate(
+            {"mode": "charges", "segment": "equity_delivery", "exchange": f["exchange"],
+             "quantity": f["quantity"], side: f["average_price"], "trade_date": trade_date}
+        ).result  # fmt: skip
+        agent.decide(s3, f"{f['tradingsymbol']}: total {answer['total']}")
+        out.append({"fill": f, "charges": answer})
+    return out

@@ -7,7 +7,14 @@ import pytest
 from kite_skills.calc import calculate
 
 from .agent import in_process, recipe
-from .review4 import exposure_audit, journal, position_size, rebalance
+from .review4 import (
+    charges_of_todays_fills,
+    exposure_audit,
+    journal,
+    position_size,
+    pre_market,
+    rebalance,
+)
 
 
 @pytest.mark.parametrize("generation", ["grouped", "legacy", "legacy-oldest"])
@@ -67,4 +74,27 @@ def test_the_exposure_audit_of_the_default_account(generation: str) -> None:
     assert "no stop or GTT: NIFTY26DECFUT 65" in findings
     assert not [f for f in findings if any(f"GTT: {s} " in f for s in protected)]
     assert findings[-1].startswith("margin use ")
+    assert not agent.writes()
+
+
+@pytest.mark.parametrize("generation", ["grouped", "legacy", "legacy-oldest"])
+def test_the_pre_market_checks_of_the_default_account(generation: str) -> None:
+    agent = in_process("default", generation)
+    lines = pre_market(agent, recipe("daily-review/pre-market.md"))
+    kite = agent.simulation
+    assert kite is not None
+    assert lines[0] == "AMOs queued: none"
+    active = [g for g in kite.get_gtts() if g["status"] == "active"]
+    assert len([x for x in lines if x.startswith("GTT ")]) == len(active)
+    assert lines[-1].endswith("cash shortfall 0.00")  # the truth: no F&O margin beyond cash
+    assert not agent.writes()
+
+
+def test_the_charges_of_the_morning_buy() -> None:
+    agent = in_process("default")
+    done = charges_of_todays_fills(agent, recipe("orders/charges.md"), "2026-12-02")
+    (buy,) = [x for x in done if x["fill"]["tradingsymbol"] == "RELIANCE"]
+    # the truth: 10 RELIANCE delivered at 1,535: STT 0.1% = 15.35, rounded to 15; stamp 0.015%
+    assert buy["charges"]["stt_ctt"] == 15 and str(buy["charges"]["stamp_duty"]) == "2.30"
+    assert buy["charges"]["brokerage"] == 0
     assert not agent.writes()
