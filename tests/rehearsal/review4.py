@@ -319,3 +319,57 @@ def charges_of_todays_fills(agent: Agent, r: Recipe, trade_date: str) -> list[di
         agent.decide(s3, f"{f['tradingsymbol']}: total {answer['total']}")
         out.append({"fill": f, "charges": answer})
     return out
+
+
+# ------------------------------------------------------------------ derivatives/payoff.md
+
+
+def net_rows(agent: Agent, where: Any) -> list[dict[str, Any]]:
+    rows = agent.page(where, "portfolio", "positions")
+    keys = [(x["exchange"], x["tradingsymbol"], x["product"]) for x in rows]
+    return [x for i, x in enumerate(rows) if keys[i] not in keys[i + 1 :] and x["quantity"]]
+
+
+def payoff_of_the_book(agent: Agent, r: Recipe) -> dict[str, Any]:
+    """/derivatives/payoff at expiry for the Net F&O rows (options and futures)."""
+    net = [
+        x
+        for x in net_rows(agent, step(r, 1, "Read `portfolio` mode `positions` (paged)"))
+        if x["exchange"] in ("NFO", "BFO")
+    ]
+    s2 = step(r, 2, "Resolve each contract with `market` mode `search` with `search_mode`")
+    legs = []
+    for x in net:
+        row = resolve_row(agent, s2, x["exchange"], x["tradingsymbol"])
+        kind = row["instrument_type"]
+        leg = {"instrument": kind, "side": "BUY" if x["quantity"] > 0 else "SELL",
+               "price": x["average_price"], "quantity": abs(x["quantity"])}  # fmt: skip
+        if kind in ("CE", "PE"):
+            leg["strike"] = row["strike"]
+        legs.append(leg)
+    keys = [f"{x['exchange']}:{x['tradingsymbol']}" for x in net]
+    agent.call(step(r, 2, "quote every leg and the same-expiry\n   future in one"), "market",
+               "quote", instruments=keys)  # fmt: skip
+    s3 = step(r, 3, "Payoff at expiry: call `calc` mode `payoff` with `legs`")
+    result = calculate({"mode": "payoff", "legs": legs}).result
+    agent.decide(s3, f"max loss {result['max_loss']}")
+    return result
+
+
+# ------------------------------------------------------------------ derivatives/expiry-day.md
+
+
+def expiring_today(agent: Agent, r: Recipe) -> list[str]:
+    """/derivatives/expiry-day steps 1 and 2: which Net rows expire on the clock's date."""
+    s1 = step(r, 1, "Never read the expiry off the symbol")
+    today = agent.now.date().isoformat()
+    out = []
+    for x in net_rows(agent, s1):
+        if x["exchange"] not in ("NFO", "BFO", "MCX"):
+            continue
+        row = resolve_row(agent, s1, x["exchange"], x["tradingsymbol"])
+        expiry = str(row["expiry_date"])[:10]
+        line = f"{x['tradingsymbol']} expires {expiry}" + (" (today)" if expiry == today else "")
+        agent.decide(step(r, 2, "Go by\n   `expiry_date`, not by the weekday"), line)
+        out.append(line)
+    return out

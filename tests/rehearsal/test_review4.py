@@ -9,8 +9,10 @@ from kite_skills.calc import calculate
 from .agent import in_process, recipe
 from .review4 import (
     charges_of_todays_fills,
+    expiring_today,
     exposure_audit,
     journal,
+    payoff_of_the_book,
     position_size,
     pre_market,
     rebalance,
@@ -97,4 +99,24 @@ def test_the_charges_of_the_morning_buy() -> None:
     # the truth: 10 RELIANCE delivered at 1,535: STT 0.1% = 15.35, rounded to 15; stamp 0.015%
     assert buy["charges"]["stt_ctt"] == 15 and str(buy["charges"]["stamp_duty"]) == "2.30"
     assert buy["charges"]["brokerage"] == 0
+    assert not agent.writes()
+
+
+@pytest.mark.parametrize("generation", ["grouped", "legacy", "legacy-oldest"])
+def test_the_payoff_of_a_long_future_has_no_limit(generation: str) -> None:
+    agent = in_process("default", generation)
+    result = payoff_of_the_book(agent, recipe("derivatives/payoff.md"))
+    # the truth: a long NIFTY future (65 from 25,890) loses everything down to 0, gains without
+    # a limit
+    assert result["max_profit"] == "unlimited"
+    assert float(result["max_loss"]) == 65 * 25890
+    assert not agent.writes()
+
+
+def test_nothing_in_the_default_book_expires_today() -> None:
+    agent = in_process("default")
+    lines = expiring_today(agent, recipe("derivatives/expiry-day.md"))
+    kite = agent.simulation
+    assert kite is not None
+    assert lines == ["NIFTY26DECFUT expires 2026-12-29"]  # the contract's last Tuesday
     assert not agent.writes()
