@@ -265,11 +265,12 @@ AUTHORS_CATALOG = "{authors-catalog}"
 
 def authors_catalog(root: Path) -> Path:
     """A small valid catalog an author might validate, with frontmatter that only the full
-    YAML parser reads (a nested ``metadata`` mapping)."""
+    YAML parser reads (a folded block scalar)."""
     (root / "notes").mkdir(parents=True)
     (root / "index.md").write_text("# Catalog\n\n- [Notes](notes/SKILL.md)\n", encoding="utf-8")
     (root / "notes" / "SKILL.md").write_text(
-        "---\nname: notes\ndescription: Notes an author keeps.\nmetadata:\n  author: me\n"
+        "---\nname: notes\ndescription: >-\n  Notes an author keeps.\nlicense: MIT\n"
+        'compatibility: Needs nothing else.\nmetadata:\n  version: "1.0"\n  author: me\n'
         "---\n# Notes\n\nNothing to do.\n",
         encoding="utf-8",
     )
@@ -284,7 +285,7 @@ MODES: list[tuple[str, list[str], str]] = [
     ("help-root", ["help", "/"], ""),
     ("catalog-validate", ["catalog", "validate"], ""),
     ("catalog-list", ["catalog", "list"], ""),
-    # An author's directory whose frontmatter needs the full YAML parser (a nested mapping).
+    # An author's directory whose frontmatter needs the full YAML parser (a block scalar).
     ("catalog-validate-dir", ["catalog", "validate", AUTHORS_CATALOG], ""),
     ("server", [], ""),  # driven by session()
     ("server-modern", [], ""),  # driven by session(era="modern")

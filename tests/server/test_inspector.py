@@ -156,8 +156,9 @@ def test_tools_list(runs: dict[str, Run], era: str) -> None:
     run = runs[f"{era}:tools"]
     assert run.code == 0, run.explain()
     names = {t["name"] for t in run.json()["tools"]}
-    # the Inspector always advertises the Skills extension, so it sees Skills, not help
-    assert names == {"skills", "skillRead", "skillSave", "skillUnpublish", "skillPublish"}
+    # the Inspector always advertises the Skills extension, so it sees Skills, not help; calc
+    # is listed for every client
+    assert names == {"calc", "skills", "skillRead", "skillSave", "skillUnpublish", "skillPublish"}
     print(f"\nInspector ({era}) tools/list: {sorted(names)}")
 
 
