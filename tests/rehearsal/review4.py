@@ -64,6 +64,7 @@ def position_size(agent: Agent, r: Recipe, key: str, budget: float, stop_below: 
 class Rebalanced:
     plan: list[str]
     gate: list[str]
+    announced: list[str]
     sent: list[dict[str, Any]]
 
 
@@ -103,11 +104,27 @@ def rebalance(agent: Agent, r: Recipe, targets: dict[str, float]) -> Rebalanced:
     agent.page(s5, "orders", "list")
     agent.page(s5, "orders", "all_trades")
     order = sorted(trades.items(), key=lambda kv: kv[1])  # sells (negative) first
+    announced: list[str] = []  # in the plan the person approves, not a stop
+    resize = step(r, 3, "A sell\n   that leaves fewer demat shares than an active SELL GTT")
+    gtts = agent.page(resize, "gtt", "list")
+    for symbol, qty in order:
+        left = rows[symbol]["realised_quantity"] + min(qty, 0)
+        for g in gtts:
+            legs = g["orders"]
+            if (g["status"] == "active" and g["condition"]["tradingsymbol"] == symbol
+                    and legs[0]["transaction_type"] == "SELL"
+                    and max(leg["quantity"] for leg in legs) > left):  # fmt: skip
+                announced.append(
+                    f"GTT {g['id']} {symbol} covers {max(x['quantity'] for x in legs)} > "
+                    f"{left} left after the sell: it fails when it triggers; resize it "
+                    "(its own approval)"
+                )
+                agent.decide(resize, announced[-1])
     plan = [f"{'SELL' if q < 0 else 'BUY'} {abs(q)} {s} CNC LIMIT" for s, q in order if q != 0]
     agent.decide(step(r, 5, "Present one\n   plan: sells then buys"), "; ".join(plan))
     sent: list[dict[str, Any]] = []
     if gate:
-        return Rebalanced(plan, gate, sent)
+        return Rebalanced(plan + announced, gate, announced, sent)
     for symbol, qty in order:
         if qty == 0:
             continue
@@ -120,7 +137,8 @@ def rebalance(agent: Agent, r: Recipe, targets: dict[str, float]) -> Rebalanced:
                                        "approves this exact order"))  # fmt: skip
         s7 = step(r, 7, "Re-check right before the write: take a new `market` mode `quote`")
         quote_of(agent, s7, key)
-        agent.page(s7, "orders", "list")
+        agent.page(s7.plus(s5), "orders", "list")  # "repeat the duplicates of step 5"
+        agent.page(s7.plus(s5), "orders", "all_trades")
         if side == "BUY":
             agent.call(s7, "portfolio", "margins")
         args = {
@@ -135,7 +153,7 @@ def rebalance(agent: Agent, r: Recipe, targets: dict[str, float]) -> Rebalanced:
         mine = [o for o in rows_now if o["tag"] == args["tag"]]
         assert mine and mine[-1]["status"] in (*TERMINAL, "OPEN"), mine
         sent.append(args)
-    return Rebalanced(plan, gate, sent)
+    return Rebalanced(plan + announced, gate, announced, sent)
 
 
 def reconcile_list_step() -> Any:

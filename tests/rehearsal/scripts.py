@@ -173,9 +173,14 @@ def modify_to_limit(agent: Agent, r: Recipe, order_id: str, key: str, tick: floa
     selling = before["transaction_type"] == "SELL"
     touch = quote["depth"]["buy" if selling else "sell"][0]["price"]
     price = snap(touch, tick, down=selling)
+    variety = before["variety"]
+    if variety == "amo" and before["status"] != "AMO REQ RECEIVED":
+        released = step(r, 7, "An\n   `amo` order with any later status has been released")
+        agent.decide(released, "released to the exchange: modify as regular")
+        variety = "regular"
     new = {
         "order_id": order_id,
-        "variety": before["variety"],
+        "variety": variety,
         "order_type": "LIMIT",
         "quantity": before["quantity"],
         "price": price,
@@ -1848,16 +1853,29 @@ def corporate_action(agent: Agent, r: Recipe, key: str, factor: int, old_qty: in
 
 
 def exit_every_position(agent: Agent, r: Recipe, pos: Recipe) -> list[dict[str, Any]]:
-    """/orders/exit for "square off everything": each open Net row in the order `positions`
-    lists them (the recipe gives no order between rows), a LIMIT at the touch, each with its
-    own approval and re-check."""
+    """/orders/exit for "square off everything": the Net rows in the order step 1's `calc`
+    mode `exit_plan` gives (shorts before the longs that hedge them), a LIMIT at the touch,
+    each with its own approval and re-check, each next leg only after the previous one is
+    `COMPLETE` (issue 43 X2)."""
     s1 = step(r, 1, "For a position, read `portfolio` mode `positions` (paged)")
     rows = agent.page(s1, "portfolio", "positions")
     step(pos, 3, "a key seen only once is a **Net**\n   row")
     keys = [(x["exchange"], x["tradingsymbol"], x["product"]) for x in rows]
     net = [x for i, x in enumerate(rows) if keys[i] not in keys[i + 1 :] and x["quantity"]]
-    sent_all = []
-    for held in net:
+    plan = step(r, 1, "call `calc` mode `exit_plan` with `positions`")
+    steps = calculate(
+        {"mode": "exit_plan", "positions": [
+            {k: x[k] for k in ("tradingsymbol", "exchange", "product", "quantity")} for x in net
+        ]}
+    ).result["steps"]  # fmt: skip
+    agent.decide(
+        plan, " then ".join(f"{s['transaction_type']} {s['tradingsymbol']}" for s in steps)
+    )
+    after = step(r, 1, "Place\n   each next leg only after [Reconcile](reconcile.md) shows")
+    by_symbol = {x["tradingsymbol"]: x for x in net}
+    sent_all: list[dict[str, Any]] = []
+    for planned in steps:
+        held = by_symbol[planned["tradingsymbol"]]
         symbol, qty = held["tradingsymbol"], held["quantity"]
         key = f"{held['exchange']}:{symbol}"
         s3 = step(r, 3, "Resolve the instrument with `market` mode `search` with `search_mode`")
@@ -1884,5 +1902,10 @@ def exit_every_position(agent: Agent, r: Recipe, pos: Recipe) -> list[dict[str, 
         }  # fmt: skip
         agent.call(step(r, 9, "Call `orders` mode `place` with `variety` `regular`"), "orders",
                    "place", **sent)  # fmt: skip
+        agent.wait(seconds=5)
+        reconciled = step(recipe("orders/reconcile.md"), 1, "`orders` mode `list` with `from` 0")
+        mine = [o for o in agent.page(reconciled, "orders", "list") if o["tag"] == sent["tag"]]
+        assert mine[-1]["status"] == "COMPLETE", f"{after}: stop, {mine[-1]['status']}"
+        agent.decide(after, f"{symbol} COMPLETE")
         sent_all.append(sent)
     return sent_all

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kite_skills.calc import calculate
 
-from .agent import in_process, recipe
+from .agent import harm, in_process, recipe
 from .review4 import (
     charges_of_todays_fills,
     expiring_today,
@@ -38,19 +40,39 @@ def test_one_nifty_lot_above_the_budget_is_refused() -> None:
 
 
 def test_rebalance_stops_at_the_tpin_gate_without_physical_authorisation() -> None:
-    """default's `demat_consent` is `consent`: each sell needs a same-day TPIN (issue 43 X5),
-    so the plan is shown and nothing is placed."""
-    agent = in_process("default")
-    done = rebalance(agent, recipe("holdings/rebalance.md"), {"TCS": 0.05, "ITC": 0.15})
-    assert done.plan[0].startswith("SELL") and done.gate
+    """demat-consent's `demat_consent` is `consent`: a sell beyond today's 30 TPIN-authorised
+    shares needs a same-day TPIN (issue 43 X5), so the plan is shown and nothing is placed."""
+    agent = in_process("demat-consent")
+    done = rebalance(agent, recipe("holdings/rebalance.md"), {"INFY": 0.0})
+    assert done.plan[0].startswith("SELL 100 INFY") and done.gate
     assert "TPIN authorisation needed today (consent)" in done.gate[0]
     assert not agent.writes() and not agent.approvals
     truth = calculate(
-        {"mode": "sellable", "holding": {"tradingsymbol": "TCS", "quantity": 25,
-                                          "t1_quantity": 0, "realised_quantity": 25},
+        {"mode": "sellable", "holding": {"tradingsymbol": "INFY", "quantity": 100,
+                                          "t1_quantity": 0, "realised_quantity": 100,
+                                          "authorised_quantity": 30},
          "demat_consent": "consent"}
     ).result  # fmt: skip
     assert truth["tpin_needed"]
+
+
+def test_rebalance_sells_first_with_the_watch_on(tmp_path: Path) -> None:
+    """default (`physical`): TCS and ITC trimmed, HDFCBANK bought with the cash freed; each
+    order approved on its own, the watch sees nothing begin."""
+    book = tmp_path / "journal.jsonl"
+    agent = in_process("default", journal_path=book)
+    done = rebalance(
+        agent, recipe("holdings/rebalance.md"), {"TCS": 0.05, "ITC": 0.10, "HDFCBANK": 0.25}
+    )
+    sides = [s["transaction_type"] for s in done.sent]
+    assert sides == sorted(sides, reverse=True) and sides[0] == "SELL"  # sells first
+    assert len(agent.approvals) == len(done.sent) == len(agent.writes())
+    assert not [m for m in agent.writes() if m.is_error]
+    # announced in the plan the person approved: ITC's two-leg SELL GTT covers more than the
+    # shares left after the sell, so it would fail when it triggers (resized on its own)
+    (resize,) = done.announced
+    assert resize.startswith("GTT ") and " ITC covers " in resize
+    assert harm(book) == ["stop-cannot-fire"]
 
 
 @pytest.mark.parametrize("generation", ["grouped", "legacy", "legacy-oldest"])
