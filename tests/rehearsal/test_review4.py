@@ -18,6 +18,7 @@ from .review4 import (
     position_size,
     pre_market,
     rebalance,
+    square_off_all,
 )
 
 
@@ -142,3 +143,30 @@ def test_nothing_in_the_default_book_expires_today() -> None:
     assert kite is not None
     assert lines == ["NIFTY26DECFUT expires 2026-12-29"]  # the contract's last Tuesday
     assert not agent.writes()
+
+
+@pytest.mark.parametrize("scenario", ["hedged-book", "mis-hedge"])
+def test_square_off_everything_with_the_watch_on(tmp_path: Path, scenario: str) -> None:
+    """Every structure closed short leg first, one approved order after the previous fills:
+    the watch sees nothing begin (no hedge broken on the way)."""
+    book = tmp_path / "journal.jsonl"
+    agent = in_process(scenario, journal_path=book)
+    sent = square_off_all(agent, recipe("orders/square-off-all.md"))
+    assert sent and len(agent.approvals) == len(sent) == len(agent.writes())
+    assert not [m for m in agent.writes() if m.is_error]
+    kite = agent.simulation
+    assert kite is not None
+    assert not [p for p in kite.positions()["net"] if p["quantity"]]  # the truth: flat
+    assert harm(book) == []
+
+
+@pytest.mark.parametrize("consent", ["physical", "consent", "empty", "", "ddpi"])
+def test_the_sandbox_and_the_calculator_read_demat_consent_alike(consent: str) -> None:
+    """Issue 43 X5: the recipes (through `calc` mode `sellable`) and the sandbox's order path
+    agree that only `physical` is a standing authorisation."""
+    from kite_skills.sandbox.sim import engine
+
+    holding = {"tradingsymbol": "INFY", "quantity": 10, "t1_quantity": 0, "realised_quantity": 10}
+    answer = calculate({"mode": "sellable", "holding": holding, "demat_consent": consent}).result
+    assert engine.standing_authorisation(consent) is (not answer["tpin_needed"])
+    assert answer["tpin_needed"] is (consent != "physical")
