@@ -638,6 +638,86 @@ def sandbox(res: Results, pyz: Path, base: Path, py: str, runs: int, work: Path,
     finally:
         session.close()
         baseline.close()
+    _sandbox_watch(res, ours, py, base, env, runs, work)
+
+
+def hedged_account(count: int) -> str:
+    """A scenario of ``count`` NRML option positions (long and short in turn, across NIFTY,
+    BANKNIFTY and RELIANCE), every one of them judged by the watch on each change."""
+    rows = [
+        (f"NIFTY{expiry}{strike}{kind}", 65)
+        for expiry in ("26D08", "26D15")
+        for strike in range(25500, 26501, 50)
+        for kind in ("CE", "PE")
+    ]
+    rows += [(f"BANKNIFTY26DEC{k}{t}", 30) for k in range(58100, 60101, 100) for t in ("CE", "PE")]
+    rows += [
+        (f"RELIANCE{expiry}{strike}{kind}", 500)
+        for expiry in ("26DEC", "27JAN")
+        for strike in range(1440, 1641, 10)
+        for kind in ("CE", "PE")
+    ]
+    assert len(rows) >= count
+    lines = [
+        f"  - {{exchange: NFO, tradingsymbol: {symbol}, product: NRML, "
+        f"quantity: {lot if n % 2 else -lot}}}"
+        for n, (symbol, lot) in enumerate(rows[:count])
+    ]
+    return (
+        'clock: "2026-12-02 11:30:00"\nfunds:\n  equity: {opening_balance: 1000000000}\n'
+        "positions:\n" + "\n".join(lines) + "\n"
+    )
+
+
+def _sandbox_watch(res: Results, ours: list[str], py: str, base: Path, env: dict[str, str],
+                   runs: int, work: Path) -> None:  # fmt: skip
+    """Issue 41: a tool call with the watch on, on an account of 200 positions, against the
+    baseline's no-op (the sandbox's target); and a write (a resting INFY buy placed, then
+    cancelled: each an event the watch judges the whole account after), for its number."""
+    scenario = work / "sandbox-200-positions.yaml"
+    scenario.write_text(hedged_account(200), "utf-8")
+    session = Session([*ours, "--scenario", str(scenario)], env)
+    baseline = Session([py, str(base)], env)
+    call = ("tools/call", {"name": "portfolio", "arguments": {"mode": "profile"}})
+    noop = ("tools/call", {"name": "echo", "arguments": {}})
+    place = {
+        "mode": "place", "variety": "regular", "exchange": "NSE", "tradingsymbol": "INFY",
+        "transaction_type": "BUY", "quantity": 1, "product": "CNC", "order_type": "LIMIT",
+        "price": 1600.0,
+    }  # fmt: skip
+    try:
+        for _ in range(3):
+            session.timed(*call)
+            baseline.timed(*noop)
+        seq, seq_base, writes = [], [], []
+        for n in range(runs * 10):
+            seq.append(session.timed(*call))
+            seq_base.append(baseline.timed(*noop))
+            order_id = f"261202{200000001 + n:09d}"  # the engine's ids run in sequence
+            writes.append(session.timed("tools/call", {"name": "orders", "arguments": place}))
+            cancel = {"mode": "cancel", "variety": "regular", "order_id": order_id}
+            writes.append(session.timed("tools/call", {"name": "orders", "arguments": cancel}))
+        p50_ratio = statistics.median(seq) / statistics.median(seq_base)
+        ratios = [a / b for a, b in zip(seq, seq_base, strict=True)]
+        res.add(
+            "7. sandbox",
+            "sandbox tool call (portfolio profile), watch on, 200 positions, vs the no-op",
+            f"p50 {statistics.median(seq) * 1000:.2f} ms, p99 {pct(seq, 0.99) * 1000:.2f} ms; "
+            f"p50 {p50_ratio:.2f}× no-op (pairs {ratio_text(ratios)})",
+            value=p50_ratio,
+            limit=1.2,
+            target="p50 ≤ 1.20×",
+        )
+        res.add(
+            "7. sandbox",
+            "sandbox write (orders place / cancel), watch on, 200 positions, vs the no-op",
+            f"p50 {statistics.median(writes) * 1000:.2f} ms, "
+            f"p99 {pct(writes, 0.99) * 1000:.2f} ms; "
+            f"p50 {statistics.median(writes) / statistics.median(seq_base):.2f}× no-op",
+        )
+    finally:
+        session.close()
+        baseline.close()
 
 
 def _first_run_memory(res: Results, pyz: Path, base: Path, py: str, env: dict[str, str]) -> None:

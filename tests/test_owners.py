@@ -715,6 +715,42 @@ def test_the_localhost_door_is_kept_only_in_its_module() -> None:
     )
 
 
+def test_which_demat_consent_authorises_a_sell_is_decided_only_in_calc() -> None:
+    """Issue 41 §3: the reading of ``demat_consent`` (only ``physical`` is a standing
+    authorisation) is ``calc/holdings.py`` ``standing_authorisation``; calc's ``sellable``, the
+    sandbox's order path and its watch ask it."""
+    found = [
+        _where(path, number)
+        for path in _python_files()
+        if _rel(path) != "kite_skills/calc/holdings.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"demat_consent\s*[!=]=|[!=]=\s*\S*demat_consent", line)
+    ]
+    assert found == [], (
+        "demat_consent is compared again: ask kite_skills.calc.holdings.standing_authorisation"
+    )
+
+
+def test_the_watch_rules_are_only_in_the_watch() -> None:
+    """Issue 41 §1: each watch rule is a row of ``sandbox/sim/watch.py`` ``RULES``; the
+    fat-finger thresholds the watch applies are the calc tool's ``FAT_FINGER`` (issue 42), which
+    no module of the sandbox defines again."""
+    found = [
+        _where(path, number)
+        for path in sorted((PACKAGE / "sandbox").rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"\b(FAT_FINGER|FatFinger)\s*[:=]", line)
+        or (
+            _rel(path) != "kite_skills/sandbox/sim/watch.py"
+            and re.search(r"\bRULES\s*[:=]|\bRule\(", line)
+        )
+    ]
+    assert found == [], (
+        "a watch rule outside sandbox/sim/watch.py, or fat-finger thresholds of the sandbox's "
+        "own: add the rule there; import the thresholds from kite_skills.calc"
+    )
+
+
 def test_the_development_guide_names_each_rule_and_its_test() -> None:
     text = (REPO / "docs" / "development.md").read_text(encoding="utf-8")
     section = text.split("\n## Who owns each rule\n", 1)[1].split("\n## ", 1)[0]

@@ -10,7 +10,17 @@ from pydantic import Field
 from ._common import Answer, Inputs
 from ._validate import refuse
 
-STANDING_AUTHORISATION = "physical"  # POA on file: the only value that needs no TPIN
+
+def standing_authorisation(demat_consent: str) -> bool:
+    """Whether the account's demat sells need no same-day TPIN (issue 41 §3). Kite documents
+    only ``empty``, ``consent`` and ``physical`` (kite.trade/docs/connect/v3/user, profile
+    ``meta.demat_consent``). ``physical`` is a POA on file: a standing authorisation.
+    ``consent`` is Zerodha's online DIS consent, which authorises each sell when it is placed
+    (zerodha.com/tos/demat-consent; support "how-do-i-fill-up-the-poa-form": with consent "at
+    the time of placing the sell order you will need to authorize"), and ``empty`` is no
+    authorisation at all: both need a TPIN each day unless ``authorised_quantity`` covers the
+    sell. An unknown value is treated as no authorisation (catalog review 4 X5)."""
+    return demat_consent == "physical"
 
 
 class HoldingRow(Inputs):
@@ -67,7 +77,7 @@ def sellable(i: SellableInputs) -> Answer:
     demat_free = max(0, h.realised_quantity - h.used_quantity - i.open_sell_orders)
     btst = h.t1_quantity
     gtt_free = max(0, demat_free - i.active_sell_gtts)
-    standing = i.demat_consent == STANDING_AUTHORISATION
+    standing = standing_authorisation(i.demat_consent)
     tpin = not standing and demat_free > h.authorised_quantity
     result = {
         "reading": reading,

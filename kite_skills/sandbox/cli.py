@@ -8,10 +8,12 @@ imports this package.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import socket
 import sys
+import textwrap
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Final, NoReturn
@@ -39,8 +41,19 @@ def _say(text: str) -> None:
     sys.stderr.flush()
 
 
+class _Formatter(argparse.HelpFormatter):
+    """Lines never broken inside a hyphenated name (a scenario such as ``partial-fill``)."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(text, width, break_on_hyphens=False)
+
+
 class _Parser(SuggestingParser):
     """argparse, but a bad option is one line on stderr (exit 2), not the usage block."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         _say(f"{self.prog}: error: {message} (see: {self.prog} --help)")
@@ -86,8 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
         default="default",
         help="a built-in scenario: default (a typical account mid-session), expiry-day, "
         "t1-holdings, after-square-off, pre-open, gap-down, the rehearsals' reconcile-timeout, "
-        "exit-gap, t1-gtt, positions-closed, funds-blocked, split-day, option-books or "
-        "alerts-audit; or your own scenario YAML file (its format: docs/sandbox-scenarios.md)",
+        "exit-gap, t1-gtt, positions-closed, funds-blocked, split-day, option-books, "
+        "alerts-audit, and for the watch partial-fill, hedged-book, mis-hedge, amo-released, "
+        "ddpi-gtt, demat-physical, demat-consent or demat-empty; or your own scenario YAML "
+        "file (its format: docs/sandbox-scenarios.md)",
     )
     parser.add_argument(
         "--at",
@@ -117,6 +132,14 @@ def build_parser() -> argparse.ArgumentParser:
         "per-user data folder)",
     )
     parser.add_argument(
+        "--watch",
+        choices=("journal", "strict"),
+        default="journal",
+        help="what the watch does with a harm it sees (docs/sandbox.md, 'What the sandbox "
+        "watches for'): journal it (default), or strict: also refuse the call that would "
+        "cause it, with the rule's message",
+    )
+    parser.add_argument(
         "--http", action="store_true", help="serve streamable HTTP on 127.0.0.1 instead of stdio"
     )
     parser.add_argument(
@@ -133,6 +156,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Example: kite-skills sandbox journal ./rehearsal.jsonl",
     )
     show.add_argument("file", nargs="?", help="the journal (default: the default journal)")
+    show.add_argument(
+        "--json",
+        action="store_true",
+        help="print the last launch's summary as JSON instead: calls, writes, events, and the "
+        "watch's findings with counts per rule",
+    )
     show.set_defaults(run=_run_journal)
     parser.set_defaults(run=_run_serve)
     describe_subcommands(parser)
@@ -145,6 +174,9 @@ def _journal_path(value: str | None) -> Path:
 
 def _run_journal(args: argparse.Namespace) -> int:
     path = _journal_path(args.file)
+    if args.json:
+        print(json.dumps(journal_module.summary(path), indent=2))  # noqa: T201
+        return 0
     for line in journal_module.timeline(path):
         print(line)  # noqa: T201  (a command for a person: the timeline is its output)
     return 0
@@ -230,7 +262,7 @@ def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> 
             "EXCLUDED_TOOLS names no %s tool: %s", args.tools, ", ".join(unknown)
         )
     tools = Generation(tools.name, {n: h for n, h in tools.handlers.items() if n not in excluded})
-    sandbox = Sandbox(simulation, clock.now, tools, journal)
+    sandbox = Sandbox(simulation, clock.now, tools, journal, strict=args.watch == "strict")
     begun = simulation.now.strftime(AT_FORMAT)
     transport = "http" if sock is not None else "stdio"
     journal.start(
@@ -239,7 +271,9 @@ def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> 
         speed=args.speed,
         tools=args.tools,
         transport=transport,
+        watch=args.watch,
     )
+    sandbox.journal_notes(simulation.take_notes())  # what the account starts exposed to
     line = (
         f"kite-skills sandbox: a SIMULATION (no Kite account, no real money): scenario "
         f"{args.scenario!r}, clock {begun} IST at {args.speed:g}x, tools {args.tools}; "

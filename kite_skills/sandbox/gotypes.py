@@ -64,6 +64,12 @@ ORDER: Final[tuple[Field, ...]] = (
     ("tags", "ls"),
     ("guid", "s"),
 )
+# The oldest generation (zerodha/kite-mcp-server@dcf2dc4) builds on gokiteconnect v4.3.5 (its
+# go.mod), whose Order struct has neither MarketProtection nor GUID; they came in v4.4.0
+# (zerodha/gokiteconnect@v4.3.5:orders.go, type Order).
+ORDER_V435: Final[tuple[Field, ...]] = tuple(
+    f for f in ORDER if f[0] not in ("market_protection", "guid")
+)
 TRADE: Final[tuple[Field, ...]] = (
     ("average_price", "f"),
     ("quantity", "f"),

@@ -19,12 +19,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, time, timedelta
 from typing import Any, Final
 
 from . import coerce as c
 from . import gotypes as g
-from .sim import KiteError
+from .sim import KiteConnectError
+from .sim.order_request import OrderRequest
 
 Args = Mapping[str, Any]
 
@@ -70,7 +71,7 @@ def _call(what: str, thunk: Callable[[], Any]) -> Any:
     """Run a Kite Connect call; a refusal becomes the handler's ``what`` text."""
     try:
         return thunk()
-    except KiteError as exc:
+    except KiteConnectError as exc:
         raise Failed(fail(what, exc)) from exc
 
 
@@ -167,11 +168,14 @@ def _plain(fields: tuple[g.Field, ...], method: str, what: str, many: bool = Fal
 # ---------------------------------------------------------------- orders
 
 
-def order_history(kite: Any, args: Args) -> Result:
-    _need(args, "order_id")
-    order_id = c.s(args.get("order_id"))
-    rows = _call("Failed to get order history", lambda: kite.order_history(order_id))
-    return ok(g.shape_all(g.ORDER, rows))
+def order_history(order: tuple[g.Field, ...]) -> Handler:
+    def run(kite: Any, args: Args) -> Result:
+        _need(args, "order_id")
+        order_id = c.s(args.get("order_id"))
+        rows = _call("Failed to get order history", lambda: kite.order_history(order_id))
+        return ok(g.shape_all(order, rows))
+
+    return run
 
 
 def order_trades(kite: Any, args: Args) -> Result:
@@ -191,26 +195,25 @@ def place(kite: Any, args: Args, *, need_variety: bool, protection: bool) -> Res
     and :99 in 847fe98 (variety required; market_protection from 847fe98 on)."""
     names = ("exchange", "tradingsymbol", "transaction_type", "quantity", "product", "order_type")
     _need(args, *(("variety", *names) if need_variety else names))
-    params = {
-        "variety": c.s(args.get("variety"), "regular"),
-        "exchange": _omit(c.s(args.get("exchange"), "NSE")),
-        "tradingsymbol": _omit(c.s(args.get("tradingsymbol"))),
-        "transaction_type": _omit(c.s(args.get("transaction_type"))),
-        "quantity": _omit(c.i(args.get("quantity"), 1)),
-        "product": _omit(c.s(args.get("product"))),
-        "order_type": _omit(c.s(args.get("order_type"))),
-        "price": _omit(c.f(args.get("price"))),
-        "validity": _omit(c.s(args.get("validity"))),
-        "validity_ttl": _omit(c.i(args.get("validity_ttl"))),
-        "disclosed_quantity": _omit(c.i(args.get("disclosed_quantity"))),
-        "trigger_price": _omit(c.f(args.get("trigger_price"))),
-        "iceberg_legs": _omit(c.i(args.get("iceberg_legs"))),
-        "iceberg_quantity": _omit(c.i(args.get("iceberg_quantity"))),
-        "tag": _omit(c.s(args.get("tag"))),
-    }
-    if protection:
-        params["market_protection"] = _omit(c.f(args.get("market_protection")))
-    answer = _call("Failed to place order", lambda: kite.place_order(**params))
+    request = OrderRequest(
+        variety=c.s(args.get("variety"), "regular"),
+        exchange=c.s(args.get("exchange"), "NSE"),
+        tradingsymbol=c.s(args.get("tradingsymbol")),
+        transaction_type=c.s(args.get("transaction_type")),
+        quantity=c.i(args.get("quantity"), 1),
+        product=c.s(args.get("product")),
+        order_type=c.s(args.get("order_type")),
+        price=_omit(c.f(args.get("price"))),
+        validity=_omit(c.s(args.get("validity"))),
+        validity_ttl=_omit(c.i(args.get("validity_ttl"))),
+        disclosed_quantity=_omit(c.i(args.get("disclosed_quantity"))),
+        trigger_price=_omit(c.f(args.get("trigger_price"))),
+        iceberg_legs=_omit(c.i(args.get("iceberg_legs"))),
+        iceberg_quantity=_omit(c.i(args.get("iceberg_quantity"))),
+        tag=_omit(c.s(args.get("tag"))),
+        market_protection=_omit(c.f(args.get("market_protection"))) if protection else None,
+    )
+    answer = _call("Failed to place order", lambda: kite.place(request))
     return ok(g.shape(g.ORDER_RESPONSE, answer))
 
 
@@ -454,7 +457,7 @@ def master(kite: Any) -> list[dict[str, Any]]:
         item.setdefault("active", True)
         try:
             facts = kite.instrument_facts(exchange, symbol)
-        except KiteError:
+        except KiteConnectError:
             facts = None
         if facts is not None:
             item.setdefault("isin", facts.isin)
@@ -720,7 +723,7 @@ def _history(kite: Any, uuid: str) -> list[dict[str, Any]] | None:
     """An alert's history; None when it cannot be read (the real server only logs that)."""
     try:
         rows = kite.get_alert_history(uuid)
-    except KiteError:
+    except KiteConnectError:
         return None
     return rows if isinstance(rows, list) else None
 
@@ -746,7 +749,7 @@ def _with_reason(handler: Handler) -> Handler:
 def _profile_name(kite: Any) -> str:
     try:
         return c.s(kite.profile().get("user_name"))
-    except KiteError:
+    except KiteConnectError:
         return ""
 
 
@@ -755,17 +758,18 @@ def session(clock: Callable[[], datetime]) -> Handler:
     and logout answers as the real one does while the simulation stays signed in."""
 
     def status(kite: Any, args: Args) -> Result:
-        now = clock()
+        login, expires = session_window(kite.scenario.clock, clock())
+        # A Go map marshals with its keys sorted.
         return ok(
             {
-                "session_id": SESSION_ID,
                 "authenticated": True,
-                "terminated": False,
-                "status": "authenticated",
-                "created_at": g.go_time(now),
-                "expires_at": g.go_time(now.replace(hour=23, minute=59, second=59)),
-                "kite_session_expires_at": g.go_time(now.replace(hour=23, minute=59, second=59)),
+                "created_at": g.go_time(login),
+                "expires_at": g.go_time(expires),
                 "kite_session_expired": False,
+                "kite_session_expires_at": g.go_time(expires),
+                "session_id": SESSION_ID,
+                "status": "authenticated",
+                "terminated": False,
             }
         )
 
@@ -776,6 +780,17 @@ def session(clock: Callable[[], datetime]) -> Handler:
 
 
 SESSION_ID: Final = "kite-sandbox-simulated-session"
+KITE_EXPIRY: Final = time(6, 0)  # a Kite access token expires at 06:00 the next day
+
+
+def session_window(login: datetime, now: datetime) -> tuple[datetime, datetime]:
+    """(login, expiry) of the simulated session: logged in at the scenario's clock, valid
+    until 06:00 the next day (Kite Connect's token expiry), then logged in again at that
+    06:00 for another day (the simulated account is always signed in)."""
+    expires = datetime.combine(login.date() + timedelta(days=1), KITE_EXPIRY, login.tzinfo)
+    while now >= expires:
+        login, expires = expires, expires + timedelta(days=1)
+    return login, expires
 
 
 def login(text: str) -> Handler:
@@ -811,7 +826,7 @@ def grouped(clock: Callable[[], datetime]) -> Generation:
         "orders",
         {
             "list": _paged_list(g.ORDER, "orders", "Failed to execute orders_list"),
-            "history": order_history,
+            "history": order_history(g.ORDER),
             "trades": order_trades,
             "all_trades": _paged_list(g.TRADE, "trades", "Failed to execute orders_all_trades"),
             "place": lambda k, a: place(k, a, need_variety=False, protection=True),
@@ -859,14 +874,16 @@ def grouped(clock: Callable[[], datetime]) -> Generation:
     return Generation("grouped", {k: guarded(v) for k, v in table.items()})
 
 
-def _legacy_common(bad_type: str) -> dict[str, Handler]:
+def _legacy_common(bad_type: str, order: tuple[g.Field, ...] = g.ORDER) -> dict[str, Handler]:
+    """The separate tools both legacy generations share; ``order`` is their gokiteconnect's
+    Order struct."""
     return {
         "get_profile": _plain(g.USER_PROFILE, "profile", "Failed to execute get_profile"),
         "get_margins": _plain(g.ALL_MARGINS, "margins", "Failed to execute get_margins"),
         "get_positions": lambda k, a: positions(k, a, "Failed to execute get_positions"),
         "get_trades": _paged_list(g.TRADE, "trades", "Failed to execute get_trades"),
-        "get_orders": _paged_list(g.ORDER, "orders", "Failed to execute get_orders"),
-        "get_order_history": order_history,
+        "get_orders": _paged_list(order, "orders", "Failed to execute get_orders"),
+        "get_order_history": order_history(order),
         "get_order_trades": order_trades,
         "get_gtts": _paged_list(g.GTT, "get_gtts", "Failed to execute get_gtts"),
         "get_mf_holdings": _paged_list(
@@ -903,7 +920,7 @@ def legacy() -> Generation:
 
 def legacy_oldest() -> Generation:
     """The oldest separate tools, dcf2dc4 (generation a)."""
-    table = _legacy_common(LEGACY_BAD_TYPE)
+    table = _legacy_common(LEGACY_BAD_TYPE, g.ORDER_V435)
     table.update(
         login=login("You are already logged in as {name}"),
         get_holdings=lambda k, a: holdings("full", k, a, LEGACY_HOLDINGS),

@@ -136,6 +136,7 @@ class Journal:
         text: str,
         is_error: bool,
         kite_error: str | None = None,
+        writes: bool = False,
     ) -> None:
         self.seq += 1
         if len(text) > MAX_RESULT_CHARS:
@@ -144,7 +145,7 @@ class Journal:
             "kind": "call",
             "seq": self.seq,
             "at": _now(),
-            "sim_time": sim_time.strftime("%Y-%m-%d %H:%M:%S"),
+            "sim_time": _sim(sim_time),
             "tool": clipped(tool, KEPT_NAME_CHARS),
             "arguments": arguments,
             "is_error": is_error,
@@ -152,7 +153,49 @@ class Journal:
         }
         if kite_error is not None:
             entry["kite_error"] = kite_error
+        if writes:
+            entry["writes"] = True
         self.write(entry)
+
+    def event(self, *, sim_time: datetime, event: str, text: str, instruments: list[str]) -> None:
+        """What the simulation did (a fill, a trigger, a square-off, a write's effect)."""
+        self.write(
+            {
+                "kind": "event",
+                "at": _now(),
+                "sim_time": _sim(sim_time),
+                "event": event,
+                "text": text,
+                "instruments": instruments,
+            }
+        )
+
+    def watch(
+        self,
+        *,
+        sim_time: datetime,
+        rule: str,
+        phase: str,
+        instruments: list[str],
+        detail: str,
+        message: str,
+        began: datetime,
+    ) -> None:
+        """A watch rule's state began, ended (with how long it lasted) or was refused."""
+        self.write(
+            {
+                "kind": "watch",
+                "at": _now(),
+                "sim_time": _sim(sim_time),
+                "rule": rule,
+                "phase": phase,
+                "instruments": instruments,
+                "detail": detail,
+                "message": message,
+                "began": _sim(began),
+                "lasted_seconds": int((sim_time - began).total_seconds()),
+            }
+        )
 
     def start(self, **facts: Any) -> None:
         self._start = {"kind": "start", **facts}
@@ -225,7 +268,11 @@ def _journal_or_empty(path: Path) -> bool:
         entry = json.loads(first.split(b"\n", 1)[0])
     except ValueError:
         return False
-    return isinstance(entry, dict) and entry.get("kind") in ("start", "call")
+    return isinstance(entry, dict) and entry.get("kind") in ("start", "call", "event", "watch")
+
+
+def _sim(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
 def _now() -> str:
@@ -292,12 +339,96 @@ def timeline(path: Path) -> Iterator[str]:
                 f"{field.get('speed')}x, {field.get('transport')}"
             )
             continue
+        if entry.get("kind") == "event":
+            yield (
+                f"{field.get('sim_time', '?')} IST  ~ {_shorten(str(entry.get('event')), 40)}: "
+                f"{_shorten(str(entry.get('text', '')))}"
+            )
+            continue
+        if entry.get("kind") == "watch":
+            yield from _watch_lines(entry)
+            continue
         mark = "ERROR" if entry.get("is_error") else "ok"
         yield (
             f"{field.get('sim_time', '?')} IST  #{field.get('seq')}  "
-            f"{_shorten(str(entry.get('tool')), 80)} "
+            f"{'WRITE ' if entry.get('writes') else ''}{_shorten(str(entry.get('tool')), 80)} "
             f"{_arguments(entry.get('arguments'))}"
         )
         yield f"    {mark}: {_shorten(str(entry.get('result', '')))}"
         if entry.get("kite_error"):
             yield f"    Kite said: {_shorten(str(entry['kite_error']))}"
+
+
+def _lasted(seconds: Any) -> str:
+    total = int(seconds) if isinstance(seconds, int | float) else 0
+    hours, rest = divmod(total, 3600)
+    return (
+        f"{hours}h{rest // 60:02d}m{rest % 60:02d}s" if hours else f"{rest // 60}m{rest % 60:02d}s"
+    )
+
+
+def _watch_lines(entry: dict[str, Any]) -> Iterator[str]:
+    """A watch finding, marked ``!! WATCH`` so that it stands out in the timeline."""
+    phase = entry.get("phase")
+    rule = _shorten(str(entry.get("rule")), 40)
+    head = f"{_shorten(str(entry.get('sim_time', '?')), 40)} IST  !! WATCH {rule}"
+    if phase == "ended":
+        yield f"{head} ended after {_lasted(entry.get('lasted_seconds'))}: " + _shorten(
+            str(entry.get("detail", ""))
+        )
+        return
+    verb = "refused the call (--watch strict)" if phase == "refused" else "began"
+    yield f"{head} {verb}: {_shorten(str(entry.get('detail', '')))}"
+    yield f"    {_shorten(str(entry.get('message', '')))}"
+
+
+def summary(path: Path) -> dict[str, Any]:
+    """The last launch of the journal, for a test or a script (``sandbox journal --json``):
+    how many calls and writes, the events by kind, the watch's findings by rule (each state
+    that began, or was refused, counts once) and each finding with how long it lasted (None:
+    still open when the journal ends)."""
+    calls = writes = 0
+    events: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    findings: list[dict[str, Any]] = []
+    open_: dict[tuple[str, str, tuple[str, ...]], dict[str, Any]] = {}
+    launches = 0
+    for _number, entry in entries(path):
+        if entry is None:
+            continue
+        kind = entry.get("kind")
+        if kind == "start":
+            launches += 1
+            calls = writes = 0
+            events, counts, findings, open_ = {}, {}, [], {}
+        elif kind == "call":
+            calls += 1
+            writes += bool(entry.get("writes"))
+        elif kind == "event":
+            name = str(entry.get("event"))
+            events[name] = events.get(name, 0) + 1
+        elif kind == "watch":
+            rule = str(entry.get("rule"))
+            key = (rule, str(entry.get("began")), tuple(entry.get("instruments") or ()))
+            if entry.get("phase") in ("began", "refused"):
+                counts[rule] = counts.get(rule, 0) + 1
+                found = {
+                    "rule": rule,
+                    "phase": entry.get("phase"),
+                    "instruments": entry.get("instruments"),
+                    "detail": entry.get("detail"),
+                    "began": entry.get("began"),
+                    "lasted_seconds": 0 if entry.get("phase") == "refused" else None,
+                }
+                findings.append(found)
+                open_[key] = found
+            elif entry.get("phase") == "ended" and key in open_:
+                open_.pop(key)["lasted_seconds"] = entry.get("lasted_seconds")
+    return {
+        "launches": launches,
+        "calls": calls,
+        "writes": writes,
+        "events": dict(sorted(events.items())),
+        "watch": dict(sorted(counts.items())),
+        "findings": findings,
+    }

@@ -9,11 +9,13 @@ writes the journal entry, and only then answers.
 
 from __future__ import annotations
 
+import copy
 import hmac
 import logging
 import secrets
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Final
 
@@ -23,13 +25,14 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .. import __version__
+from .. import __version__, kite_schemas
 from ..display import clipped
 from ..mcpkit import HANDSHAKE, Context, HandshakeState, SessionRules, internal_errors
 from ..mcpkit.localhost import Door, header
 from . import schemas
 from .handlers import Generation, Result
 from .journal import Journal, JournalError, recorded
+from .sim.events import Finding
 
 log = logging.getLogger("kite_skills.sandbox")
 
@@ -64,7 +67,12 @@ def tool_models(generation: str) -> list[types.Tool]:
 
 
 class Sandbox:
-    """The simulation, its clock, the handlers of one tool generation and the journal."""
+    """The simulation, its clock, the handlers of one tool generation and the journal.
+
+    After each call the simulation's watch judges the account (issue 41); what it finds, and
+    what the market did meanwhile, is journalled around the call's entry. With ``strict`` a
+    call whose effect would begin a watch finding is first tried on a copy of the simulation
+    and refused with the rule's message."""
 
     def __init__(
         self,
@@ -72,6 +80,8 @@ class Sandbox:
         clock: Callable[[], datetime],
         generation: Generation,
         journal: Journal | None,
+        *,
+        strict: bool = False,
     ) -> None:
         self.sim = sim
         self.clock = clock
@@ -81,6 +91,8 @@ class Sandbox:
             spec["name"]: frozenset(spec["inputSchema"].get("properties", ()))
             for spec in schemas.load(generation.name)
         }
+        self.strict = strict
+        self.writes = _writes(generation.name)
 
     def call(self, name: str, arguments: Any) -> Result | None:
         """Run one tool call (None: no such tool) and journal it before anyone is answered.
@@ -92,9 +104,12 @@ class Sandbox:
             return Result(JOURNAL_FAILED.format(reason=self.journal.failure), True)
         handler = self.generation.handlers.get(name)
         args = arguments if isinstance(arguments, dict) else {}
+        before: list[Any] = []
+        after: list[Any] = []
         try:
             self.sim.advance_to(self.clock())
             now = self.sim.now
+            before = self.sim.take_notes()
         except Exception:
             log.exception("the simulation failed to advance its clock")
             now = self.clock()
@@ -104,7 +119,12 @@ class Sandbox:
                 result = None
             else:
                 try:
-                    result = handler(self.sim, args)
+                    refused = self._refusal(handler, args) if self.strict else None
+                    if refused is not None:
+                        result, after = refused
+                    else:
+                        result = handler(self.sim, args)
+                        after = self.sim.after_call()
                 except Exception:
                     log.exception("tool %s failed", clipped(name, 64))
                     result = Result(INTERNAL, True)
@@ -112,14 +132,20 @@ class Sandbox:
             log.info("%s: Kite Connect refused: %s", name, result.kite_error)
         if self.journal is not None:
             try:
+                self.journal_notes(before)
+                mode = args.get("mode")
                 self.journal.call(
                     sim_time=now,
                     tool=name,
                     arguments=recorded(arguments, self.parameters.get(name, frozenset())),
-                    text=result.text if result is not None else unknown_tool(name),
+                    text=result.text
+                    if result is not None
+                    else unknown_tool(name, self.generation.name),
                     is_error=True if result is None else result.is_error,
                     kite_error=result.kite_error if result is not None else None,
+                    writes=(name, mode if isinstance(mode, str) else "") in self.writes,
                 )
+                self.journal_notes(after)
             except JournalError as exc:
                 log.warning(
                     "%s (the call %s was done and answered; no further call runs)",
@@ -128,16 +154,78 @@ class Sandbox:
                 )
         return result
 
+    def _refusal(self, handler: Any, args: Any) -> tuple[Result, list[Any]] | None:
+        """``--watch strict``: the call tried on a copy; the rule's refusal when it would
+        begin a finding (the real simulation untouched), else None."""
+        trial = copy.deepcopy(self.sim)
+        handler(trial, args)
+        began = [n for n in trial.after_call() if isinstance(n, Finding) and n.phase == "began"]
+        if not began:
+            return None
+        refused = [replace(n, phase="refused") for n in began]
+        first = began[0]
+        text = (
+            "kite-skills sandbox --watch strict refused this call: "
+            f"{first.message} ({first.detail})"
+        )
+        return Result(text, True), refused
 
-def unknown_tool(name: str) -> str:
-    return f'unknown tool "{clipped(name, 64)}"'
+    def journal_notes(self, notes: list[Any]) -> None:
+        """Journal the simulation's events and the watch's findings."""
+        assert self.journal is not None
+        for note in notes:
+            if isinstance(note, Finding):
+                self.journal.watch(
+                    sim_time=note.at,
+                    rule=note.rule,
+                    phase=note.phase,
+                    instruments=list(note.instruments),
+                    detail=note.detail,
+                    message=note.message,
+                    began=note.began,
+                )
+            else:
+                self.journal.event(
+                    sim_time=note.at,
+                    event=note.kind,
+                    text=note.text,
+                    instruments=list(note.instruments),
+                )
+
+
+def _writes(generation: str) -> frozenset[tuple[str, str]]:
+    """(tool, mode) pairs of the generation that change the account ("" for no mode)."""
+    return frozenset(
+        (tool.name, mode_name)
+        for tool in kite_schemas.load(generation)  # type: ignore[arg-type]
+        for mode_name, mode in tool.modes.items()
+        if mode.writes
+    )
+
+
+def unknown_tool(name: str, generation: str = "grouped") -> str:
+    """The unknown-tool error. The oldest generation is served by mcp-go v0.31.0
+    (zerodha/kite-mcp-server@dcf2dc4 go.mod), whose text is "tool '%s' not found: %w" with
+    ErrToolNotFound "tool not found" (mark3labs/mcp-go@v0.31.0 server/server.go:1001,
+    server/errors.go:13)."""
+    shown = clipped(name, 64)
+    if generation == "legacy-oldest":
+        return f"tool '{shown}' not found: tool not found"
+    return f'unknown tool "{shown}"'
 
 
 def build_server(sandbox: Sandbox) -> Server[Any]:
+    # Sorted by name, as the upstream SDKs send tools/list (issue 41 §2; mcp-go v0.31.0, the
+    # oldest generation's: server/server.go:894 sort.Strings(toolNames)).
     tools = types.ListToolsResult(
-        tools=[
-            t for t in tool_models(sandbox.generation.name) if t.name in sandbox.generation.handlers
-        ]
+        tools=sorted(
+            (
+                t
+                for t in tool_models(sandbox.generation.name)
+                if t.name in sandbox.generation.handlers
+            ),
+            key=lambda t: t.name,
+        )
     )
 
     async def list_tools(ctx: Context, params: Any) -> types.ListToolsResult:
@@ -147,7 +235,9 @@ def build_server(sandbox: Sandbox) -> Server[Any]:
         result = sandbox.call(params.name, params.arguments)
         if result is None:
             raise MCPError(
-                INVALID_PARAMS, unknown_tool(params.name), {"name": clipped(params.name, 64)}
+                INVALID_PARAMS,
+                unknown_tool(params.name, sandbox.generation.name),
+                {"name": clipped(params.name, 64)},
             )
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=result.text)], is_error=result.is_error

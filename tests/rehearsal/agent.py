@@ -26,7 +26,7 @@ from typing import Any
 from kite_skills import kite_schemas
 from kite_skills.catalog import calls as calls_module
 from kite_skills.catalog.calls import Call, Unavailable
-from kite_skills.sandbox import handlers, sim
+from kite_skills.sandbox import handlers, journal, sim
 from kite_skills.sandbox.server import Sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -348,13 +348,20 @@ class Agent:
         return [m for m in self.made if m.tool == tool and (mode is None or m.mode == mode)]
 
 
-def in_process(scenario: str, generation: str = "grouped", at: datetime | None = None) -> Agent:
+def in_process(
+    scenario: str,
+    generation: str = "grouped",
+    at: datetime | None = None,
+    journal_path: Path | None = None,
+) -> Agent:
     """An agent over the sandbox in this process: the built-in ``scenario``, its clock
-    driven by the script (:meth:`Agent.wait`)."""
+    driven by the script (:meth:`Agent.wait`); with ``journal_path`` the sandbox journals
+    there (the watch's findings among the entries: :func:`harm`)."""
     simulation = sim.Simulation(sim.load_scenario(scenario), start=at)
     clock = [simulation.now]
     tools = handlers.generation(generation, lambda: clock[0])
-    sandbox = Sandbox(simulation, lambda: clock[0], tools, None)
+    book = journal.Journal(journal_path) if journal_path is not None else None
+    sandbox = Sandbox(simulation, lambda: clock[0], tools, book)
 
     def transport(tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
         result = sandbox.call(tool, arguments)
@@ -367,3 +374,17 @@ def in_process(scenario: str, generation: str = "grouped", at: datetime | None =
 def ist(text: str) -> datetime:
     """'YYYY-MM-DD HH:MM:SS' (Kite's JSON timestamps) as an aware IST datetime."""
     return datetime.strptime(text, "%Y-%m-%d %H:%M:%S").replace(tzinfo=sim.IST)
+
+
+def harm(journal_path: Path) -> list[str]:
+    """The watch rules whose state began after the rehearsal's first call (what the account
+    already was exposed to at the start is the scenario's, not the recipe's), in order."""
+    found = []
+    called = False
+    for _line, entry in journal.entries(journal_path):
+        if entry is None:
+            continue
+        called = called or entry.get("kind") == "call"
+        if called and entry.get("kind") == "watch" and entry.get("phase") == "began":
+            found.append(str(entry["rule"]))
+    return found

@@ -375,7 +375,7 @@ def sell_gtt(
         step(r, 4, "Read `portfolio` mode `profile` `meta.demat_consent`"), "portfolio", "profile"
     )
     consent = profile["meta"]["demat_consent"]
-    tpin = consent not in ("consent",) and holding["authorised_quantity"] < capacity
+    tpin = consent != "physical" and holding["authorised_quantity"] < capacity
     s5 = step(r, 5, "flag any `active` GTT with the same symbol, side and triggers")
     same = [
         g
@@ -449,7 +449,7 @@ def audit_gtts(agent: Agent, r: Recipe) -> list[str]:
         step(r, 3, "a fresh `market` mode\n   `ltp`"), "market", "ltp", instruments=keys
     )
     profile = agent.call(step(r, 3, "`portfolio` mode `profile` for"), "portfolio", "profile")
-    ddpi = profile["meta"]["demat_consent"] == "consent"
+    ddpi = profile["meta"]["demat_consent"] == "physical"
     s4 = step(r, 4, "SELL more than the demat quantity, or are for a symbol no longer held")
     tpin = step(r, 4, 'Flag it as "needs TPIN on the day" in the report')
     lines = []
@@ -1795,3 +1795,47 @@ def corporate_action(agent: Agent, r: Recipe, key: str, factor: int, old_qty: in
     lines.append(f"Candles: {'unadjusted: divide earlier prices' if unadjusted else 'adjusted'}")
     agent.decide(s6, lines[-1])
     return lines
+
+
+# ------------------------------------------------------------------ orders/exit.md, every row
+
+
+def exit_every_position(agent: Agent, r: Recipe, pos: Recipe) -> list[dict[str, Any]]:
+    """/orders/exit for "square off everything": each open Net row in the order `positions`
+    lists them (the recipe gives no order between rows), a LIMIT at the touch, each with its
+    own approval and re-check."""
+    s1 = step(r, 1, "For a position, read `portfolio` mode `positions` (paged)")
+    rows = agent.page(s1, "portfolio", "positions")
+    step(pos, 3, "a key seen only once is a **Net**\n   row")
+    keys = [(x["exchange"], x["tradingsymbol"], x["product"]) for x in rows]
+    net = [x for i, x in enumerate(rows) if keys[i] not in keys[i + 1 :] and x["quantity"]]
+    sent_all = []
+    for held in net:
+        symbol, qty = held["tradingsymbol"], held["quantity"]
+        key = f"{held['exchange']}:{symbol}"
+        s3 = step(r, 3, "Resolve the instrument with `market` mode `search` with `search_mode`")
+        row = resolve_row(agent, s3, held["exchange"], symbol)
+        quote = quote_of(agent, step(r, 3, "take `market` mode `quote` for the best bid"), key)
+        s5 = step(r, 5, "`orders` mode `list` and `orders` mode `all_trades`")
+        agent.page(s5, "orders", "list")
+        agent.page(s5, "orders", "all_trades")
+        agent.page(step(r, 5, "active GTTs from `gtt` mode `list` on the symbol"), "gtt", "list")
+        side = "SELL" if qty > 0 else "BUY"
+        touch = quote["depth"]["buy" if side == "SELL" else "sell"][0]["price"]
+        price = snap(touch, row["tick_size"], down=side == "SELL")
+        lots = abs(qty) // row["lot_size"]
+        agent.decide(step(r, 7, "Present the summary"), f"{side} {abs(qty)} {symbol}: {lots} lots")
+        agent.approve(
+            part(r, "Steps", "**Stop for approval.** Do not go on until the user approves this")
+        )
+        agent.page(step(r, 8, "re-read `portfolio` mode `positions`"), "portfolio", "positions")
+        quote_of(agent, step(r, 8, "take a new `market` mode `quote`"), key)
+        sent = {
+            "variety": "regular", "exchange": held["exchange"], "tradingsymbol": symbol,
+            "transaction_type": side, "quantity": abs(qty), "product": held["product"],
+            "order_type": "LIMIT", "price": price, "tag": f"ksX{symbol[:12]}",
+        }  # fmt: skip
+        agent.call(step(r, 9, "Call `orders` mode `place` with `variety` `regular`"), "orders",
+                   "place", **sent)  # fmt: skip
+        sent_all.append(sent)
+    return sent_all

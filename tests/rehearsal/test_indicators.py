@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from kite_skills.sandbox.sim import KiteError
+from kite_skills.sandbox.sim import KiteConnectError
 
 from .agent import in_process, recipe, step
 from .scripts import candles, ema, rsi14
@@ -44,7 +44,7 @@ def test_minute_candles_come_in_chunks_without_duplicates() -> None:
     assert calls == 2  # 150 days of 5-minute candles: two requests of at most 100 days
     dates = [c["date"] for c in rows]
     assert dates == sorted(set(dates))
-    with pytest.raises(KiteError, match="interval exceeds max limit"):  # why the chunks
+    with pytest.raises(KiteConnectError, match="interval exceeds max limit"):  # why the chunks
         kite.historical_data(token, agent.now - timedelta(days=150), agent.now, "5minute")
     middle = agent.now - timedelta(days=50)
     truth = kite.historical_data(token, agent.now - timedelta(days=150), middle, "5minute")

@@ -36,7 +36,8 @@ TRUTH = [  # what the scenario was built with
     "Order 261202200000002 BUY INFY NSE CNC LIMIT 1640.00, qty 250, tag ks1129INFYB1",
     "Status OPEN (as of 11:30:00 IST): filled 100, pending 150, cancelled 0 (100+0+150 = 250)",
     "Trades: 1 (100 shares), average 1639.80; order average_price 1639.80 - matches",
-    "History: PUT ORDER REQ RECEIVED -> VALIDATION PENDING -> OPEN PENDING -> OPEN",
+    # each partial fill adds an OPEN row with the new filled_quantity (issue 41 §2)
+    "History: PUT ORDER REQ RECEIVED -> VALIDATION PENDING -> OPEN PENDING -> OPEN -> OPEN",
     "Unreconciled: none",
 ]
 

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from kite_skills.sandbox import sim
-from kite_skills.sandbox.sim import KiteError
+from kite_skills.sandbox.sim import KiteConnectError
 
 from .agent import in_process, recipe
 from .scripts import session_gate
@@ -34,7 +34,7 @@ def test_after_the_mis_square_off(generation: str) -> None:
     assert not agent.writes()
     kite = agent.simulation
     assert kite is not None
-    with pytest.raises(KiteError):  # the truth: Kite refuses it
+    with pytest.raises(KiteConnectError):  # the truth: Kite refuses it
         kite.place_order(variety="regular", product="MIS", **ORDER)
     assert kite.place_order(variety="regular", product="CNC", **ORDER)["order_id"]
 
@@ -49,9 +49,9 @@ def test_between_sessions_tell_the_person_when_to_retry(generation: str) -> None
     assert not agent.writes()
     kite = agent.simulation
     assert kite is not None
-    with pytest.raises(KiteError):  # the truth: neither a regular order nor an AMO now
+    with pytest.raises(KiteConnectError):  # the truth: neither a regular order nor an AMO now
         kite.place_order(variety="regular", product="CNC", **ORDER)
-    with pytest.raises(KiteError):
+    with pytest.raises(KiteConnectError):
         kite.place_order(variety="amo", product="CNC", **ORDER)
     kite.advance_to(at + timedelta(minutes=25))  # 16:00: the retry the person was told
     assert kite.place_order(variety="amo", product="CNC", **ORDER)["order_id"]

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from kite_skills.sandbox.sim import KiteError, Simulation, parse_scenario, rules
+from kite_skills.sandbox.sim import KiteConnectError, Simulation, parse_scenario, rules
 from kite_skills.sandbox.sim.portfolio import FUTURES_RATE, MIS_EQUITY_RATE
 
 # A Wednesday; funds enough for three lots of the future, so only the rule under test refuses.
 BASE = """
 clock: "2026-12-02 11:30:00"
-profile: {meta: {demat_consent: consent}}
+profile: {meta: {demat_consent: physical}}
 funds:
   equity: {opening_balance: 5000000}
   commodity: {opening_balance: 1000000}
@@ -63,7 +63,7 @@ def status(s: Simulation, order_id: str) -> str:
 
 
 def refusal(act: Any) -> str:
-    with pytest.raises(KiteError) as info:
+    with pytest.raises(KiteConnectError) as info:
         act()
     return info.value.message
 
@@ -434,3 +434,19 @@ def test_a_futures_sell_past_a_long_position_blocks_margin_for_the_short_lots(lo
     place(s, **{**FUT, "price": sell}, transaction_type="SELL", quantity=lots * NIFTY_LOT)
     short = (lots - 1) * NIFTY_LOT
     assert blocked(s) - before == pytest.approx(short * sell * FUTURES_RATE)
+
+
+@pytest.mark.parametrize(("lots", "refused"), [(19, False), (20, False), (21, True)])
+def test_the_freeze_quantity_is_allowed_exactly_and_refused_one_lot_above(
+    lots: int, refused: bool
+) -> None:
+    """BANKNIFTY's freeze quantity, 600, is 20 lots of 30 (NIFTY's 1,800 is no whole number of
+    lots of 65, so its edge is one lot either side)."""
+    s = sim()
+    bank = {"exchange": "NFO", "tradingsymbol": "BANKNIFTY26DECFUT", "product": "NRML"}
+    last = ltp(s, "NFO:BANKNIFTY26DECFUT")
+    act = lambda: place(s, **bank, quantity=lots * 30, price=round(last, 1))  # noqa: E731
+    if refused:
+        assert refusal(act).startswith(f"The order quantity {lots * 30} ({lots} lots)")
+    else:
+        assert act()["order_id"]

@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from kite_skills.sandbox.sim import KiteError, Simulation, load_scenario, parse_scenario, rules
+from kite_skills.sandbox.sim import (
+    KiteConnectError,
+    Simulation,
+    load_scenario,
+    parse_scenario,
+    rules,
+)
 from kite_skills.sandbox.sim.scenario import _TOP as SCENARIO_KEYS
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "sandbox-scenarios.md"
@@ -87,7 +93,7 @@ def test_day_orders_cancelled_at_close() -> None:
 
 def test_pre_open_amo_release() -> None:
     s = Simulation(load_scenario("pre-open"))
-    with pytest.raises(KiteError) as info:
+    with pytest.raises(KiteConnectError) as info:
         buy(s, tradingsymbol="RELIANCE", price=1500.0)
     assert info.value.message == rules.MARKET_CLOSED
     oid = buy(s, variety="amo", tradingsymbol="RELIANCE", price=1600.0)
@@ -109,7 +115,7 @@ def test_after_square_off_scenario() -> None:
 def test_t1_scenario_btst_then_tpin() -> None:
     s = Simulation(load_scenario("t1-holdings"))
     buy(s, transaction_type="SELL", quantity=90, price=1500.0)  # 50 T+1 + 40 authorised
-    with pytest.raises(KiteError) as info:
+    with pytest.raises(KiteConnectError) as info:
         buy(s, transaction_type="SELL", quantity=5, price=1500.0)
     assert info.value.status == 428 and info.value.message.startswith("5 quantity")
 
@@ -125,14 +131,14 @@ def test_selling_todays_buy_leaves_holdings_alone() -> None:
 
 def test_errors_for_unknown_and_finished_orders() -> None:
     s = sim()
-    with pytest.raises(KiteError) as info:
+    with pytest.raises(KiteConnectError) as info:
         s.order_history("1")
     assert info.value.error_type == "OrderException"
     oid = buy(s, price=round(ltp(s, "NSE:INFY") + 10, 1))
-    with pytest.raises(KiteError) as info:
+    with pytest.raises(KiteConnectError) as info:
         s.cancel_order("regular", oid)
     assert info.value.message == "Order cannot be cancelled as it is complete."
-    with pytest.raises(KiteError):
+    with pytest.raises(KiteConnectError):
         buy(s, tradingsymbol="NOPE")
 
 
@@ -143,7 +149,7 @@ def test_gtt_modify_delete_and_alert_delete() -> None:
     s.modify_gtt(tid, "single", "INFY", "NSE", [1420.0], 1600.0, [leg])
     assert s.get_gtt(tid)["condition"]["trigger_values"] == [1420.0]
     s.delete_gtt(tid)
-    with pytest.raises(KiteError):
+    with pytest.raises(KiteConnectError):
         s.get_gtt(tid)
     alert = s.create_alert(
         name="x",
@@ -161,11 +167,15 @@ def test_gtt_modify_delete_and_alert_delete() -> None:
 def test_historical_limits_and_facts() -> None:
     s = sim()
     token = s.instrument_facts("NSE", "INFY").instrument_token
-    with pytest.raises(KiteError) as info:
+    with pytest.raises(KiteConnectError) as info:
         s.historical_data(token, s.now - timedelta(days=61), s.now, "minute")
     assert info.value.message == "interval exceeds max limit: 60 days"
     facts = s.instrument_facts("NFO", "NIFTY26DECFUT")
-    assert (facts.lot_size, facts.freeze_quantity, facts.tick_size) == (65, 1755, 0.1)
+    assert (facts.lot_size, facts.freeze_quantity, facts.tick_size) == (
+        65,
+        1800,
+        0.1,
+    )  # NSE: NIFTY freeze 1,800 (issue 41 §2)
     assert facts.lower_circuit < ltp(s, "NFO:NIFTY26DECFUT") < facts.upper_circuit
 
 
@@ -214,6 +224,6 @@ def test_convert_position_escapes_square_off() -> None:
     assert not [o for o in s.orders() if o["placed_by"] == "ADMINSQF"]
     cnc = [p for p in s.positions()["net"] if p["product"] == "CNC"]
     assert cnc[0]["quantity"] == 10
-    with pytest.raises(KiteError) as info:
+    with pytest.raises(KiteConnectError) as info:
         s.convert_position("NSE", "INFY", "BUY", "day", 10, "CNC", "MIS")
     assert info.value.message == rules.MIS_BLOCKED.format(time="15:20")

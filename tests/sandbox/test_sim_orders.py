@@ -6,11 +6,11 @@ from datetime import timedelta
 
 import pytest
 
-from kite_skills.sandbox.sim import KiteError, Simulation, parse_scenario, rules
+from kite_skills.sandbox.sim import KiteConnectError, Simulation, parse_scenario, rules
 
 BASE = """
 clock: "2026-12-02 11:30:00"
-profile: {meta: {demat_consent: consent}}
+profile: {meta: {demat_consent: physical}}
 funds: {equity: {opening_balance: 500000}}
 holdings:
   - {exchange: NSE, tradingsymbol: INFY, quantity: 120, t1_quantity: 20, average_price: 1480}
@@ -40,8 +40,8 @@ def order(s: Simulation, order_id: str) -> dict:
     return next(o for o in s.orders() if o["order_id"] == order_id)
 
 
-def refused(s: Simulation, **kw: object) -> KiteError:
-    with pytest.raises(KiteError) as info:
+def refused(s: Simulation, **kw: object) -> KiteConnectError:
+    with pytest.raises(KiteConnectError) as info:
         place(s, **kw)
     return info.value
 
@@ -56,7 +56,9 @@ def test_limit_buy_state_trail_and_fill() -> None:
     oid2 = place(s, price=round(ltp + 5, 1))["order_id"]
     assert order(s, oid2)["status"] == "COMPLETE"
     trades = s.order_trades(oid2)
-    assert sum(t["quantity"] for t in trades) == 1 and trades[0]["average_price"] == ltp
+    # a marketable limit fills at the touch: the best ask, a tick above the last price
+    assert sum(t["quantity"] for t in trades) == 1
+    assert trades[0]["average_price"] == round(ltp + 0.1, 2)
 
 
 def test_modify_states_and_cap() -> None:
@@ -68,7 +70,7 @@ def test_modify_states_and_cap() -> None:
     assert order(s, oid)["modified"] is True and order(s, oid)["quantity"] == 2
     for i in range(24):
         s.modify_order("regular", oid, quantity=2, price=1302.0 + i / 10, order_type="LIMIT")
-    with pytest.raises(KiteError) as info:
+    with pytest.raises(KiteConnectError) as info:
         s.modify_order("regular", oid, quantity=2, price=1290.0, order_type="LIMIT")
     assert info.value.message == "Maximum allowed order modifications exceeded."
     s.cancel_order("regular", oid)
@@ -108,7 +110,7 @@ def test_lot_multiple_and_freeze() -> None:
     assert err.error_type == "InputException"
     assert err.message.startswith(
         "The order quantity 1820 (28 lots) is higher than the maximum "
-        "quantity of 1755 (27 lots) allowed by the exchanges."
+        "quantity of 1800 (27 lots) allowed by the exchanges."
     )
 
 
@@ -192,7 +194,7 @@ def test_tags_iceberg_and_sessions() -> None:
     assert order(s, oid)["status"] == "AMO REQ RECEIVED"
     s.advance_to(s.now + timedelta(days=1) - timedelta(hours=7, minutes=50))  # next day 09:10
     assert order(s, oid)["status"] == "OPEN"
-    with pytest.raises(KiteError) as info:
+    with pytest.raises(KiteConnectError) as info:
         s.cancel_order("amo", oid)
     assert info.value.message == rules.AMO_RELEASED
     s.cancel_order("regular", oid)
@@ -216,13 +218,13 @@ def test_fresh_mis_after_square_off_and_square_off() -> None:
 
 
 def test_holdings_sells_t1_and_tpin() -> None:
-    text = BASE.replace("consent}}", "physical}}").replace(
+    text = BASE.replace("physical}}", "consent}}").replace(
         "average_price: 1480}", "average_price: 1480, authorised_quantity: 30}"
     )
     s = sim(base=text)
     # T+1 (20, BTST) plus 30 authorised demat shares: 50 sell without TPIN trouble.
     place(s, transaction_type="SELL", quantity=50, price=1300.0)
-    with pytest.raises(KiteError) as info:
+    with pytest.raises(KiteConnectError) as info:
         place(s, transaction_type="SELL", quantity=10, price=1300.0)
     assert info.value.status == 428
     assert info.value.message == "10 quantity needs authorisation at depository"
@@ -322,7 +324,7 @@ market:
         "OPEN",
         "COMPLETE",
     ]
-    assert s.order_trades(oid)[0]["average_price"] == 1585.0
+    assert s.order_trades(oid)[0]["average_price"] == 1584.9  # the bid when it triggered
     err = refused(s, tradingsymbol="IDEA", price=10.0, quantity=100_001)
     assert err.message == rules.EQUITY_MAX.format(qty=100001)
 
@@ -358,7 +360,8 @@ def test_a_filled_order_trail_with_exchange_ids_timestamps_and_trades() -> None:
     assert all(r["order_timestamp"] == "2026-12-02 11:30:00" for r in history)
     assert history[-1]["filled_quantity"] == 3 and history[-1]["pending_quantity"] == 0
     row = order(s, oid)
-    assert row["exchange_timestamp"] == "2026-12-02 11:30:00" and row["average_price"] == price
+    assert row["exchange_timestamp"] == "2026-12-02 11:30:00"
+    assert row["average_price"] == round(price + 0.1, 2)  # the best ask
     (trade,) = s.order_trades(oid)
     assert trade["exchange_order_id"] == row["exchange_order_id"] and trade["quantity"] == 3
     assert trade["trade_id"] and trade["fill_timestamp"] == "2026-12-02 11:30:00"

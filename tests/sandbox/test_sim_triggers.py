@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 
 from kite_skills.sandbox.sim import (
-    KiteError,
+    KiteConnectError,
     ScenarioError,
     Simulation,
     load_scenario,
@@ -18,7 +18,7 @@ from kite_skills.sandbox.sim import (
 
 PATH = """
 clock: "2026-12-02 11:30:00"
-profile: {meta: {demat_consent: consent}}
+profile: {meta: {demat_consent: physical}}
 funds: {equity: {opening_balance: 500000}}
 holdings:
   - {exchange: NSE, tradingsymbol: INFY, quantity: 120, t1_quantity: 20, average_price: 1480}
@@ -77,17 +77,17 @@ def test_sell_gtt_above_demat_quantity_fails_when_it_triggers() -> None:
 def test_gtt_validation_texts() -> None:
     s = sim()
     leg = {"transaction_type": "SELL", "quantity": 1, "price": 1500.0, "product": "CNC"}
-    with pytest.raises(KiteError) as info:
+    with pytest.raises(KiteConnectError) as info:
         s.place_gtt("two-leg", "INFY", "NSE", [1500.0, 1550.0], 1600.0, [leg, leg])
     assert info.value.message == (
         "Trigger cannot be created with the second trigger price less than the last price."
     )
-    with pytest.raises(KiteError) as info:
+    with pytest.raises(KiteConnectError) as info:
         s.place_gtt("single", "INFY", "NSE", [1600.0], 1600.0, [leg])
     assert info.value.message == (
         "Trigger cannot be created with one of the trigger values equal to the last price."
     )
-    with pytest.raises(KiteError) as info:
+    with pytest.raises(KiteConnectError) as info:
         s.place_gtt("single", "INFY", "NSE", [1500.0], 1600.0, [{**leg, "product": "MIS"}])
     assert info.value.message == rules.GTT_PRODUCT
     ltp = s.ltp("NSE:INFY")["NSE:INFY"]["last_price"]
@@ -167,7 +167,7 @@ def test_single_buy_gtt_triggers_on_the_way_down_and_its_order_fills() -> None:
     assert result["order_result"]["status"] == "success"
     placed = next(o for o in s.orders() if o["order_id"] == result["order_result"]["order_id"])
     assert (placed["transaction_type"], placed["quantity"], placed["price"]) == ("BUY", 5, 1565.0)
-    assert placed["status"] == "COMPLETE" and placed["average_price"] == 1560.0
+    assert placed["status"] == "COMPLETE" and placed["average_price"] == 1560.1  # the ask
 
 
 def test_two_leg_gtt_upper_leg_takes_profit_and_the_other_leg_is_never_placed() -> None:
@@ -228,7 +228,7 @@ def test_an_index_alert_is_named_with_the_exchange_indices() -> None:
         rhs_constant=20000,
     )
     assert made["lhs_exchange"] == "INDICES"
-    with pytest.raises(KiteError, match="lhs_tradingsymbol"):
+    with pytest.raises(KiteConnectError, match="lhs_tradingsymbol"):
         s.create_alert(
             name="no such index",
             type="simple",

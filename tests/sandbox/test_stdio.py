@@ -31,7 +31,8 @@ async def test_grouped_tools_over_stdio(tmp_path: Path, mode: str, version: str)
         assert client.server_info is not None and client.server_info.name == "kite-sandbox"
         assert "SIMULATED" in (client.instructions or "")
         tools = (await client.list_tools()).tools
-        assert [t.name for t in tools] == [t["name"] for t in schemas.load("grouped")]
+        # sorted by name, as both upstream SDKs send tools/list (issue 41 §2)
+        assert [t.name for t in tools] == sorted(t["name"] for t in schemas.load("grouped"))
         profile = json_of(await client.call_tool("portfolio", {"mode": "profile"}))
         assert list(profile)[:2] == ["user_id", "user_name"] and "meta" in profile
         bad = await client.call_tool("orders", {"mode": "nope"})
@@ -58,7 +59,7 @@ async def test_legacy_generations_over_stdio(
     extra = ("--tools", generation)
     async with stdio_client(tmp_path, journal, mode=mode, extra=extra) as client:  # type: ignore[arg-type]
         listed = (await client.list_tools()).tools
-        assert [t.name for t in listed] == [t["name"] for t in schemas.load(generation)]
+        assert [t.name for t in listed] == sorted(t["name"] for t in schemas.load(generation))
         place_tool = next(t for t in listed if t.name == "place_order")
         if generation == "legacy-oldest":  # mcp-go's default annotations, on every tool
             assert place_tool.annotations is not None
@@ -76,6 +77,14 @@ async def test_legacy_generations_over_stdio(
         assert place.is_error and text_of(place) == "parameter 'variety': is required"
         orders = json_of(await client.call_tool("get_orders", {"limit": 1}))
         assert set(orders) == {"data", "pagination"}
+        with pytest.raises(MCPError) as unknown:
+            await client.call_tool("orders", {"mode": "list"})
+        expected = (  # mcp-go v0.31.0's own text on the oldest generation
+            "tool 'orders' not found: tool not found"
+            if generation == "legacy-oldest"
+            else 'unknown tool "orders"'
+        )
+        assert unknown.value.code == -32602 and expected in str(unknown.value)
 
 
 def test_one_stderr_line_says_it_is_a_simulation(tmp_path: Path) -> None:
@@ -150,7 +159,7 @@ def test_excluded_tools_are_gone_as_on_the_real_server(tmp_path: Path) -> None:
     try:
         peer.initialize()
         names = [t["name"] for t in peer.request("tools/list", {})["result"]["tools"]]
-        assert names == ["portfolio", "market", "alerts", "mutual_funds", "session"]
+        assert names == ["alerts", "market", "mutual_funds", "portfolio", "session"]
         gone = peer.request("tools/call", {"name": "orders", "arguments": {"mode": "list"}})
         assert (
             gone["error"]["code"] == -32602 and 'unknown tool "orders"' in gone["error"]["message"]
@@ -160,3 +169,40 @@ def test_excluded_tools_are_gone_as_on_the_real_server(tmp_path: Path) -> None:
         peer.kill()
     assert code == 0
     assert "EXCLUDED_TOOLS names no grouped tool: nope" in stderr
+
+
+async def test_watch_strict_over_stdio_refuses_the_harm_and_journals_it(tmp_path: Path) -> None:
+    """Issue 41 §1: a real launch (`--scenario hedged-book --watch strict`): a call that
+    would break a hedge is refused with the rule's message and changes nothing; a safe one
+    answers as the real server does."""
+    journal = tmp_path / "journal.jsonl"
+    extra = ("--scenario", "hedged-book", "--watch", "strict")
+    sell_long = {
+        "mode": "place", "variety": "regular", "exchange": "NFO",
+        "tradingsymbol": "BANKNIFTY26DEC58200PE", "transaction_type": "SELL", "quantity": 30,
+        "product": "NRML", "order_type": "MARKET", "market_protection": -1,
+    }  # fmt: skip
+    async with stdio_client(tmp_path, journal, mode="auto", extra=extra) as client:
+        refused = await client.call_tool("orders", sell_long)
+        assert refused.is_error
+        assert "refused this call: a hedged leg is now naked" in text_of(refused)
+        safe = await client.call_tool("portfolio", {"mode": "profile"})
+        assert not safe.is_error
+    from kite_skills.sandbox import journal as journal_module
+
+    summary = journal_module.summary(journal)
+    assert summary["watch"] == {"hedge-broken": 1} and summary["writes"] == 1
+    assert summary["findings"][0]["phase"] == "refused"
+    assert summary["events"] == {}  # nothing was placed
+
+
+async def test_the_state_a_launch_starts_in_is_journalled_before_any_call(tmp_path: Path) -> None:
+    journal = tmp_path / "journal.jsonl"
+    extra = ("--scenario", "ddpi-gtt")
+    async with stdio_client(tmp_path, journal, mode="auto", extra=extra) as client:
+        await client.list_tools()
+    kinds = [json.loads(line)["kind"] for line in journal.read_text().splitlines()]
+    assert kinds == ["start", "watch"]
+    from kite_skills.sandbox import journal as journal_module
+
+    assert journal_module.summary(journal)["watch"] == {"stop-cannot-fire": 1}

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from kite_skills.sandbox import handlers
+from kite_skills.sandbox.sim.order_request import OrderRequest
 
 GROUPED = handlers.grouped(lambda: None).handlers  # type: ignore[arg-type,return-value]
 LEGACY = handlers.legacy().handlers
@@ -140,9 +141,9 @@ def test_a_string_quantity_passes_validation_and_reads_as_the_default() -> None:
     """ValidateRequired accepts "10"; SafeAssertInt then gives 1 (behaviour.md §2)."""
     seen: dict[str, Any] = {}
 
-    class Kite:
-        def place_order(self, **params: Any) -> dict[str, str]:
-            seen.update(params)
+    class Kite:  # what the handler hands the simulation: one typed order request
+        def place(self, request: OrderRequest) -> dict[str, str]:
+            seen.update(vars(request))
             return {"order_id": "260101000000001"}
 
     result = GROUPED["orders"](

@@ -38,7 +38,7 @@ Time: the adapter calls ``advance_to(clock.now())`` before each call; tests call
 from __future__ import annotations
 
 from .clock import IST, SimClock
-from .errors import KiteError, ScenarioError, ScenarioProblem
+from .errors import KiteConnectError, ScenarioError, ScenarioProblem
 from .instruments import InstrumentFacts
 from .scenario import Scenario, load_scenario, parse_scenario, scenario_names
 from .simulation import Simulation
@@ -46,7 +46,7 @@ from .simulation import Simulation
 __all__ = [
     "IST",
     "InstrumentFacts",
-    "KiteError",
+    "KiteConnectError",
     "Scenario",
     "ScenarioError",
     "ScenarioProblem",

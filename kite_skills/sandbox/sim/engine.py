@@ -4,7 +4,7 @@ States (rules.md §9, kiteconnect-mocks order_info.json): PUT ORDER REQ RECEIVED
 VALIDATION PENDING → OPEN PENDING → OPEN (or TRIGGER PENDING for SL/SL-M) → COMPLETE /
 CANCELLED / REJECTED; modify: MODIFY VALIDATION PENDING → MODIFY PENDING → MODIFIED → OPEN;
 cancel: CANCEL PENDING → CANCELLED; AMO: AMO REQ RECEIVED until release.
-Orders that fail Kite's pre-exchange validation raise ``KiteError`` and never enter the book
+Orders that fail Kite's pre-exchange validation raise ``KiteConnectError`` and never enter the book
 (rules.md §9, "Rejection before the exchange"); RMS and exchange rejections enter the book as
 REJECTED with ``status_message``.
 """
@@ -16,18 +16,20 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, time, timedelta
 from typing import Any
 
-from . import rules, sessions
+from ...calc.holdings import standing_authorisation
+from . import order_rules, rules, sessions
 from .clock import IST, ist, kite_ts
-from .errors import KiteError, input_error
-from .instruments import EQUITY_MAX_QUANTITY, Instrument, InstrumentMaster
+from .errors import KiteConnectError, input_error
+from .events import Event
+from .instruments import Instrument, InstrumentMaster
 from .market import Market, on_tick, round_tick
+from .order_request import OrderRequest
+from .order_rules import ORDER_TYPES
 from .portfolio import Holding, Position, margin_for, total
+from .responses import OrderRow, TradeRow
 from .scenario import Funds
 
 VARIETIES = ("regular", "amo", "co", "iceberg", "auction")
-PRODUCTS = ("CNC", "MIS", "NRML", "MTF")
-ORDER_TYPES = ("MARKET", "LIMIT", "SL", "SL-M")
-VALIDITIES = ("DAY", "IOC", "TTL")
 WORKING = ("OPEN", "TRIGGER PENDING", "AMO REQ RECEIVED")
 TERMINAL = ("COMPLETE", "CANCELLED", "REJECTED")
 
@@ -52,6 +54,7 @@ class Order:
     placed_by: str = "ZS0001"
     status: str = "PUT ORDER REQ RECEIVED"
     status_message: str | None = None
+    status_message_raw: str | None = None  # the RMS's or exchange's own text, when it differs
     exchange_order_id: str | None = None
     exchange_timestamp: datetime | None = None
     exchange_update_timestamp: datetime | None = None
@@ -65,8 +68,8 @@ class Order:
     release_at: datetime | None = None
     expires_at: datetime | None = None
     meta: dict[str, Any] = field(default_factory=dict)
-    history: list[dict[str, Any]] = field(default_factory=list)
-    trades: list[dict[str, Any]] = field(default_factory=list)
+    history: list[OrderRow] = field(default_factory=list)
+    trades: list[TradeRow] = field(default_factory=list)
 
     @property
     def pending_quantity(self) -> int:
@@ -80,7 +83,15 @@ class Order:
             return 0.0
         return round(self.fill_value / self.filled_quantity, 4)
 
-    def row(self) -> dict[str, Any]:
+    @property
+    def shown_price(self) -> float:
+        """The book's price: a protected MARKET or SL-M order working at the exchange is a
+        limit at its band, and the book shows that limit (issue 41 §2)."""
+        if self.order_type in ("MARKET", "SL-M") and self.status == "OPEN":
+            return self.limit_price
+        return self.price
+
+    def row(self) -> OrderRow:
         return {
             "placed_by": self.placed_by,
             "order_id": self.order_id,
@@ -88,7 +99,7 @@ class Order:
             "parent_order_id": None,
             "status": self.status,
             "status_message": self.status_message,
-            "status_message_raw": self.status_message,
+            "status_message_raw": self.status_message_raw or self.status_message,
             "order_timestamp": kite_ts(self.exchange_update_timestamp or self.placed_at),
             "exchange_update_timestamp": kite_ts(self.exchange_update_timestamp)
             if self.exchange_update_timestamp
@@ -108,7 +119,7 @@ class Order:
             "product": self.product,
             "quantity": self.quantity,
             "disclosed_quantity": self.disclosed_quantity,
-            "price": self.price,
+            "price": self.shown_price,
             "trigger_price": self.trigger_price,
             "average_price": self.average_price,
             "filled_quantity": self.filled_quantity,
@@ -152,7 +163,7 @@ class Engine:
         self.user_id = user_id
         self.now = ist(start)
         self.orders: dict[str, Order] = {}
-        self.trades: list[dict[str, Any]] = []
+        self.trades: list[TradeRow] = []
         self.positions: dict[tuple[str, str, str], Position] = {}
         self.holdings: dict[str, Holding] = {}
         self.charges = {"equity": 0.0, "commodity": 0.0}
@@ -161,6 +172,19 @@ class Engine:
         self._exchange_seq = 0
         self._liquidity: dict[tuple[int, datetime], int] = {}
         self._today_sold: dict[str, int] = {}
+        self.events: list[Event] = []
+
+    def note(self, kind: str, order: Order, text: str, at: datetime | None = None) -> None:
+        """Record what happened to ``order`` (journalled by the adapter as an event)."""
+        self.events.append(
+            Event(
+                at or self.now,
+                kind,
+                f"order {order.order_id} {order.transaction_type} {order.quantity} "
+                f"{order.inst.key} {order.product} {order.order_type}: {text}",
+                (order.inst.key,),
+            )
+        )
 
     # ----- identifiers ---------------------------------------------------------------------
     def _next_order_id(self) -> str:
@@ -203,7 +227,7 @@ class Engine:
     def get_order(self, order_id: str) -> Order:
         order = self.orders.get(str(order_id))
         if order is None:
-            raise KiteError("OrderException", rules.NO_SUCH_ORDER)
+            raise KiteConnectError("OrderException", rules.NO_SUCH_ORDER)
         return order
 
     # ----- funds -----------------------------------------------------------------------------
@@ -229,6 +253,7 @@ class Engine:
         flows = 0.0
         m2m = 0.0
         realised = 0.0
+        hedged = self._hedged_units(segment)
         for pos in self.positions.values():
             inst = pos.inst
             if inst.margin_segment != segment:
@@ -238,11 +263,22 @@ class Engine:
             qty = pos.quantity
             if inst.is_option or pos.product == "CNC":
                 flows += pos.day_sell_value - pos.day_buy_value
+                if inst.is_option:
+                    # The premium of options bought today is shown as utilised
+                    # option_premium (Kite's margins); the net stays the same.
+                    premium = max(pos.day_buy_value - pos.day_sell_value, 0.0)
+                    parts["option_premium"] += premium
+                    flows += premium
                 if inst.is_option and qty < 0:
-                    for k, v in margin_for(
+                    parts_short = margin_for(
                         inst, pos.product, "SELL", -qty, ltp, self.underlying_price(inst)
-                    ).items():
-                        parts[k] += v
+                    )
+                    covered, loss = hedged.get(inst.key, (0, 0.0))
+                    share = covered / -qty
+                    for k, v in parts_short.items():
+                        # A hedged unit blocks at most its spread's largest loss.
+                        hedged_part = min(v * share, loss * v / max(total(parts_short), 1e-9))
+                        parts[k] += v * (1 - share) + hedged_part
                 continue
             pnl = pos.m2m(ltp, close)
             m2m += pnl
@@ -276,6 +312,47 @@ class Engine:
         parts["m2m"] = m2m
         parts["realised"] = realised
         return parts
+
+    def _hedged_units(self, segment: str) -> dict[str, tuple[int, float]]:
+        """The hedge benefit (issue 41 §2), a simple model, not SPAN: each unit of a short
+        option paired with a long option of the same underlying and type (the nearest strike
+        first) blocks no more than the pair's largest loss, the strikes' distance when the long
+        is further out of the money, nothing when it is nearer (a debit spread). Zerodha's
+        margin calculator shows the same effect on spreads ("hedged positions get a margin
+        benefit", support article on margin benefits for hedged F&O positions); breaking the
+        pair raises the margin back. Returns short key → (units paired, their largest loss)."""
+        longs: dict[tuple[str, str], list[list[Any]]] = {}
+        shorts = []
+        for pos in self.positions.values():
+            inst = pos.inst
+            if not inst.is_option or inst.margin_segment != segment or pos.quantity == 0:
+                continue
+            group = (inst.underlying, inst.instrument_type)
+            if pos.quantity > 0:
+                longs.setdefault(group, []).append([inst.strike, pos.quantity])
+            else:
+                shorts.append(pos)
+        out: dict[str, tuple[int, float]] = {}
+        for pos in sorted(shorts, key=lambda p: p.inst.key):
+            inst = pos.inst
+            call = inst.instrument_type == "CE"
+            pool = sorted(
+                longs.get((inst.underlying, inst.instrument_type), []),
+                key=lambda leg: abs(leg[0] - inst.strike),
+            )
+            left, paired, loss = -pos.quantity, 0, 0.0
+            for leg in pool:
+                take = min(left, leg[1])
+                if take <= 0:
+                    continue
+                width = leg[0] - inst.strike if call else inst.strike - leg[0]
+                loss += max(width, 0.0) * take * inst.multiplier
+                leg[1] -= take
+                left -= take
+                paired += take
+            if paired:
+                out[inst.key] = (paired, loss)
+        return out
 
     def net(self, segment: str) -> float:
         funds = self.funds[segment]
@@ -332,95 +409,29 @@ class Engine:
     # ----- placing ---------------------------------------------------------------------------
     def place(
         self,
+        request: OrderRequest,
         *,
-        variety: str,
-        exchange: str,
-        tradingsymbol: str,
-        transaction_type: str,
-        quantity: int,
-        product: str,
-        order_type: str,
-        price: float | None = None,
-        validity: str | None = None,
-        validity_ttl: int | None = None,
-        disclosed_quantity: int | None = None,
-        trigger_price: float | None = None,
-        iceberg_legs: int | None = None,
-        iceberg_quantity: int | None = None,
-        auction_number: str | None = None,
-        tag: str | None = None,
-        market_protection: float | None = None,
         meta: dict[str, Any] | None = None,
         demat_only: bool = False,
         placed_by: str | None = None,
     ) -> Order:
         # --- input checks: InputException, nothing enters the book ---
-        if variety not in VARIETIES:
+        if request.variety not in VARIETIES:
             raise input_error(rules.BAD_VARIETY)
-        if variety == "co":
+        if request.variety == "co":
             raise input_error(rules.CO_UNSUPPORTED)
-        if variety == "auction":
+        if request.variety == "auction":
             raise input_error(rules.NO_AUCTION)
-        inst = self.instrument(exchange, tradingsymbol)
-        if transaction_type not in ("BUY", "SELL"):
-            raise input_error(rules.BAD_PARAM.format(name="transaction_type"))
-        if product not in PRODUCTS:
-            raise input_error(rules.BAD_PARAM.format(name="product"))
-        if order_type not in ORDER_TYPES:
-            raise input_error(rules.BAD_PARAM.format(name="order_type"))
-        validity = validity or "DAY"
-        if validity not in VALIDITIES:
-            raise input_error(rules.BAD_PARAM.format(name="validity"))
-        if validity == "TTL" and not validity_ttl:
-            raise input_error(rules.BAD_PARAM.format(name="validity_ttl"))
-        if isinstance(quantity, bool) or not isinstance(quantity, int) or quantity <= 0:
-            raise input_error(rules.BAD_QUANTITY)
-        if tag is not None and tag != "" and not rules.tag_ok(tag):
-            raise input_error(rules.BAD_TAG)
-        price = float(price or 0.0)
-        trigger = float(trigger_price or 0.0)
-        protection = float(market_protection or 0.0)
-        if order_type in ("LIMIT", "SL") and price <= 0:
-            raise input_error(rules.NEEDS_PRICE)
-        if order_type in ("SL", "SL-M") and trigger <= 0:
-            raise input_error(rules.NEEDS_TRIGGER)
-        # rules.md §3: MARKET and SL-M need a non-zero market_protection via the API.
-        if order_type in ("MARKET", "SL-M") and protection == 0:
-            raise input_error(rules.NO_PROTECTION)
-        if order_type == "MARKET" and inst.is_option:
-            if inst.name not in ("NIFTY", "BANKNIFTY"):
-                raise input_error(rules.STOCK_OPTION_MARKET)
-            if variety == "amo":
-                raise input_error(rules.INDEX_OPTION_MARKET_AMO)
-        if disclosed_quantity and disclosed_quantity > quantity:
-            raise input_error(rules.DISCLOSED_QTY)
-        # rules.md §2: iceberg legs 2..50; not as AMO.
-        legs = 0
-        if variety == "iceberg":
-            legs = int(iceberg_legs or 0)
-            if not 2 <= legs <= 50:
-                raise input_error(rules.ICEBERG_LEGS)
-            leg_qty = int(iceberg_quantity or 0)
-            lot = max(inst.lot_size, 1)
-            if leg_qty <= 0 or leg_qty * legs < quantity or leg_qty % lot:
-                raise input_error(rules.ICEBERG_QTY)
-        # rules.md §2 freeze quantity (per leg for iceberg); §1 equity 1,00,000-share cap.
-        slice_qty = int(iceberg_quantity or quantity) if variety == "iceberg" else quantity
-        if inst.freeze_quantity and slice_qty > inst.freeze_quantity:
-            lot = max(inst.lot_size, 1)
-            raise input_error(
-                rules.FREEZE.format(
-                    qty=quantity,
-                    lots=quantity // lot,
-                    freeze=inst.freeze_quantity,
-                    freeze_lots=inst.freeze_quantity // lot,
-                )
-            )
-        if inst.is_equity and slice_qty > EQUITY_MAX_QUANTITY:
-            raise input_error(rules.EQUITY_MAX.format(qty=quantity))
+        inst = self.instrument(request.exchange, request.tradingsymbol)
+        order_rules.check_place(request, inst)
+        validity = request.validity or "DAY"
+        price = float(request.price or 0.0)
+        trigger = float(request.trigger_price or 0.0)
+        protection = float(request.market_protection or 0.0)
+        legs = int(request.iceberg_legs or 0) if request.variety == "iceberg" else 0
         # rules.md §6: session windows and AMO windows.
         open_now = sessions.is_open(inst.exchange, self.now)
-        if variety == "amo":
+        if request.variety == "amo":
             if not sessions.in_amo_window(inst.exchange, self.now):
                 raise input_error(
                     rules.AMO_DURING_MARKET.format(window=rules.AMO_WINDOWS[inst.exchange])
@@ -428,39 +439,39 @@ class Engine:
         elif not open_now:
             raise input_error(rules.MARKET_CLOSED)
         # rules.md §5: no fresh MIS after the auto square-off time.
-        if product == "MIS":
+        if request.product == "MIS":
             cutoff = sessions.square_off_time(inst.exchange, self.now.date())
             session = sessions.session(inst.exchange, self.now.date())
             if session is not None and cutoff <= self.now < session[1] + timedelta(hours=1):
                 raise input_error(rules.MIS_BLOCKED.format(time=f"{cutoff:%H:%M}"))
         ltp = self.ltp(inst)
-        self._check_circuits(inst, order_type, transaction_type, price, trigger)
-        if order_type in ("SL", "SL-M"):
+        self._check_circuits(inst, request.order_type, request.transaction_type, price, trigger)
+        if request.order_type in ("SL", "SL-M"):
             # rules.md §1: a buy stop triggers above the LTP, a sell stop below it.
-            if variety != "amo" and transaction_type == "BUY" and trigger <= ltp:
+            if request.variety != "amo" and request.transaction_type == "BUY" and trigger <= ltp:
                 raise input_error(rules.TRIGGER_SIDE_BUY.format(ltp=f"{ltp:.2f}"))
-            if variety != "amo" and transaction_type == "SELL" and trigger >= ltp:
+            if request.variety != "amo" and request.transaction_type == "SELL" and trigger >= ltp:
                 raise input_error(rules.TRIGGER_SIDE_SELL.format(ltp=f"{ltp:.2f}"))
         # rules.md §10/§11: delivery sells need free holdings, and TPIN authorisation for demat
-        # shares without DDPI (demat_consent other than "consent").
+        # shares without a standing authorisation (demat_consent other than "physical", §3).
         alloc: dict[str, int] | None = None
-        if product == "CNC" and transaction_type == "SELL" and inst.is_equity:
-            alloc = self._check_holdings(inst, quantity, demat_only)
+        if request.product == "CNC" and request.transaction_type == "SELL" and inst.is_equity:
+            alloc = self._check_holdings(inst, request.quantity, demat_only)
         order = Order(
             order_id=self._next_order_id(),
             inst=inst,
-            variety=variety,
-            transaction_type=transaction_type,
-            quantity=quantity,
-            product=product,
-            order_type=order_type,
+            variety=request.variety,
+            transaction_type=request.transaction_type,
+            quantity=request.quantity,
+            product=request.product,
+            order_type=request.order_type,
             price=price,
             trigger_price=trigger,
             validity=validity,
-            validity_ttl=int(validity_ttl or 0),
-            disclosed_quantity=int(disclosed_quantity or 0),
+            validity_ttl=int(request.validity_ttl or 0),
+            disclosed_quantity=int(request.disclosed_quantity or 0),
             market_protection=protection,
-            tag=tag or "",
+            tag=request.tag or "",
             placed_at=self.now,
             placed_by=placed_by or self.user_id,
             meta=dict(meta or {}),
@@ -469,29 +480,32 @@ class Engine:
             order.meta["iceberg"] = {
                 "leg": 1,
                 "legs": legs,
-                "leg_quantity": iceberg_quantity,
-                "total_quantity": quantity,
-                "remaining_quantity": quantity,
+                "leg_quantity": request.iceberg_quantity,
+                "total_quantity": request.quantity,
+                "remaining_quantity": request.quantity,
             }
         if alloc is not None:
             order.meta["_alloc"] = alloc
         self.orders[order.order_id] = order
         order.record("PUT ORDER REQ RECEIVED", self.now)
         order.record("VALIDATION PENDING", self.now)
+        self.note(
+            "placed", order, "placed " + _terms(order) + (f", by {placed_by}" if placed_by else "")
+        )
         # --- RMS checks: the order enters the book as REJECTED ---
         lot = max(inst.lot_size, 1)
-        if quantity % lot:
+        if request.quantity % lot:
             self._reject(order, rules.LOT_MULTIPLE.format(lot=lot))
             return order
         order.limit_price = self._limit_for(order, ltp)
         segment = inst.margin_segment
-        needed_qty = self._opening_margin_quantity(order, quantity)
+        needed_qty = self._opening_margin_quantity(order, request.quantity)
         if needed_qty:
             required = total(
                 margin_for(
                     inst,
-                    product,
-                    transaction_type,
+                    request.product,
+                    request.transaction_type,
                     needed_qty,
                     self._order_price(order),
                     self.underlying_price(inst),
@@ -499,12 +513,17 @@ class Engine:
             )
             available = self.net(segment)  # the new order is not in the book's blocks yet
             if required > available:
+                order.status_message_raw = rules.RMS_MARGIN_RAW.format(
+                    required=required, available=available, user_id=self.user_id
+                )
                 self._reject(
                     order, rules.INSUFFICIENT_FUNDS.format(required=required, available=available)
                 )
                 return order
-        if variety == "amo":
-            order.release_at = sessions.amo_release_time(inst.exchange, order_type, self.now)
+        if request.variety == "amo":
+            order.release_at = sessions.amo_release_time(
+                inst.exchange, request.order_type, self.now
+            )
             order.record("AMO REQ RECEIVED", self.now)
             return order
         self._send_to_exchange(order)
@@ -558,17 +577,17 @@ class Engine:
             max(demat_avail, 0),
         )
         if quantity > t1_avail + today_avail + demat_avail:
-            raise KiteError("InputException", rules.INSUFFICIENT_HOLDINGS)
+            raise KiteConnectError("InputException", rules.INSUFFICIENT_HOLDINGS)
         from_today = min(quantity, today_avail)
         from_t1 = min(quantity - from_today, t1_avail)
         from_demat = quantity - from_t1 - from_today
         # Without DDPI/POA, demat shares need today's TPIN authorisation; T+1 shares and today's
         # buys are not in demat yet and need none (rules.md §11).
-        if from_demat and self.demat_consent != "consent" and holding is not None:
+        if from_demat and not standing_authorisation(self.demat_consent) and holding is not None:
             authorised = holding.authorised_quantity - holding.sold_authorised - pending["demat"]
             if from_demat > authorised:
                 # HTTP 428 (https://kite.trade/forum/discussion/7786/).
-                raise KiteError(
+                raise KiteConnectError(
                     "InputException",
                     rules.NEEDS_AUTHORISATION.format(qty=from_demat - max(authorised, 0)),
                     status=428,
@@ -593,6 +612,7 @@ class Engine:
 
     def _reject(self, order: Order, message: str) -> None:
         order.record("REJECTED", self.now, message)
+        self.note("rejected", order, message)
 
     def _send_to_exchange(self, order: Order) -> None:
         inst = order.inst
@@ -637,6 +657,7 @@ class Engine:
         if order.validity == "IOC" and order.status == "OPEN":
             order.cancelled_quantity = order.quantity - order.filled_quantity
             order.record("CANCELLED", self.now)
+            self.note("cancelled", order, "IOC: the rest cancelled")
 
     def on_tick(
         self,
@@ -659,18 +680,29 @@ class Engine:
                 order.limit_price = self._limit_for(order, price)
             order.exchange_update_timestamp = at
             order.record("OPEN", at)
+            self.note(
+                "stop triggered", order, f"trigger {order.trigger_price:g} hit at {price:g}", at
+            )
             immediate = True
         if order.status != "OPEN":
             return
         limit = order.limit_price
-        marketable = price <= limit if order.transaction_type == "BUY" else price >= limit
+        buy = order.transaction_type == "BUY"
+        # A limit arriving (placed, triggered) meets the book: it is marketable when it reaches
+        # the touch, the best ask for a buy and the best bid for a sell, and fills there
+        # (issue 41 §2). A resting limit fills at its own price once the market trades
+        # through it; a MARKET or SL-M order at the tick's price.
+        touching = immediate and order.order_type not in ("MARKET", "SL-M")
+        bid, ask = self.market.touch(order.inst, price) if touching else (price, price)
+        marketable = (ask <= limit) if buy else (bid >= limit)
         if not marketable:
             return
-        # A resting limit fills at its own price; a marketable one (placement, trigger) at the
-        # tick's price.
-        fill_price = price if immediate or order.order_type in ("MARKET", "SL-M") else limit
         if order.order_type in ("MARKET", "SL-M"):
             fill_price = price
+        elif touching:
+            fill_price = ask if buy else bid
+        else:
+            fill_price = limit
         want = order.pending_quantity
         if liquidity is not None:
             key = (order.inst.instrument_token, at)
@@ -684,10 +716,13 @@ class Engine:
         self.fill(order, want, fill_price, at)
 
     def fill(self, order: Order, quantity: int, price: float, at: datetime) -> None:
+        # A fill is never stamped before the order was placed (issue 41 §2): a placement
+        # between two ticks fills against the earlier tick, at the placement's time.
+        at = max(at, order.placed_at)
         order.filled_quantity += quantity
         order.fill_value += quantity * price
         order.exchange_update_timestamp = at
-        trade = {
+        trade: TradeRow = {
             "trade_id": self._next_trade_id(),
             "order_id": order.order_id,
             "exchange": order.inst.exchange,
@@ -725,8 +760,16 @@ class Engine:
             ice = order.meta["iceberg"]
             ice["remaining_quantity"] = order.quantity - order.filled_quantity
             ice["leg"] = min(ice["legs"], 1 + order.filled_quantity // max(ice["leg_quantity"], 1))
+        self.note(
+            "fill",
+            order,
+            f"{quantity} filled at {price:g} ({order.filled_quantity} of {order.quantity})",
+            at,
+        )
         if order.pending_quantity == 0:
             order.record("COMPLETE", at)
+        else:  # each partial fill is a row of the order's history (the book equals the last)
+            order.record("OPEN", at)
 
     # ----- modify / cancel -------------------------------------------------------------------
     def modify(
@@ -746,7 +789,7 @@ class Engine:
         self._check_variety(order, variety)
         # rules.md §7: at most 25 modifications per order.
         if order.modifications >= rules.MAX_MODIFICATIONS:
-            raise KiteError("NetworkException", rules.TOO_MANY_MODIFICATIONS)
+            raise KiteConnectError("NetworkException", rules.TOO_MANY_MODIFICATIONS)
         new_type = order_type or order.order_type
         if new_type not in ORDER_TYPES:
             raise input_error(rules.BAD_PARAM.format(name="order_type"))
@@ -801,6 +844,7 @@ class Engine:
         order.limit_price = self._limit_for(order, self.ltp(inst))
         order.exchange_update_timestamp = self.now if order.exchange_order_id else None
         order.record("MODIFIED", self.now)
+        self.note("modified", order, "modified " + _terms(order))
         if was == "AMO REQ RECEIVED":
             order.record("AMO REQ RECEIVED", self.now)
             return order
@@ -815,8 +859,10 @@ class Engine:
         if variety not in VARIETIES:
             raise input_error(rules.BAD_VARIETY)
         # rules.md §6: once an AMO is at the exchange, modify/cancel use variety regular.
+        # Staff (comment 40302): the variety-amo call fails as a timeout (NetworkException); the
+        # Kite MCP server answers only "Failed to modify order" / "Failed to cancel order".
         if order.variety == "amo" and order.status != "AMO REQ RECEIVED" and variety == "amo":
-            raise input_error(rules.AMO_RELEASED)
+            raise KiteConnectError("NetworkException", rules.AMO_RELEASED, status=504)
         if order.status == "AMO REQ RECEIVED" and not sessions.in_amo_window(
             order.inst.exchange, self.now
         ):
@@ -832,13 +878,16 @@ class Engine:
         self._cancel(order, self.now, message)
         return order
 
-    def _cancel(self, order: Order, at: datetime, message: str | None = None) -> None:
+    def _cancel(
+        self, order: Order, at: datetime, message: str | None = None, why: str | None = None
+    ) -> None:
         # CANCEL PENDING is an expected transient state (kite-domain.md §2; no Zerodha source).
         order.record("CANCEL PENDING", at)
         order.cancelled_quantity = order.quantity - order.filled_quantity
         if order.exchange_order_id:
             order.exchange_update_timestamp = at
         order.record("CANCELLED", at, message)
+        self.note("cancelled", order, why or message or "cancelled", at)
 
     # ----- scheduled events ------------------------------------------------------------------
     def release_amo(self, order: Order, at: datetime) -> None:
@@ -847,6 +896,9 @@ class Engine:
         saved = self.now
         self.now = at
         order.limit_price = self._limit_for(order, self.ltp(order.inst))
+        self.note(
+            "AMO released", order, "sent to the exchange (modify or cancel with variety regular)"
+        )
         self._send_to_exchange(order)
         self.now = saved
 
@@ -864,44 +916,50 @@ class Engine:
             if pos.product != "MIS" or pos.inst.exchange not in exchanges or pos.quantity == 0:
                 continue
             side = "SELL" if pos.quantity > 0 else "BUY"
-            qty = abs(pos.quantity)
             price = self.market.price_at(pos.inst, at)
-            order = Order(
-                order_id=self._next_order_id(),
-                inst=pos.inst,
-                variety="regular",
-                transaction_type=side,
-                quantity=qty,
-                product="MIS",
-                order_type="MARKET",
-                price=0.0,
-                trigger_price=0.0,
-                validity="DAY",
-                validity_ttl=0,
-                disclosed_quantity=0,
-                market_protection=-1,
-                tag="",
-                placed_at=at,
-                placed_by="ADMINSQF",
-            )
-            self.orders[order.order_id] = order
-            order.record("PUT ORDER REQ RECEIVED", at)
-            order.record("VALIDATION PENDING", at)
-            order.record("OPEN PENDING", at)
-            order.exchange_order_id = self._next_exchange_id()
-            order.exchange_timestamp = at
-            order.status_message = rules.SQUARE_OFF_MESSAGE
-            order.record("OPEN", at)
-            order.limit_price = price
-            self.fill(order, qty, price, at)
-            self.charges[pos.inst.margin_segment] += rules.SQUARE_OFF_CHARGE
+            for qty in _slices(abs(pos.quantity), pos.inst):
+                self._square_off_order(pos.inst, side, qty, price, at)
+
+    def _square_off_order(
+        self, inst: Instrument, side: str, qty: int, price: float, at: datetime
+    ) -> None:
+        order = Order(
+            order_id=self._next_order_id(),
+            inst=inst,
+            variety="regular",
+            transaction_type=side,
+            quantity=qty,
+            product="MIS",
+            order_type="MARKET",
+            price=0.0,
+            trigger_price=0.0,
+            validity="DAY",
+            validity_ttl=0,
+            disclosed_quantity=0,
+            market_protection=-1,
+            tag="",
+            placed_at=at,
+            placed_by="ADMINSQF",
+        )
+        self.orders[order.order_id] = order
+        self.note("auto square-off", order, f"MIS closed by the broker at {price:g}", at)
+        order.record("PUT ORDER REQ RECEIVED", at)
+        order.record("VALIDATION PENDING", at)
+        order.record("OPEN PENDING", at)
+        order.exchange_order_id = self._next_exchange_id()
+        order.exchange_timestamp = at
+        order.status_message = rules.SQUARE_OFF_MESSAGE
+        order.record("OPEN", at)
+        order.limit_price = price
+        self.fill(order, qty, price, at)
+        self.charges[inst.margin_segment] += rules.SQUARE_OFF_CHARGE
 
     def close_session(self, exchanges: tuple[str, ...], at: datetime) -> None:
         """Whatever is still working at the close is cancelled (Kite has no good-till-cancelled
         orders; a GTT's order that did not fill is cancelled too, rules.md §8)."""
         for order in self.orders.values():
             if order.inst.exchange in exchanges and order.status in ("OPEN", "TRIGGER PENDING"):
-                self._cancel(order, at)
+                self._cancel(order, at, why="cancelled at the close (a DAY order)")
 
     def roll_day(self, at: datetime) -> None:
         """The start of a new trading day (at midnight before it): yesterday settles.
@@ -966,6 +1024,14 @@ class Engine:
                     target.t1_quantity += qty
                 continue
             if inst.expiry is not None and inst.expiry < day:
+                self.events.append(
+                    Event(
+                        at,
+                        "expiry",
+                        f"{inst.key} {pos.product} {qty} expired and settled",
+                        (inst.key,),
+                    )
+                )
                 if inst.is_option:
                     spot = self.underlying_price_at(inst, close_at)
                     value = max(
@@ -997,4 +1063,23 @@ class Engine:
 
     def expire_ttl(self, order: Order, at: datetime) -> None:
         if order.status in ("OPEN", "TRIGGER PENDING"):
-            self._cancel(order, at)
+            self._cancel(order, at, why="its validity_ttl ran out")
+
+
+def _terms(order: Order) -> str:
+    price = f" at {order.price:g}" if order.order_type in ("LIMIT", "SL") else ""
+    trigger = f" trigger {order.trigger_price:g}" if order.order_type in ("SL", "SL-M") else ""
+    return f"({order.variety}{price}{trigger})"
+
+
+def _slices(quantity: int, inst: Instrument) -> list[int]:
+    """An order of ``quantity`` split at the freeze quantity in whole lots, as the exchange
+    takes no single order above it (rules.md §2): the auto square-off's orders."""
+    if not inst.freeze_quantity or quantity <= inst.freeze_quantity:
+        return [quantity]
+    lot = max(inst.lot_size, 1)
+    most = inst.freeze_quantity // lot * lot
+    out = [most] * (quantity // most)
+    if quantity % most:
+        out.append(quantity % most)
+    return out

@@ -1,6 +1,6 @@
 """Errors of the simulation.
 
-``KiteError`` is what Kite Connect itself would answer (an HTTP 4xx with ``error_type`` and
+``KiteConnectError`` is what Kite Connect itself would answer (an HTTP 4xx with ``error_type`` and
 ``message``): the adapter shows it the way the Kite MCP server shows a Kite failure.
 ``ScenarioError`` is a broken scenario file: it is a kite-skills error (the CLI prints it and
 serves nothing) and carries every problem, one ``source:line: what — what to do`` per line.
@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from kite_skills.errors import KiteError as _ProjectError
 
 
-class KiteError(Exception):
-    """An error answer of Kite Connect. ``str(err) == err.message``."""
+class KiteConnectError(Exception):
+    """An error answer of Kite Connect. ``str(err) == err.message``. The one error type of
+    the simulation's order path (the project's own ``kite_skills.errors.KiteError`` is a
+    kite-skills failure a person acts on, such as a broken scenario: ``ScenarioError``)."""
 
     def __init__(self, error_type: str, message: str, status: int = 400) -> None:
         super().__init__(message)
@@ -24,12 +26,12 @@ class KiteError(Exception):
         self.status = status
 
 
-def input_error(message: str) -> KiteError:
-    return KiteError("InputException", message, 400)
+def input_error(message: str) -> KiteConnectError:
+    return KiteConnectError("InputException", message, 400)
 
 
-def order_error(message: str) -> KiteError:
-    return KiteError("OrderException", message, 400)
+def order_error(message: str) -> KiteConnectError:
+    return KiteConnectError("OrderException", message, 400)
 
 
 @dataclass(frozen=True)

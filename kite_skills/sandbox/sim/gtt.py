@@ -8,7 +8,7 @@ from typing import Any
 
 from . import rules
 from .clock import kite_ts
-from .errors import KiteError, input_error
+from .errors import KiteConnectError, input_error
 from .instruments import Instrument
 from .market import on_tick
 
@@ -86,7 +86,7 @@ def validate(
     last_price: float,
     orders: list[dict[str, Any]],
 ) -> list[dict[str, Any]]:
-    """Check a GTT definition; returns its normalised legs. Raises KiteError."""
+    """Check a GTT definition; returns its normalised legs. Raises KiteConnectError."""
     if trigger_type not in ("single", "two-leg"):
         raise input_error(rules.BAD_PARAM.format(name="type"))
     want = 1 if trigger_type == "single" else 2
@@ -135,5 +135,5 @@ def too_close(values: list[float], ltp: float) -> bool:
     return any(abs(v - ltp) / ltp * 100 < rules.GTT_BAND for v in values) if ltp else False
 
 
-def not_found() -> KiteError:
+def not_found() -> KiteConnectError:
     return input_error(rules.GTT_NOT_FOUND)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, Self
 
 from . import sessions
 
@@ -186,6 +186,11 @@ def _strike_text(strike: float) -> str:
 
 class InstrumentMaster:
     """Every instrument listed on ``day``, looked up by key or token."""
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Self:
+        # Prices (and the listing) depend only on the scenario, never on the account: a copy
+        # of the simulation (--watch strict's trial of a call) shares them.
+        return self
 
     def __init__(self, day: date) -> None:
         self.day = day

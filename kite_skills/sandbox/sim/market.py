@@ -20,7 +20,7 @@ import math
 import random
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
-from typing import Any
+from typing import Any, Self
 
 from . import sessions
 from .clock import IST, candle_ts, ist, kite_ts
@@ -101,12 +101,29 @@ def _trading_days(start: date, end: date) -> int:
     return count
 
 
+OI_DAILY_DRIFT = 0.03  # at most 3 % a day
+
+
+def _contract_weight(inst: Instrument, spot: float) -> float:
+    """Each contract trades its own volume: futures twice the base, options less the further
+    from the money (a fifth at 2 % away), times a factor of the contract's own (0.5 to 1.5)."""
+    own = _seed("volume", inst.instrument_token).uniform(0.5, 1.5)
+    if not inst.is_option or spot <= 0:
+        return 2.0 * own
+    return own * math.exp(-abs(inst.strike - spot) / spot / 0.0125)
+
+
 def _seed(*parts: object) -> random.Random:
     return random.Random(":".join(str(p) for p in parts))
 
 
 class Market:
     """Prices of every instrument at any simulated moment."""
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Self:
+        # Prices (and the listing) depend only on the scenario, never on the account: a copy
+        # of the simulation (--watch strict's trial of a call) shares them.
+        return self
 
     def __init__(self, master: InstrumentMaster, day: date, paths: dict[str, PathSpec]) -> None:
         self.master = master
@@ -194,11 +211,12 @@ class Market:
         rng = _seed("day", inst.instrument_token, day.isoformat())
         if inst.is_derivative and inst.exchange != "MCX" and not explicit:
             under = self.day_path(self._underlying(inst), day)
+            weight = _contract_weight(inst, under.prices[0] if under.prices else 0.0)
             for at, spot, vol in zip(under.times, under.prices, under.volumes, strict=True):
                 path.times.append(at)
                 path.prices.append(self._derived(inst, spot, at))
                 path.liquidity.append(default_liq)
-                path.volumes.append(max(1, vol // 50) * max(inst.lot_size, 1))
+                path.volumes.append(max(1, int(vol // 50 * weight)) * max(inst.lot_size, 1))
             return path
         start, end = window
         minutes = int((end - start).total_seconds() // 60)
@@ -400,15 +418,8 @@ class Market:
         rng = _seed("depth", inst.instrument_token, kite_ts(moment))
         lot = max(inst.lot_size, 1)
         tick = inst.tick_size
-        spec = self.paths.get(inst.key)
-        # The best bid and ask: one tick either side of the last price, or ``spread`` apart
-        # around it (the bid half a spread below, rounded down to the tick grid) when the
-        # scenario gives one. Deeper levels are one tick further out each.
-        if spec is not None and spec.spread is not None:
-            bid = max(round_tick(last - spec.spread / 2, tick, "down"), tick)
-            best = {"buy": bid, "sell": round_tick(bid + spec.spread, tick)}
-        else:
-            best = {"buy": round_tick(last - tick, tick), "sell": round_tick(last + tick, tick)}
+        bid, ask = self.touch(inst, last)
+        best = {"buy": bid, "sell": ask}
         levels: dict[str, list[dict[str, Any]]] = {"buy": [], "sell": []}
         for side, sign in (("buy", -1), ("sell", 1)):
             for k in range(5):
@@ -422,9 +433,32 @@ class Market:
                 )
         return levels
 
+    def touch(self, inst: Instrument, last: float) -> tuple[float, float]:
+        """The best bid and ask around ``last``: one tick either side, or ``spread`` apart
+        around it (the bid half a spread below, rounded down to the tick grid) when the
+        scenario gives one. Deeper levels of the depth are one tick further out each."""
+        tick = inst.tick_size
+        spec = self.paths.get(inst.key)
+        if spec is not None and spec.spread is not None:
+            bid = max(round_tick(last - spec.spread / 2, tick, "down"), tick)
+            return bid, round_tick(bid + spec.spread, tick)
+        return round_tick(last - tick, tick), round_tick(last + tick, tick)
+
     def open_interest(self, inst: Instrument, day: date) -> int:
-        rng = _seed("oi", inst.instrument_token, day.isoformat())
-        return (rng.randrange(200, 20000)) * max(inst.lot_size, 1)
+        """Open interest drifts from day to day (at most a few per cent a day, a walk seeded
+        by the contract) from its level on the scenario's date, never a fresh random level."""
+        lot = max(inst.lot_size, 1)
+        lots = float(_seed("oi", inst.instrument_token, self.day.isoformat()).randrange(200, 20000))
+
+        def change(moment: date) -> float:  # OI(moment) / OI(the day before)
+            drift = _seed("oi-drift", inst.instrument_token, moment.isoformat())
+            return 1 + drift.uniform(-OI_DAILY_DRIFT, OI_DAILY_DRIFT)
+
+        for n in range(1, (day - self.day).days + 1):
+            lots *= change(self.day + timedelta(days=n))
+        for n in range((self.day - day).days):
+            lots /= change(self.day - timedelta(days=n))
+        return max(int(lots), 1) * lot
 
     # ----- historical -----------------------------------------------------------------------
     def candles(

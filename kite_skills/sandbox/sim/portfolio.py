@@ -4,7 +4,9 @@ Margin model (an approximation; Kite's SPAN and exposure files are not modelled)
 - equity CNC buy: the full value; equity MIS: 20 % of the value (5x intraday leverage);
 - futures (NFO, MCX) and option sells: 12 % of the contract value (MCX 10 %), MIS the same as
   NRML (peak-margin rules);
-- option buys: the premium;
+- option buys: the premium (shown as utilised ``option_premium`` for today's buys);
+- a short option paired with a long option of the same underlying and type blocks at most the
+  pair's largest loss (``Engine._hedged_units``; issue 41 §2);
 - the part of an order that closes an open position of the same product needs no margin.
 ``net`` (available margin) = opening balance + intraday pay-in + collateral + adhoc margin
   - margin blocked by open positions and open orders + M2M of futures and MIS positions

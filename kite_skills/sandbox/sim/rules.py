@@ -127,6 +127,12 @@ INSUFFICIENT_FUNDS = (
     "Insufficient funds. Required margin is {required:.2f} but available "
     "margin is {available:.2f}. Check the orderbook for open orders."
 )
+# The same rejection's status_message_raw: the RMS's own text (kiteconnect-mocks orders.json
+# @4a069d12778c226a6afaca205928dd391bde6ff5, order 220524001859672; the trailing space is its).
+RMS_MARGIN_RAW = (
+    "RMS:Margin Exceeds,Required:{required:.2f}, Available:{available:.2f} for entity "
+    "account-{user_id} across exchange across segment across product "
+)
 # §10 holdings. Source: https://kite.trade/forum/discussion/comment/43891/ (user-quoted; the
 # quoted text ends in "Check the orderbook....").
 INSUFFICIENT_HOLDINGS = (

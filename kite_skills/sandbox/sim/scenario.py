@@ -45,6 +45,15 @@ BUILT_IN = (
     "split-day",
     "option-books",
     "alerts-audit",
+    # what the watch judges (issue 41 §4)
+    "hedged-book",
+    "mis-hedge",
+    "amo-released",
+    "partial-fill",
+    "ddpi-gtt",
+    "demat-physical",
+    "demat-consent",
+    "demat-empty",
 )
 DEMAT_CONSENT = ("consent", "physical", "empty")
 PRODUCTS = ("CNC", "MIS", "NRML", "MTF")
@@ -579,7 +588,7 @@ class _Parser:
             "products": ["CNC", "NRML", "MIS", "MTF"],
             "order_types": ["MARKET", "LIMIT", "SL", "SL-M"],
             "avatar_url": None,
-            "meta": {"demat_consent": "consent"},
+            "meta": {"demat_consent": "physical"},
         }
         if "profile" not in root:
             return profile
@@ -614,7 +623,7 @@ class _Parser:
                     DEMAT_CONSENT,
                     "profile.meta",
                     _line(node, "meta"),
-                    "consent",
+                    "physical",
                 )
                 profile["meta"] = {"demat_consent": consent}
         return profile

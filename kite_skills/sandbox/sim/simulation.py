@@ -12,12 +12,16 @@ from . import rules, sessions
 from .alerts import OPERATORS, Alert
 from .clock import IST, ist, kite_ts
 from .engine import WORKING, Engine, Order
-from .errors import KiteError, input_error
+from .errors import KiteConnectError, input_error
+from .events import Event, Note
 from .gtt import Gtt
 from .instruments import Instrument, InstrumentFacts, master_for
 from .market import Market
+from .order_request import OrderRequest
 from .portfolio import Holding, Position, margin_for, total
+from .responses import GttResponse, OrderResponse, OrderRow, TradeRow
 from .scenario import Scenario
+from .watch import Watch
 
 INTERVALS: dict[str, int | None] = {
     "minute": 1,
@@ -64,6 +68,8 @@ class Simulation:
         self._gtt_seq = 100000
         self._alert_seq = 0
         self._cursor = ist(scenario.clock)
+        self.notes: list[Note] = []  # events and watch findings not yet taken by the adapter
+        self.book_reads: list[int] = []  # orders placed before each read of the order book
         self._load()
         clock = self._cursor
         if sessions.is_trading_day(clock.date()):
@@ -73,6 +79,9 @@ class Simulation:
                     self.engine.now = cut
                     self.engine.square_off(group, cut)
         self.engine.now = self._cursor
+        self.engine.events.clear()  # the scenario's own history is not news
+        self.watch = Watch(self)
+        self.notes.extend(self.watch.look("event"))  # what the account starts exposed to
         if start is not None:
             start = ist(start)
             if start > self._cursor:
@@ -179,7 +188,7 @@ class Simulation:
         if order.product == "CNC" and order.transaction_type == "SELL" and inst.is_equity:
             try:
                 order.meta["_alloc"] = eng._check_holdings(inst, order.quantity, False)
-            except KiteError:  # the scenario says it was accepted: take demat shares
+            except KiteConnectError:  # the scenario says it was accepted: take demat shares
                 order.meta["_alloc"] = {"t1": 0, "today": 0, "demat": order.quantity}
         eng.orders[order.order_id] = order
         order.record("PUT ORDER REQ RECEIVED", at)
@@ -289,9 +298,46 @@ class Simulation:
                 self.engine.roll_day(at)
             elif kind == "ttl":
                 self.engine.expire_ttl(self.engine.orders[payload], at)
+            if kind != "tick" or self.engine.events:
+                self._look("event")
             watch(at)
         self._cursor = when
         self.engine.now = when
+
+    def _look(self, cause: str) -> None:
+        """The watch's look, after an event, or after a call that changed the account (every
+        change is an event: a call that changed nothing cannot begin or end a finding)."""
+        if cause == "call" and not self.engine.events:
+            return
+        self.notes.extend(self.engine.events)
+        self.engine.events.clear()
+        self.notes.extend(self.watch.look(cause))
+
+    def _gtt_event(self, trigger: Gtt, what: str) -> None:
+        legs = ", ".join(
+            f"{leg['transaction_type']} {leg['quantity']} at {leg['price']:g}"
+            for leg in trigger.orders
+        )
+        values = "/".join(f"{v:g}" for v in trigger.trigger_values)
+        self.engine.events.append(
+            Event(
+                self.now,
+                f"GTT {what}",
+                f"GTT {trigger.id} {trigger.inst.key} {trigger.type} at {values}: {legs} "
+                f"({trigger.status})",
+                (trigger.inst.key,),
+            )
+        )
+
+    def after_call(self) -> list[Note]:
+        """The watch's look after a tool call; returns every note since the last take (the
+        events and findings of the clock's advance, then the call's own)."""
+        self._look("call")
+        return self.take_notes()
+
+    def take_notes(self) -> list[Note]:
+        notes, self.notes = self.notes, []
+        return notes
 
     def _on_tick(self, inst: Instrument, at: datetime, price: float, liquidity: int | None) -> None:
         for order in list(self.engine.orders.values()):
@@ -406,17 +452,23 @@ class Simulation:
                 day.append(day_row)
         return {"net": net, "day": day}
 
-    def orders(self) -> list[dict[str, Any]]:
+    def _read_book(self) -> None:
+        self.book_reads.append(self.engine._order_seq)
+
+    def orders(self) -> list[OrderRow]:
+        self._read_book()
         return [o.row() for o in self.engine.orders.values()]
 
-    def order_history(self, order_id: str) -> list[dict[str, Any]]:
-        return [dict(r) for r in self.engine.get_order(order_id).history]
+    def order_history(self, order_id: str) -> list[OrderRow]:
+        self._read_book()
+        return [r.copy() for r in self.engine.get_order(order_id).history]
 
-    def order_trades(self, order_id: str) -> list[dict[str, Any]]:
-        return [dict(t) for t in self.engine.get_order(order_id).trades]
+    def order_trades(self, order_id: str) -> list[TradeRow]:
+        return [t.copy() for t in self.engine.get_order(order_id).trades]
 
-    def trades(self) -> list[dict[str, Any]]:
-        return [dict(t) for t in self.engine.trades]
+    def trades(self) -> list[TradeRow]:
+        self._read_book()
+        return [t.copy() for t in self.engine.trades]
 
     # ----- orders (write) -------------------------------------------------------------------
     def place_order(
@@ -438,27 +490,33 @@ class Simulation:
         auction_number: str | None = None,
         tag: str | None = None,
         market_protection: float | None = None,
-    ) -> dict[str, Any]:
-        order = self.engine.place(
-            variety=variety,
-            exchange=exchange,
-            tradingsymbol=tradingsymbol,
-            transaction_type=transaction_type,
-            quantity=quantity,
-            product=product,
-            order_type=order_type,
-            price=price,
-            validity=validity,
-            validity_ttl=validity_ttl,
-            disclosed_quantity=disclosed_quantity,
-            trigger_price=trigger_price,
-            iceberg_legs=iceberg_legs,
-            iceberg_quantity=iceberg_quantity,
-            auction_number=auction_number,
-            tag=tag,
-            market_protection=market_protection,
+    ) -> OrderResponse:
+        """Kite Connect's place call by its parameters (the SDKs' signature)."""
+        return self.place(
+            OrderRequest(
+                variety,
+                exchange,
+                tradingsymbol,
+                transaction_type,
+                quantity,
+                product,
+                order_type,
+                price,
+                validity,
+                validity_ttl,
+                disclosed_quantity,
+                trigger_price,
+                iceberg_legs,
+                iceberg_quantity,
+                auction_number,
+                tag,
+                market_protection,
+            )
         )
-        return {"order_id": order.order_id}
+
+    def place(self, request: OrderRequest) -> OrderResponse:
+        """The place call as the handler reads it: one typed request to the engine."""
+        return {"order_id": self.engine.place(request).order_id}
 
     def modify_order(
         self,
@@ -471,7 +529,7 @@ class Simulation:
         trigger_price: float | None = None,
         validity: str | None = None,
         disclosed_quantity: int | None = None,
-    ) -> dict[str, Any]:
+    ) -> OrderResponse:
         order = self.engine.modify(
             variety,
             order_id,
@@ -486,7 +544,7 @@ class Simulation:
 
     def cancel_order(
         self, variety: str, order_id: str, parent_order_id: str | None = None
-    ) -> dict[str, Any]:
+    ) -> OrderResponse:
         order = self.engine.cancel(variety, order_id)
         return {"order_id": order.order_id}
 
@@ -524,6 +582,14 @@ class Simulation:
             old.day_sell_quantity -= quantity
             old.day_sell_value -= avg_value * quantity
         new.add_fill(transaction_type, quantity, avg_value / inst.multiplier)
+        self.engine.events.append(
+            Event(
+                self.now,
+                "converted",
+                f"{inst.key} {quantity} {old_product} -> {new_product}",
+                (inst.key,),
+            )
+        )
         return True
 
     def _margin_row(self, item: dict[str, Any]) -> dict[str, Any]:
@@ -621,7 +687,7 @@ class Simulation:
         trigger_values: list[float],
         last_price: float,
         orders: list[dict[str, Any]],
-    ) -> dict[str, Any]:
+    ) -> GttResponse:
         inst = self.engine.instrument(exchange, tradingsymbol)
         legs = gtt_rules.validate(
             inst, trigger_type, list(trigger_values), float(last_price), orders
@@ -644,6 +710,7 @@ class Simulation:
         if gtt_rules.too_close(trigger.trigger_values, self.engine.ltp(inst)):
             trigger.status = "disabled"
         self.gtts[trigger.id] = trigger
+        self._gtt_event(trigger, "placed")
         return {"trigger_id": trigger.id}
 
     def modify_gtt(
@@ -655,7 +722,7 @@ class Simulation:
         trigger_values: list[float],
         last_price: float,
         orders: list[dict[str, Any]],
-    ) -> dict[str, Any]:
+    ) -> GttResponse:
         trigger = self._gtt(trigger_id)
         if trigger.status != "active":
             raise input_error(rules.GTT_NOT_ACTIVE)
@@ -669,14 +736,16 @@ class Simulation:
         trigger.updated_at = self.now
         if gtt_rules.too_close(trigger.trigger_values, self.engine.ltp(inst)):
             trigger.status = "disabled"
+        self._gtt_event(trigger, "modified")
         return {"trigger_id": trigger.id}
 
-    def delete_gtt(self, trigger_id: int) -> dict[str, Any]:
+    def delete_gtt(self, trigger_id: int) -> GttResponse:
         trigger = self._gtt(trigger_id)
         if trigger.status != "active":
             raise input_error(rules.GTT_NOT_ACTIVE)
         trigger.status = "deleted"
         trigger.updated_at = self.now
+        self._gtt_event(trigger, "deleted")
         return {"trigger_id": trigger.id}
 
     def _fire_gtt(self, trigger: Gtt, leg: int, at: datetime) -> None:
@@ -685,6 +754,15 @@ class Simulation:
         spec = trigger.orders[leg]
         trigger.status = "triggered"
         trigger.updated_at = at
+        self.engine.events.append(
+            Event(
+                at,
+                "GTT triggered",
+                f"GTT {trigger.id} {trigger.inst.key} leg {leg + 1} of {len(trigger.orders)}: "
+                f"{spec['transaction_type']} {spec['quantity']} at {spec['price']:g}",
+                (trigger.inst.key,),
+            )
+        )
         result: dict[str, Any] = {
             "account_id": self.user_id,
             "exchange": trigger.inst.exchange,
@@ -701,23 +779,30 @@ class Simulation:
         }
         try:
             order = self.engine.place(
-                variety="regular",
-                exchange=trigger.inst.exchange,
-                tradingsymbol=trigger.inst.tradingsymbol,
-                transaction_type=spec["transaction_type"],
-                quantity=spec["quantity"],
-                product=spec["product"],
-                order_type="LIMIT",
-                price=spec["price"],
+                OrderRequest(
+                    variety="regular",
+                    exchange=trigger.inst.exchange,
+                    tradingsymbol=trigger.inst.tradingsymbol,
+                    transaction_type=spec["transaction_type"],
+                    quantity=spec["quantity"],
+                    product=spec["product"],
+                    order_type="LIMIT",
+                    price=spec["price"],
+                ),
                 meta={"gtt": trigger.id},
                 demat_only=True,
             )
-        except KiteError as err:
+        except KiteConnectError as err:
             result["order_result"] = {
                 "order_id": "",
                 "rejection_reason": err.message,
                 "status": "failed",
             }
+            self.engine.events.append(
+                Event(
+                    at, "GTT order refused", f"GTT {trigger.id}: {err.message}", (trigger.inst.key,)
+                )
+            )
         else:
             failed = order.status == "REJECTED"
             result["order_result"] = {
@@ -865,17 +950,19 @@ class Simulation:
                 params = dict(item.get("params") or {})
                 try:
                     order = self.engine.place(
-                        variety=str(params.get("variety") or "regular"),
-                        exchange=str(item.get("exchange")),
-                        tradingsymbol=str(item.get("tradingsymbol")),
-                        transaction_type=str(params.get("transaction_type")),
-                        quantity=int(params.get("quantity") or 0),
-                        product=str(params.get("product")),
-                        order_type=str(params.get("order_type")),
-                        price=params.get("price"),
-                        trigger_price=params.get("trigger_price"),
-                        validity=params.get("validity"),
-                        market_protection=params.get("market_protection"),
+                        OrderRequest(
+                            variety=str(params.get("variety") or "regular"),
+                            exchange=str(item.get("exchange")),
+                            tradingsymbol=str(item.get("tradingsymbol")),
+                            transaction_type=str(params.get("transaction_type")),
+                            quantity=int(params.get("quantity") or 0),
+                            product=str(params.get("product")),
+                            order_type=str(params.get("order_type")),
+                            price=params.get("price"),
+                            trigger_price=params.get("trigger_price"),
+                            validity=params.get("validity"),
+                            market_protection=params.get("market_protection"),
+                        ),
                         meta={"alert": alert.uuid},
                     )
                     order_meta.append(
@@ -885,7 +972,7 @@ class Simulation:
                             "status_message": order.status_message,
                         }
                     )
-                except KiteError as err:
+                except KiteConnectError as err:
                     order_meta.append(
                         {"order_id": "", "status": "failed", "status_message": err.message}
                     )
@@ -1014,7 +1101,7 @@ class Simulation:
         for row in rows:
             if str(row.get("order_id")) == str(order_id):
                 return row
-        raise KiteError("OrderException", rules.NO_SUCH_ORDER)
+        raise KiteConnectError("OrderException", rules.NO_SUCH_ORDER)
 
     def mf_sips(self, sip_id: str | None = None) -> list[dict[str, Any]] | dict[str, Any]:
         rows = [dict(r) for r in self.scenario.mf_sips]
