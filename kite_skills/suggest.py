@@ -2,7 +2,7 @@
 
 One rule for every place a person or an agent mistypes something kite-skills knows: a help
 key (``catalog.Catalog.similar``), a command or subcommand, an option's value and a skill
-name in the CLI (:class:`kite_skills.cli_help.SuggestingParser`,
+name in the CLI (:class:`kite_skills.cli.help.SuggestingParser`,
 :meth:`kite_skills.store.db.Store.get`). difflib is imported only when a miss needs it: a
 server start imports no more.
 """

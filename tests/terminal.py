@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .server.harness import person_command
 
-QUESTION = b" it: "  # how each question of kite_skills/cli_confirm.py ends
+QUESTION = b" it: "  # how each question of kite_skills/cli/confirm.py ends
 PATIENCE = 60.0  # a guard against a hang, not a measurement
 
 

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kite_skills import cli_skills
-from kite_skills.cli import main
+from kite_skills.cli import common, main
 from kite_skills.display import local_time
 from kite_skills.errors import UnknownSkill
 from kite_skills.store import ReadReceipt, Store, agent, human
@@ -121,7 +120,7 @@ def test_review_asks_why_on_reject_and_the_agent_is_told(
     db: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     answers = ["r", "keep step one"]
-    monkeypatch.setattr(cli_skills, "interactive", lambda: True)
+    monkeypatch.setattr(common, "interactive", lambda: True)
     monkeypatch.setattr("builtins.input", lambda prompt="": answers.pop(0))
     assert main(["skills", "review", "--db", str(db)]) == 0
     assert "rejected 1" in capsys.readouterr().out
@@ -168,7 +167,7 @@ def test_reject_sends_an_agents_new_draft_back_and_review_offers_it(
         prompts.append(prompt)
         return answers.pop(0)
 
-    monkeypatch.setattr(cli_skills, "interactive", lambda: True)
+    monkeypatch.setattr(common, "interactive", lambda: True)
     monkeypatch.setattr("builtins.input", ask)
     assert main(["skills", "review", "--db", str(db)]) == 0
     assert prompts[0].startswith("[p]ublish, [r]eject, [d]elete, [s]kip")

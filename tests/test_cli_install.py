@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from kite_skills import __version__
-from kite_skills.cli_install import launcher_text
+from kite_skills.cli.install import launcher_text
 
 from .small_zipapp import environment, make_pyz, run, run_pyz
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from kite_skills import cli, cli_skills, invocation
+from kite_skills import cli, invocation
+from kite_skills.cli import common
 from kite_skills.store import Store, agent, human
 
 from .terminal import at_terminal
@@ -174,7 +175,7 @@ def test_a_fresh_install_lists_no_skills_yet_with_what_to_do(tmp_path: Path) -> 
 def tty(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """A person at a terminal: ``interactive()`` is true and answers come from the list."""
     answers: list[str] = []
-    monkeypatch.setattr(cli_skills, "interactive", lambda: True)
+    monkeypatch.setattr(common, "interactive", lambda: True)
     monkeypatch.setattr("builtins.input", lambda prompt="": answers.pop(0))
     return answers
 

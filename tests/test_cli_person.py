@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from kite_skills import cli, cli_skills, invocation
+from kite_skills import cli, invocation
+from kite_skills.cli import common
 from kite_skills.store import Store, agent, human
 
 from .terminal import at_terminal, skills_at_terminal, skills_command, without_terminal
@@ -45,7 +46,7 @@ def out_json(capsys: pytest.CaptureFixture[str]) -> object:
 def tty(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """A person at a terminal: ``interactive()`` is true and answers come from the list."""
     answers: list[str] = []
-    monkeypatch.setattr(cli_skills, "interactive", lambda: True)
+    monkeypatch.setattr(common, "interactive", lambda: True)
     monkeypatch.setattr("builtins.input", lambda prompt="": answers.pop(0))
     return answers
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from kite_skills.cli import main
-from kite_skills.cli_setup import CLIENTS, config_path
+from kite_skills.cli.setup import CLIENTS, config_path
 from kite_skills.store import LATEST_VERSION, Store, agent
 
 OTHER = {"command": "/usr/bin/other", "args": ["--x"]}

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kite_skills import cli_skills, invocation
+from kite_skills import invocation
+from kite_skills.cli import skills as cli_skills
 from kite_skills.errors import IllegalTransition, KiteError, UnknownSkill
 from kite_skills.store import Store, agent
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from kite_skills import invocation
 from kite_skills.cli import main
 from kite_skills.store import LATEST_VERSION, Store, agent
 
@@ -78,7 +79,8 @@ def test_a_row_under_a_name_the_store_refuses_can_be_deleted(
             " VALUES ('Bad Name', 'd', 'b', 'draft', 't', 't')"
         )
     assert main(["skills", "--db", str(path), "show", "Bad Name"]) == 1
-    assert _error(capsys).endswith("delete it with: kite-skills skills delete 'Bad Name'")
+    kite = invocation.current().command  # as this program was started (issue 40)
+    assert _error(capsys).endswith(f"delete it with: {kite} skills delete 'Bad Name'")
     assert main(["skills", "--db", str(path), "delete", "Bad Name", "--yes"]) == 0
     assert "Bad Name" in capsys.readouterr().out
     with Store.open(path) as store:

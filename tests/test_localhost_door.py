@@ -1,4 +1,4 @@
-"""The localhost door alone (kite_skills/localhost_door.py): each listener's ASGI guard wrapping
+"""The localhost door alone (kite_skills/mcpkit/localhost.py): each listener's ASGI guard wrapping
 a trivial inner app, so that a refusal here is the door's own and not the SDK's, uvicorn's or
 a handler's behind it. The same requests go to the dashboard's guard and to the sandbox's."""
 
@@ -11,9 +11,10 @@ from typing import Any
 
 import anyio
 import pytest
+from starlette.types import Receive, Scope, Send
 
 from kite_skills.dashboard import security
-from kite_skills.localhost_door import QUIET_SECONDS, Door, Quiet, Receive, Scope, Send
+from kite_skills.mcpkit.localhost import QUIET_SECONDS, Door, Quiet
 from kite_skills.sandbox import server
 
 PORT = 8123
@@ -199,7 +200,7 @@ def test_the_door_knows_its_hosts_and_origins() -> None:
 def test_the_event_loop_says_a_socket_error_in_one_line_and_a_bug_as_it_is(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    from kite_skills import localhost_door
+    from kite_skills.mcpkit import localhost
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
@@ -208,9 +209,9 @@ def test_the_event_loop_says_a_socket_error_in_one_line_and_a_bug_as_it_is(
             {"message": "socket.accept() out of system resource", "exception": OSError(24, "x")},
             {"message": "Task exception was never retrieved", "exception": ValueError("bug")},
         ):
-            localhost_door._loop_trouble(loop, context)
+            localhost._loop_trouble(loop, context)
 
-    logger = logging.getLogger("kite_skills.localhost_door")
+    logger = logging.getLogger("kite_skills.mcpkit.localhost")
     before = logger.filters
     logger.filters = [Quiet()]  # a fresh one: another test's served listener may have used it
     try:
@@ -221,7 +222,7 @@ def test_the_event_loop_says_a_socket_error_in_one_line_and_a_bug_as_it_is(
     said = [(r.name, r.getMessage(), r.exc_info is not None) for r in caplog.records]
     assert said == [
         (
-            "kite_skills.localhost_door",
+            "kite_skills.mcpkit.localhost",
             "socket.accept() out of system resource: [Errno 24] x",
             False,
         ),

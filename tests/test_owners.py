@@ -18,6 +18,7 @@ from kite_skills.dashboard.app import _environment
 from kite_skills.store import Store
 from kite_skills.store.lifecycle import (
     STATES,
+    VIAS,
     Action,
     person_actions,
     waiting_audit_actions,
@@ -297,6 +298,19 @@ def test_the_audit_actions_that_leave_text_waiting_come_from_the_lifecycle_table
     )
 
 
+def test_who_wrote_what_waits_is_decided_only_in_the_store() -> None:
+    """Store.waiting() names who wrote each waiting text: no door scans the audit log for
+    the actions that leave text waiting (the dashboard once did, so it and the CLI could name
+    different authors)."""
+    found = [
+        _where(path, node.lineno)
+        for path in _outside("kite_skills/store/")
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Name) and node.id in {"waiting_audit_actions", "sends_back"}
+    ]
+    assert found == [], "who wrote what waits is decided outside the store: ask Store.waiting()"
+
+
 # ---- the via values, and filtering the audit log by via -------------------------------------
 
 LIFECYCLE = "kite_skills/store/lifecycle.py"
@@ -322,10 +336,34 @@ def test_the_via_values_are_written_only_in_the_lifecycle_module() -> None:
                 _name_of(t).startswith("VIA") for t in node.targets
             ):
                 found.append(_where(path, node.lineno))
+    quoted_via = re.compile(r"""(['"])(mcp|cli|dashboard)\1""")
+    found += [f"{p}:{n}" for p, n, line in _template_lines() if quoted_via.search(line)]
     assert found == [], (
         "a via value is written again: use kite_skills.store.lifecycle (VIA_MCP, VIA_CLI, "
-        "VIA_DASHBOARD, VIAS), bound as an SQL parameter"
+        "VIA_DASHBOARD, VIAS), bound as an SQL parameter (a template: the VIAS global)"
     )
+
+
+def test_the_sql_checks_on_via_allow_exactly_the_lifecycle_vias() -> None:
+    """The migrations' CHECKs are frozen history, so they are tested against the one owner
+    rather than derived from it: a new via value fails here until a migration allows it."""
+    checks = [
+        match.group(1)
+        for path in sorted((PACKAGE / "store" / "migrations").glob("*.sql"))
+        for match in re.finditer(r"via IN \(([^)]*)\)", path.read_text(encoding="utf-8"))
+    ]
+    assert checks, "no CHECK on a via column found in the migrations"
+    for allowed in checks:
+        assert sorted(v.strip(" '") for v in allowed.split(",")) == sorted(VIAS), allowed
+
+
+def test_messages_in_the_store_ask_the_store_for_the_command() -> None:
+    """A hint naming a command says it as this program was started (Store.command, the
+    ``{kite}`` of the lifecycle's messages): 'python3 kite-skills.pyz skills …' when that is
+    how it runs, never a hard-coded 'kite-skills skills …'."""
+    store = [p for p in _python_files() if _rel(p).startswith("kite_skills/store/")]
+    found = _found(lambda text: "kite-skills skills" in text, files=store)
+    assert found == [], "a store message names 'kite-skills skills' itself: use store.command"
 
 
 def test_the_audit_log_is_filtered_by_via_in_sql_only() -> None:
@@ -534,7 +572,7 @@ def test_os_folders_are_found_only_in_os_dirs() -> None:
 def test_db_is_declared_and_resolved_only_in_cli_db() -> None:
     found = []
     for path in _python_files():
-        if _rel(path) == "kite_skills/cli_db.py":
+        if _rel(path) == "kite_skills/cli/db.py":
             continue
         for node in ast.walk(_tree(path)):
             if not isinstance(node, ast.Call):
@@ -549,9 +587,9 @@ def test_db_is_declared_and_resolved_only_in_cli_db() -> None:
     found += _found(
         lambda text: "with --db or" in text, skip=frozenset({"kite_skills/store/_failures.py"})
     )
-    found = [f for f in found if not f.startswith("kite_skills/cli_db.py")]
+    found = [f for f in found if not f.startswith("kite_skills/cli/db.py")]
     assert found == [], (
-        "--db is declared or read again: use kite_skills.cli_db (add_db_option, db_parent, "
+        "--db is declared or read again: use kite_skills.cli.db (add_db_option, db_parent, "
         "db_path, db_named, DB_DEFAULT)"
     )
 
@@ -646,7 +684,7 @@ def test_the_fat_finger_thresholds_are_only_in_calc() -> None:
 
 # ---- the localhost door ---------------------------------------------------------------------
 
-LOCALHOST_DOOR = "kite_skills/localhost_door.py"
+LOCALHOST_DOOR = "kite_skills/mcpkit/localhost.py"
 _DOOR_HEADERS = frozenset({"host", "origin", "sec-fetch-site"})
 _DOOR_NAMES = frozenset({"H11Protocol", "RLIMIT_NOFILE", "set_exception_handler", "Config"})
 
@@ -672,7 +710,7 @@ def test_the_localhost_door_is_kept_only_in_its_module() -> None:
                 if name in _DOOR_NAMES - {"Config"} or is_uvicorn_config:
                     found.append(_where(path, node.lineno))
     assert found == [], (
-        "a listener keeps a door of its own: use kite_skills/localhost_door.py (Door for the "
+        "a listener keeps a door of its own: use kite_skills/mcpkit/localhost.py (Door for the "
         "Host and web-page rules, config and Server for deadlines, bounds and quiet logging)"
     )
 
@@ -730,6 +768,108 @@ def test_the_controlling_terminal_is_opened_only_in_cli_confirm() -> None:
     (issue 38): another module reading /dev/tty or the console would be a second door."""
     found = _found(
         lambda t: t in ("/dev/tty", "CONIN$", "CONOUT$"),
-        skip=frozenset({"kite_skills/cli_confirm.py"}),
+        skip=frozenset({"kite_skills/cli/confirm.py"}),
     )
-    assert found == [], "the terminal is asked again: use kite_skills.cli_confirm.confirm"
+    assert found == [], "the terminal is asked again: use kite_skills.cli.confirm.confirm"
+
+
+VERBS = "kite_skills/store/verbs.py"
+
+
+def test_the_person_verbs_are_tabled_only_in_store_verbs() -> None:
+    """The CLI and the dashboard read one verb table (word → typed call, what it needs,
+    whether a person is asked first): no other module pairs a word with a call into
+    ``store.human`` in a table of its own."""
+    found = []
+    for path in _python_files():
+        if _rel(path) == VERBS:
+            continue
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.Dict):
+                items = [k for k in node.keys if k is not None] + list(node.values)
+            elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+                items = list(node.elts)
+            else:
+                continue
+            words = any(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in items)
+            calls = any(
+                isinstance(e, ast.Attribute) and _name_of(e.value) == "human" for e in items
+            )
+            if words and calls:
+                found.append(_where(path, node.lineno))
+    assert found == [], (
+        "a table of the person's verbs outside kite_skills/store/verbs.py: read PERSON_VERBS"
+    )
+
+
+SESSION = "kite_skills/mcpkit/session.py"
+KIT_ALIASES = "kite_skills/mcpkit/aliases.py"
+
+
+def test_the_session_rules_are_kept_only_in_the_kit() -> None:
+    """One initialize per session and the word to a request before it: the kit's
+    SessionRules, for the main server and the sandbox alike."""
+    said = _found(
+        lambda text: (
+            "session is already initialized" in text or "session is not initialized" in text
+        ),
+        skip=frozenset({SESSION}),
+    )
+    state = [
+        _where(path, node.lineno)
+        for path in _python_files()
+        if _rel(path) != SESSION
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Name)
+        and node.id == "MODERN_PROTOCOL_VERSIONS"
+        and _rel(path) != "kite_skills/server/protocol.py"  # the log level's era, not the rules
+    ]
+    assert said + state == [], "session rules outside kite_skills/mcpkit/session.py: use them"
+
+
+def test_the_request_context_alias_is_declared_only_in_the_kit() -> None:
+    """``Context`` is declared once (mcpkit/aliases.py); the ASGI types are starlette's."""
+    found = [
+        _where(path, node.lineno)
+        for path in _python_files()
+        if _rel(path) != KIT_ALIASES
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Subscript) and _name_of(node.value) == "ServerRequestContext"
+    ]
+    asgi = {"Scope", "Message", "Receive", "Send", "ASGIApp"}
+    found += [
+        _where(path, node.lineno)
+        for path in _python_files()
+        for node in ast.walk(_tree(path))
+        if isinstance(node, (ast.Assign, ast.AnnAssign))
+        and any(
+            _name_of(t) in asgi
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        )
+    ]
+    assert found == [], (
+        "a request-context or ASGI alias declared again: import Context from kite_skills.mcpkit, "
+        "and Scope, Receive, Send, ASGIApp from starlette.types"
+    )
+
+
+RECEIPTS = "kite_skills/store/receipts.py"
+
+
+def test_the_read_receipt_writer_is_the_one_second_writer() -> None:
+    """Skills, audit and history are written through Store.transaction(); the read receipts
+    have their own writer (store/receipts.py: ReceiptWriter, its own connection so a read is
+    never held up by a write), and no other module opens a writing connection."""
+    found = [
+        _where(path, node.lineno)
+        for path in _python_files()
+        if _rel(path) not in {"kite_skills/store/db.py", RECEIPTS}
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Call)
+        and _name_of(node.func) == "connect"
+        and not any(isinstance(a, ast.JoinedStr) and "mode=ro" in ast.unparse(a) for a in node.args)
+    ]
+    assert found == [], (
+        "a writing connection outside the store and its read-receipt writer: write through "
+        "Store.transaction() (kite_skills/store/db.py)"
+    )

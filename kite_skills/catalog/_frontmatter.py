@@ -13,17 +13,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ._frontmatter_problem import FrontmatterProblem as FrontmatterProblem
+
 _OPEN = "---"
 _CLOSE = re.compile(r"---[ \t]*")
-
-
-class FrontmatterProblem(Exception):
-    """A frontmatter defect at ``line`` (1-based, in the file)."""
-
-    def __init__(self, line: int, message: str) -> None:
-        super().__init__(message)
-        self.line = line
-        self.message = message
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from ruamel.yaml.events import (
     SequenceStartEvent,
 )
 
-from ._frontmatter import FrontmatterProblem
+from ._frontmatter_problem import FrontmatterProblem
 
 _STR_TAG = "tag:yaml.org,2002:str"
 

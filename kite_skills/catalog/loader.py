@@ -16,7 +16,8 @@ from typing import Any
 from ..skill_rules import MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, NAME_PATTERN, NAME_SHAPE
 from . import _facts, _markdown, _schema
 from ._facts import KnownFacts
-from ._frontmatter import FrontmatterProblem, normalise, split
+from ._frontmatter import normalise, split
+from ._frontmatter_problem import FrontmatterProblem
 from ._markdown import Link, LinkSource
 from .model import Problem
 

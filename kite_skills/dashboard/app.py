@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
 from importlib import resources
-from typing import Any, Final
+from typing import Any
 
 from jinja2 import Environment, FunctionLoader, select_autoescape
 from starlette.applications import Starlette
@@ -45,30 +45,21 @@ from kite_skills.errors import (
 )
 from kite_skills.look_alikes import LOOK_ALIKE_RULE, is_new_draft, look_alikes
 from kite_skills.os_dirs import home
-from kite_skills.person import login_name
 from kite_skills.skill_rules import NAME_CHARS
-from kite_skills.store import VIA_DASHBOARD, VIAS, ActionResult, AuditEntry, Skill, Store, human
+from kite_skills.store import VIA_DASHBOARD, VIAS, AuditEntry, Skill, Store, human
 from kite_skills.store.lifecycle import (
     ARCHIVED,
     LIVE,
     Action,
     person_action_meanings,
     person_actions,
-    sends_back,
-    waiting_audit_actions,
 )
 from kite_skills.store.records import revision_id, short_revision
+from kite_skills.store.verbs import PERSON_VERBS, Asked, Needs
 
 from . import history, render
+from .pages import person, skill_url
 from .security import Door, guard
-
-RESERVED: Final = frozenset({"new", "log", "reads"})
-
-
-def skill_url(name: str) -> str:
-    """A skill's page; ``/skills/new``, ``/skills/log`` and ``/skills/reads`` are pages of
-    their own."""
-    return f"/skills/{name}/view" if name in RESERVED else f"/skills/{name}"
 
 
 def _template_source(name: str) -> str:
@@ -98,14 +89,11 @@ def _environment() -> Environment:
     env.globals["skill_url"] = skill_url
     env.globals["count_hidden"] = count_hidden
     env.globals["LIVE"] = LIVE
+    env.globals["VIAS"] = VIAS
     env.globals["NAME_CHARS"] = NAME_CHARS
     env.globals["MAX_REASON_CHARS"] = human.MAX_REASON_CHARS
     env.globals["LOOK_ALIKE_RULE"] = LOOK_ALIKE_RULE
     return env
-
-
-def _who() -> str:
-    return login_name(VIA_DASHBOARD)
 
 
 def _home_short(path: str) -> str:
@@ -182,29 +170,6 @@ class Stale:
     diff: list[render.DiffLine]
 
 
-@dataclass(frozen=True)
-class Waiting:
-    skill: Skill
-    kind: str  # "draft" | "revision" | "sent-back" (a draft you sent back to its agent)
-    by: str
-    at: str
-
-
-_ACTIONS: Final[dict[str, tuple[Callable[..., ActionResult], str | None]]] = {
-    # action: (library call, which revision id the form must carry)
-    "publish": (human.publish, "text"),
-    "accept": (human.accept_revision, "proposed"),
-    "reject": (human.reject_revision, None),
-    "draft": (human.move_to_draft, None),
-    "archive": (human.archive, None),
-    "restore": (human.restore, None),
-    "delete": (human.delete, None),
-}
-_ASKS_FIRST: Final = frozenset({"delete", "restore"})
-"""Actions whose form carries ``confirm=yes`` only from their question page
-(``/skills/NAME/ACTION``): without it the POST changes nothing and goes there."""
-
-
 class Dashboard:
     """Pages over one open store."""
 
@@ -252,36 +217,11 @@ class Dashboard:
         except (UnknownSkill, InvalidSkill, UnreadableSkill) as exc:
             raise HTTPException(404, str(exc)) from exc
 
-    def proposer(self, skill: Skill) -> tuple[str, str]:
-        """Who wrote the waiting text, and when: ``(label, at)``. An agent's self-chosen
-        name is shown as data (``agent: "root (dashboard)" via MCP``), never as a person."""
-        if skill.proposed is not None:
-            return skill.proposed.author.label(), skill.proposed.proposed_at
-        waiting = waiting_audit_actions()
-        for entry in self.store.audit(limit=20, name=skill.name):
-            if entry.action in waiting:
-                return entry.author.label(), entry.at
-        return skill.written_by.label(), skill.updated_at
-
     # ---- pages --------------------------------------------------------------------------
-
-    def waiting(self, skills: list[Skill]) -> list[Waiting]:
-        """What waits for the person, newest first (the order the skills page lists)."""
-        waiting = []
-        for skill in skills:
-            if skill.waiting:
-                by, at = self.proposer(skill)
-                kind = "revision" if skill.proposed is not None else "draft"
-                newest = self.store.audit(limit=1, name=skill.name) if kind == "draft" else []
-                if newest and sends_back(newest[0].action):  # the agent's turn, with a reason
-                    kind, by, at = "sent-back", newest[0].author.label(), newest[0].at
-                waiting.append(Waiting(skill, kind, by, at))
-        waiting.sort(key=lambda w: w.at, reverse=True)
-        return waiting
 
     def index(self, request: Request) -> Response:
         skills, unreadable = self.store.list_all_and_unreadable()
-        waiting = self.waiting(skills)
+        waiting = self.store.waiting(skills)
         return self.page(
             request,
             "index.html",
@@ -347,25 +287,28 @@ class Dashboard:
             now = (skill.description, skill.body)
         seen = _seen_text(form.get("seen", ""), form.get("rev", "").strip().lower())
         diff = render.diff_lines(*seen, *now) if seen and now else []
-        by = self.proposer(skill)[0] if now else ""
+        by = self.store.proposer(skill)[0].label() if now else ""
         return Stale(action, exc.reviewed, exc.current if now else None, by, diff)
 
     def act(self, request: Request) -> Response:
         name, action = request.path_params["name"], request.path_params["action"]
-        if action not in _ACTIONS:
+        verb = PERSON_VERBS.get(action)
+        if verb is None:
             raise HTTPException(404, f"no action '{action}'")
         self.skill_or_404(name)  # a malformed or unknown name: 404 before anything else
         form = self.form(request)
-        call, needs = _ACTIONS[action]
-        kwargs: dict[str, Any] = {"via": VIA_DASHBOARD, "who": _who()}
-        if needs is not None:
-            kwargs["rev"] = form.get("rev", "")
-        if action == "reject":  # the person's reason, told to the agent's next save
-            kwargs["reason"] = form.get("reason", "")
-        if action in _ASKS_FIRST and form.get("confirm") != "yes":
+        # A verb that asks first gets confirm=yes only from its question page
+        # (/skills/NAME/ACTION): without it the POST changes nothing and goes there.
+        if verb.asks_first and form.get("confirm") != "yes":
             return RedirectResponse(f"/skills/{name}/{action}", status_code=303)
+        asked = Asked(
+            via=VIA_DASHBOARD,
+            who=person(),
+            rev=form.get("rev", "") if verb.needs.names_a_revision else "",
+            reason=form.get("reason", "") if verb.needs is Needs.REASON else "",
+        )
         try:
-            result = call(self.store, name, **kwargs)
+            result = verb.run(self.store, name, asked)
         except StaleRevision as exc:
             skill = self.skill_or_404(name)
             stale = self.stale(skill, action, form, exc)
@@ -377,12 +320,10 @@ class Dashboard:
             raise HTTPException(404, str(exc)) from exc
         message = result.message
         if action == "delete" and form.get("purge") == "yes":  # and forget what it kept
-            message += "; " + human.purge(self.store, name, via=VIA_DASHBOARD, who=_who()).message
+            message += "; " + human.purge(self.store, name, via=VIA_DASHBOARD, who=person()).message
         where = "/skills" if action == "delete" else skill_url(name)
         if action in ("publish", "accept"):  # on to the next thing to review, if any
-            after = [
-                w.skill.name for w in self.waiting(self.store.list_all()) if w.skill.name != name
-            ]
+            after = [w.skill.name for w in self.store.waiting() if w.skill.name != name]
             self._next[request.state.session] = after[0] if after else ""
         return self.done(request, message, where)
 
@@ -413,7 +354,7 @@ class Dashboard:
                         description=values["description"],
                         body=values["body"],
                         via=VIA_DASHBOARD,
-                        who=_who(),
+                        who=person(),
                     )
                 except IllegalTransition as exc:
                     problems = {"name": str(exc)}
@@ -451,7 +392,7 @@ class Dashboard:
                     description=values["description"],
                     body=values["body"],
                     via=VIA_DASHBOARD,
-                    who=_who(),
+                    who=person(),
                 )
             except StaleRevision as exc:
                 problems["form"] = str(exc)

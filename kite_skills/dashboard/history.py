@@ -9,7 +9,7 @@ every form). Restoring goes through :func:`kite_skills.store.human.revert`, audi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -20,9 +20,7 @@ from kite_skills.store import VIA_DASHBOARD, PastText, Skill, human
 from kite_skills.store.lifecycle import Action, person_action_meanings
 
 from . import render
-
-if TYPE_CHECKING:
-    from .app import Dashboard
+from .pages import Pages, person, skill_url
 
 CURRENT = "current"
 
@@ -35,7 +33,7 @@ def _text_id(value: str | None) -> int | None:
     return int(value)
 
 
-def _pick(dashboard: Dashboard, skill: Skill, value: str | None) -> PastText | Skill | None:
+def _pick(dashboard: Pages, skill: Skill, value: str | None) -> PastText | Skill | None:
     """A text named in the query: a history id, or ``current`` (the skill's text now)."""
     if value == CURRENT:
         return skill
@@ -61,7 +59,7 @@ def _title(text: PastText | Skill) -> str:
     return f"the current text ({text.status}), revision {text.revision}"
 
 
-def history(dashboard: Dashboard, request: Request) -> Response:
+def history(dashboard: Pages, request: Request) -> Response:
     """``/skills/{name}/history``: the list; ``?a=ID&b=ID|current`` compares two texts;
     ``?show=ID`` shows one as stored."""
     skill = dashboard.skill_or_404(request.path_params["name"])
@@ -87,7 +85,7 @@ def history(dashboard: Dashboard, request: Request) -> Response:
     return dashboard.page(request, "history.html", **values)
 
 
-def restore(dashboard: Dashboard, request: Request) -> Response:
+def restore(dashboard: Pages, request: Request) -> Response:
     """``/skills/{name}/history/{id}/restore``: GET asks the person to confirm, saying what
     restoring that text will do; the confirmation POSTs here and the text becomes the
     skill's text."""
@@ -102,19 +100,17 @@ def restore(dashboard: Dashboard, request: Request) -> Response:
     if form.get("confirm") != "yes":
         raise HTTPException(400, "restoring needs the form's confirmation; nothing changed")
     try:
-        result = human.revert(dashboard.store, name, text_id=text_id, via=VIA_DASHBOARD, who=_who())
+        result = human.revert(
+            dashboard.store, name, text_id=text_id, via=VIA_DASHBOARD, who=person()
+        )
     except UnknownSkill as exc:
         raise HTTPException(404, str(exc)) from exc
     except (InvalidSkill, IllegalTransition) as exc:
         raise HTTPException(409, str(exc)) from exc
-    from .app import skill_url
-
     return dashboard.done(request, result.message, skill_url(name))
 
 
-def _confirm_restore(
-    dashboard: Dashboard, request: Request, skill: Skill, text_id: int
-) -> Response:
+def _confirm_restore(dashboard: Pages, request: Request, skill: Skill, text_id: int) -> Response:
     """The question before a restore: which text replaces which, the change as a diff, and
     what it means for agents in the skill's state (the lifecycle table's words)."""
     text = _pick(dashboard, skill, str(text_id))
@@ -130,7 +126,7 @@ def _confirm_restore(
     )
 
 
-def reads(dashboard: Dashboard, request: Request) -> Response:
+def reads(dashboard: Pages, request: Request) -> Response:
     """``/skills/reads``: every read receipt kept (skills and catalog recipes), and the switch."""
     return dashboard.page(
         request,
@@ -140,7 +136,7 @@ def reads(dashboard: Dashboard, request: Request) -> Response:
     )
 
 
-def reads_setting(dashboard: Dashboard, request: Request) -> Response:
+def reads_setting(dashboard: Pages, request: Request) -> Response:
     """POST ``/skills/reads/setting``: turn read receipts on or off."""
     form = dashboard.form(request)
     value = form.get("value")
@@ -149,9 +145,3 @@ def reads_setting(dashboard: Dashboard, request: Request) -> Response:
     return dashboard.done(
         request, human.set_read_receipts(dashboard.store, value == "on"), "/skills/reads"
     )
-
-
-def _who() -> str:
-    from .app import _who as who
-
-    return who()

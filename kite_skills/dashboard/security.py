@@ -1,7 +1,7 @@
 """The dashboard's door: who may talk to it, and what every response carries.
 
 One ASGI middleware in front of every route, behind the localhost door
-(:mod:`kite_skills.localhost_door`, which the sandbox's listener uses too):
+(:mod:`kite_skills.mcpkit.localhost`, which the sandbox's listener uses too):
 
 - ``Host`` must be ``127.0.0.1:PORT`` or ``localhost:PORT`` (DNS rebinding) — else 421.
 - On Linux, the connection must come from a program of the user running the dashboard: the
@@ -15,7 +15,7 @@ One ASGI middleware in front of every route, behind the localhost door
   dashboard, and the terminal gets a fresh link when the last one printed is used or expired.
   Only the stylesheet and ``/`` are served without one.
 - A state change (POST) must say where it comes from: the door's web-page rule
-  (:meth:`kite_skills.localhost_door.Door.web_page_refusal`: the dashboard's own ``Origin``,
+  (:meth:`kite_skills.mcpkit.localhost.Door.web_page_refusal`: the dashboard's own ``Origin``,
   or ``Origin: null`` with ``Sec-Fetch-Site: same-origin``), and unlike the sandbox's bearer
   requests, not neither header: a POST with no ``Origin`` and no ``Sec-Fetch-Site`` did not come
   from a browser showing the dashboard. Either is refused before any handler runs; the
@@ -41,8 +41,10 @@ from http.cookies import SimpleCookie
 from typing import Final
 from urllib.parse import parse_qsl, quote, urlencode
 
-from kite_skills import localhost_door
-from kite_skills.localhost_door import ASGIApp, Message, Receive, Scope, Send, header
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from kite_skills.mcpkit import localhost
+from kite_skills.mcpkit.localhost import header
 
 CSP: Final = (
     "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
@@ -92,7 +94,7 @@ class Door:
             command=command, port=port
         )  # command: kite_skills.invocation
         self._key = secrets.token_bytes(32)
-        self.localhost = localhost_door.Door(port)
+        self.localhost = localhost.Door(port)
         self.cookie_name = f"kite_skills_{port}"
         self.link_seconds = link_seconds
         self._clock = clock

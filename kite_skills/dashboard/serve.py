@@ -1,6 +1,6 @@
 """Run the dashboard: bind 127.0.0.1 (never another address), print a sign-in link, open a
 browser, serve until Ctrl-C or SIGTERM, behind the localhost door
-(:mod:`kite_skills.localhost_door`: Host, web pages, half-sent requests, quiet logging).
+(:mod:`kite_skills.mcpkit.localhost`: Host, web pages, half-sent requests, quiet logging).
 
 Every local user can read a process's command line (``/proc/PID/cmdline``), so the browser is
 never given the secret: it opens a ``file://`` page that only this user may read (0600, as
@@ -24,18 +24,19 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
-from kite_skills import invocation, localhost_door
+from kite_skills import invocation
 from kite_skills.errors import KiteError
+from kite_skills.mcpkit import localhost
 from kite_skills.store import Store
 
 from .app import build_app
 from .security import LINK_SECONDS, Door
 
-HOST: Final = localhost_door.HOST
+HOST: Final = localhost.HOST
 DEFAULT_PORT: Final = 7381
 
 
-class Server(localhost_door.Server):
+class Server(localhost.Server):
     """uvicorn re-raises a caught SIGINT/SIGTERM after shutting down (a traceback for Ctrl-C,
     death by signal for SIGTERM); the dashboard just stops and says so."""
 
@@ -145,7 +146,7 @@ def run(db: Path, port: int, open_browser: bool) -> int:
         )
         if open_browser and _has_gui_browser():
             page = _open_browser(door)
-        Server(localhost_door.config(app)).run(sockets=[sock])
+        Server(localhost.config(app)).run(sockets=[sock])
     finally:
         store.close()
         sock.close()

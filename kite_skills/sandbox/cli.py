@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Final, NoReturn
 
 from .. import invocation
-from ..cli_help import SuggestingParser, describe_subcommands
+from ..cli.help import SuggestingParser, describe_subcommands
 from ..display import counted
 from ..errors import KiteError
 from ..launcher import bytecode
@@ -215,9 +215,10 @@ def _run_serve(args: argparse.Namespace) -> int:
 def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> int:
     # The MCP stack and the simulation load here, as the main server's do.
     with loading_the_stack():
+        from ..mcpkit import parse_excluded
         from . import sim
         from .handlers import Generation, generation
-        from .server import Sandbox, parse_excluded
+        from .server import Sandbox
     if args.scenario not in sim.scenario_names() and not Path(args.scenario).is_file():
         raise UsageError(
             f"--scenario {args.scenario!r}: no built-in scenario and no file by that name — "
@@ -296,7 +297,7 @@ def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> 
 def _serve_stdio(sandbox: Any) -> int:
     import anyio
 
-    from ..server import stdio
+    from ..mcpkit import stdio
     from .server import build_server
 
     server = build_server(sandbox)
@@ -326,7 +327,7 @@ def _bind(port: int) -> socket.socket:
 
 
 def _serve_http(sandbox: Any, sock: socket.socket) -> int:
-    from .. import localhost_door
+    from ..mcpkit import localhost
     from .server import build_server, http_app, new_token
 
     port = sock.getsockname()[1]
@@ -336,9 +337,9 @@ def _serve_http(sandbox: Any, sock: socket.socket) -> int:
         f"kite-skills sandbox: serving MCP at http://{HOST}:{port}/mcp; every request needs "
         f"'Authorization: Bearer {token}' (a new token each launch)"
     )
-    config = localhost_door.config(app, lifespan="on")  # the SDK's session manager
+    config = localhost.config(app, lifespan="on")  # the SDK's session manager
     try:
-        localhost_door.Server(config).run(sockets=[sock])
+        localhost.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:
         return 130
     return 0

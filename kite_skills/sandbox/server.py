@@ -1,6 +1,7 @@
 """The sandbox's MCP server: the Kite MCP server's tools over the simulation, on stdio (both
-protocol eras, through the main server's wire, :mod:`kite_skills.server.stdio`) or on
-streamable HTTP at 127.0.0.1 behind a per-launch bearer token.
+protocol eras, through the kit's wire, :mod:`kite_skills.mcpkit.stdio`) or on streamable HTTP at
+127.0.0.1 behind a per-launch bearer token. The session rules and the error middleware are the
+kit's too (:mod:`kite_skills.mcpkit.session`), as the main server keeps them.
 
 Each tool call advances the simulation to the simulated clock's now, runs the handler,
 writes the journal entry, and only then answers.
@@ -19,16 +20,15 @@ from datetime import datetime
 from typing import Any, Final
 
 from mcp import types
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
-from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import ValidationError
+from mcp_types import INVALID_PARAMS
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import __version__, kite_schemas
 from ..display import clipped
-from ..localhost_door import ASGIApp, Door, Receive, Scope, Send, header
+from ..mcpkit import HANDSHAKE, Context, HandshakeState, SessionRules, internal_errors
+from ..mcpkit.localhost import Door, header
 from . import schemas
 from .handlers import Generation, Result
 from .journal import Journal, JournalError, recorded
@@ -36,7 +36,6 @@ from .sim.events import Finding
 
 log = logging.getLogger("kite_skills.sandbox")
 
-Context = ServerRequestContext[Any, Any]
 INSTRUCTIONS: Final = (
     "This is kite-skills sandbox: a SIMULATED Zerodha Kite account and market served with the "
     "Kite MCP server's own tools. Nothing here reaches Zerodha and no money is at stake; use "
@@ -215,12 +214,6 @@ def unknown_tool(name: str, generation: str = "grouped") -> str:
     return f'unknown tool "{shown}"'
 
 
-def parse_excluded(value: str | None) -> frozenset[str]:
-    """``EXCLUDED_TOOLS``: comma-separated tool names, spaces trimmed, as the real server reads
-    it (zerodha/kite-mcp-server@847fe98b40caa1888bf775c25dd5ba8cf5bb2c2d:mcp/mcp.go:66)."""
-    return frozenset(n.strip() for n in (value or "").split(",") if n.strip())
-
-
 def build_server(sandbox: Sandbox) -> Server[Any]:
     # Sorted by name, as the upstream SDKs send tools/list (issue 41 §2; mcp-go v0.31.0, the
     # oldest generation's: server/server.go:894 sort.Strings(toolNames)).
@@ -252,30 +245,7 @@ def build_server(sandbox: Sandbox) -> Server[Any]:
 
     @asynccontextmanager
     async def per_connection(server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
-        yield {LEGACY_STATE: {"initialized": False, "opened": False}}
-
-    async def session_rules(ctx: Context, call_next: CallNext) -> HandlerResult:
-        """The handshake era's rules the SDK leaves loose, as the main server keeps them
-        (kite_skills/server/app.py): one ``initialize`` per connection, and a clear word to a
-        request sent before it."""
-        lifespan = ctx.lifespan_context
-        state = lifespan.get(LEGACY_STATE) if isinstance(lifespan, dict) else None
-        if state is None or ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            return await call_next(ctx)
-        if ctx.request_id is None:  # a notification
-            if ctx.method == "notifications/initialized":
-                state["opened"] = True
-            return await call_next(ctx)
-        if ctx.method == "initialize":
-            if state["initialized"]:
-                raise MCPError(INVALID_REQUEST, ALREADY_INITIALIZED)
-            result = await call_next(ctx)
-            state["initialized"] = True
-            return result
-        if not state["opened"] and ctx.method != "ping":
-            if server.get_request_handler(ctx.method) is not None:
-                raise MCPError(INVALID_PARAMS, NOT_INITIALIZED, {"method": clipped(ctx.method, 64)})
-        return await call_next(ctx)
+        yield {HANDSHAKE: HandshakeState()}
 
     server: Server[Any] = Server(
         "kite-sandbox",
@@ -285,49 +255,9 @@ def build_server(sandbox: Sandbox) -> Server[Any]:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
-    server.middleware.append(_internal_errors)
-    server.middleware.append(session_rules)
+    server.middleware.append(internal_errors(INTERNAL))
+    server.middleware.append(SessionRules(server))
     return server
-
-
-LEGACY_STATE: Final = "kite-sandbox legacy session"
-ALREADY_INITIALIZED: Final = (
-    "this session is already initialized: a second 'initialize' is refused, and the first "
-    "negotiation (protocol version, capabilities, client) stays in force — start a new "
-    "connection to negotiate again"
-)
-NOT_INITIALIZED: Final = (
-    "the session is not initialized: send 'initialize' (then 'notifications/initialized') "
-    "first, or use the 2026-07-28 protocol by putting io.modelcontextprotocol/protocolVersion, "
-    "clientCapabilities and clientInfo in each request's _meta"
-)
-
-
-async def _internal_errors(ctx: Context, call_next: CallNext) -> HandlerResult:
-    """-32602 for malformed params, -32603 for anything unexpected (never a traceback, nor
-    the SDK's code 0 on the legacy era)."""
-    try:
-        return await call_next(ctx)
-    except MCPError:
-        raise
-    except ValidationError as exc:
-        problems = []
-        for error in exc.errors(include_url=False, include_input=False, include_context=False)[:3]:
-            loc = [clipped(part, 40) for part in error["loc"]]
-            field = ".".join(loc if loc[:1] == ["params"] else ["params", *loc])
-            said = clipped(error["msg"], 120)
-            problems.append(
-                f"{field} is missing"
-                if error["type"] == "missing"
-                else f"{field} is wrong: {said[:1].lower()}{said[1:]}"
-            )
-        raise MCPError(
-            INVALID_PARAMS,
-            f"invalid params for {clipped(ctx.method, 60)}: {'; '.join(problems) or 'bad shape'}",
-        ) from exc
-    except Exception as exc:
-        log.exception("%s failed", ctx.method)
-        raise MCPError(INTERNAL_ERROR, INTERNAL) from exc
 
 
 # ---------------------------------------------------------------- HTTP
@@ -338,7 +268,7 @@ def new_token() -> str:
 
 
 def guard(app: ASGIApp, token: str, port: int) -> ASGIApp:
-    """The localhost door (:mod:`kite_skills.localhost_door`: the Host must name this server,
+    """The localhost door (:mod:`kite_skills.mcpkit.localhost`: the Host must name this server,
     else 421; a request for another web page is refused, 403), then ``Authorization: Bearer
     <token>`` (else 401), compared in constant time."""
     door = Door(port)

@@ -24,15 +24,17 @@ from .. import __version__, catalog, invocation
 from ..catalog import Catalog
 from ..display import one_line
 from ..errors import KiteError
+from ..mcpkit import SessionRules, internal_errors, parse_excluded, stdio
+from ..mcpkit.wire import serve as serve_kept
 from ..store import AgentView
-from . import client_log, stdio, wire
+from . import client_log
 from .handlers import Handlers, all_tools
 from .prompts import Prompts, legacy_cache_fields
-from .protocol import SessionRules, client_logs, internal_errors
+from .protocol import client_logs
 from .skills_extension import SkillsExtension, legacy_initialize_extensions
 from .user_skills import UserSkills
 
-__all__ = ["INSTRUCTIONS", "build_server", "parse_excluded", "serve_stdio", "serve_wire"]
+__all__ = ["INSTRUCTIONS", "build_server", "excluded_tools", "serve_stdio", "serve_wire"]
 
 log = logging.getLogger("kite_skills.server")
 
@@ -48,9 +50,9 @@ INSTRUCTIONS = (
 )
 
 
-def parse_excluded(value: str | None, known: Iterable[str]) -> tuple[frozenset[str], list[str]]:
+def excluded_tools(value: str | None, known: Iterable[str]) -> tuple[frozenset[str], list[str]]:
     """Names from ``EXCLUDED_TOOLS`` (comma-separated), and those that name no tool."""
-    names = frozenset(n.strip() for n in (value or "").split(",") if n.strip())
+    names = parse_excluded(value)
     return names, sorted(names - set(known))
 
 
@@ -58,7 +60,7 @@ def build_server(
     catalog: Catalog, user_skills: UserSkills, excluded: frozenset[str] = frozenset()
 ) -> Server[Any]:
     """The server over ``catalog`` and ``user_skills``, without the tools in ``excluded``."""
-    tools = {n: s for n, s in all_tools(catalog, user_skills).items() if n not in excluded}
+    tools = all_tools(catalog, user_skills).excluding(excluded)
     handlers = Handlers(catalog, user_skills, tools)
     prompts = Prompts(catalog, user_skills.view, user_skills.receipts)
     changes = user_skills.changes
@@ -78,7 +80,7 @@ def build_server(
         on_list_resource_templates=handlers.list_resource_templates,
         on_get_prompt=prompts.get_prompt,
     )
-    wire.serve(server, "tools/call", types.CallToolRequestParams, handlers.call_tool)
+    serve_kept(server, "tools/call", types.CallToolRequestParams, handlers.call_tool)
     # Declares the logging capability (the SDK's on_set_logging_level= warns on every start).
     server.add_request_handler(
         "logging/setLevel", types.SetLevelRequestParams, handlers.set_log_level
@@ -88,7 +90,7 @@ def build_server(
     SkillsExtension(catalog).serve(server)
     server.middleware += [
         client_logs,  # outermost: it sends what the others log
-        internal_errors,
+        internal_errors("internal error (see the server log)"),
         SessionRules(server),
         prompts.remembered,  # holds legacy_cache_fields' answer
         legacy_cache_fields,
@@ -145,8 +147,8 @@ def serve_wire(
         )
     else:
         user_skills = UserSkills(view)
-    names = sorted(all_tools(loaded, user_skills))
-    excluded, unknown = parse_excluded(environ.get("EXCLUDED_TOOLS"), names)
+    names = all_tools(loaded, user_skills).names()
+    excluded, unknown = excluded_tools(environ.get("EXCLUDED_TOOLS"), names)
     if unknown:
         log.warning(
             "EXCLUDED_TOOLS names no tool here: %s (known: %s)",

@@ -27,7 +27,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import anyio
 from mcp import types
@@ -45,11 +45,9 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import LoggingLevel
 
 from ..display import clipped, error_line
+from ..mcpkit import Context, HandshakeState
 from ..store import AgentView, LiveChange, LiveSkills
 from . import client_log, store_thread
-
-if TYPE_CHECKING:
-    from mcp.server.context import ServerRequestContext
 
 log = logging.getLogger("kite_skills.server")
 
@@ -67,18 +65,17 @@ def uri_of(name: str) -> str:
 class LegacyPeer:
     """The one legacy (handshake-era) session of a served connection, the URIs it
     subscribed to and the log level it set. A connection that never sends ``initialize``
-    (2026-07-28) has none."""
+    (2026-07-28) has no session: the kit's session rules set it in ``handshake``
+    (:class:`kite_skills.mcpkit.HandshakeState`)."""
 
-    def __init__(self) -> None:
-        self.session: ServerSession | None = None
-        self.opened = False  # initialize answered, or a bare notifications/initialized
+    def __init__(self, handshake: HandshakeState) -> None:
+        self.handshake = handshake
         self.uris: set[str] = set()
         self.log_level: LoggingLevel | None = None  # logging/setLevel's; None: no log lines
 
-    def attach(self, session: ServerSession) -> None:
-        if self.session is None:
-            self.session = session
-        self.opened = True
+    @property
+    def session(self) -> ServerSession | None:
+        return self.handshake.session
 
     def subscribe(self, uri: str) -> None:
         self.uris.add(uri)
@@ -137,7 +134,7 @@ class BoundedListen:
         self.open = 0
 
     async def __call__(
-        self, ctx: ServerRequestContext[Any, Any], params: types.SubscriptionsListenRequestParams
+        self, ctx: Context, params: types.SubscriptionsListenRequestParams
     ) -> types.SubscriptionsListenResult:
         if self.open >= MAX_LISTEN_STREAMS:
             raise MCPError(
@@ -187,10 +184,10 @@ class ChangeFeed:
             await peer.deliver(event)
 
     @asynccontextmanager
-    async def serving(self) -> AsyncIterator[LegacyPeer]:
-        """For one served connection (the server's lifespan): its LegacyPeer, and the poller
-        while it is served."""
-        peer = LegacyPeer()
+    async def serving(self, handshake: HandshakeState) -> AsyncIterator[LegacyPeer]:
+        """For one served connection (the server's lifespan) and its ``handshake``: its
+        LegacyPeer, and the poller while it is served."""
+        peer = LegacyPeer(handshake)
         self._peers.append(peer)
         try:
             if self._live is None:

@@ -5,14 +5,15 @@ to the catalog or the user's skills, and wraps the result in the SDK's model.
 agent's view of the store, its change feed and read receipts hang off
 :class:`.user_skills.UserSkills`) and the tool table. ``prompts/*`` are :class:`.prompts.Prompts`'
 and the Skills extension's methods :mod:`.skills_extension`'s; :func:`.app.build_server`
-registers them all. Protocol rules are middlewares (:mod:`.protocol`), not handler code.
+registers them all. Protocol rules are middlewares (the kit's
+:mod:`kite_skills.mcpkit.session`), not handler code.
 """
 
 from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -24,44 +25,48 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from ..catalog import Catalog
 from ..display import clipped
 from ..errors import StoreError, UnreadableSkill
+from ..mcpkit import (
+    HANDSHAKE,
+    Context,
+    HandshakeState,
+    ToolRegistry,
+    ToolResult,
+    ToolSpec,
+    tool_error,
+)
 from .changes import PEER, URI_SCHEME
-from .protocol import Context, peer_of
+from .protocol import peer_of
 from .skills_extension import client_has_skills
-from .tools import ToolResult, ToolSpec, calc_tool, help_tool, tool_error
+from .tools import calc_tool, help_tool
 from .user_skills import SKILL_MIME_TYPE, UserSkills
 
 log = logging.getLogger("kite_skills.server")
 
 
-def all_tools(catalog: Catalog, user_skills: UserSkills) -> dict[str, ToolSpec]:
-    """Every tool this server has, by name (``EXCLUDED_TOOLS`` not yet applied)."""
+def all_tools(catalog: Catalog, user_skills: UserSkills) -> ToolRegistry:
+    """The one registry of this server's tools (``EXCLUDED_TOOLS`` not yet applied)."""
     receipts = user_skills.receipts
 
     def on_recipe(ctx: Context, key: str) -> None:
         receipts.note(ctx, "recipe", key, "help")
 
-    tools = [help_tool(catalog, on_recipe), calc_tool(), *user_skills.tools()]
-    return {spec.tool.name: spec for spec in tools}
+    return ToolRegistry([help_tool(catalog, on_recipe), calc_tool(), *user_skills.tools()])
 
 
 class Handlers:
     """``tools/*``, ``resources/*`` and the legacy subscriptions, over the catalog, the user's
-    skills and the tools served (``tools``: by name, those ``EXCLUDED_TOOLS`` leaves)."""
+    skills and the tools served (``tools``: those ``EXCLUDED_TOOLS`` leaves)."""
 
-    def __init__(
-        self, catalog: Catalog, user_skills: UserSkills, tools: Mapping[str, ToolSpec]
-    ) -> None:
+    def __init__(self, catalog: Catalog, user_skills: UserSkills, tools: ToolRegistry) -> None:
         self._catalog = catalog
         self._user_skills = user_skills
-        self._tools = dict(sorted(tools.items()))
+        self._tools = tools
 
     # -- tools --------------------------------------------------------------------------------
 
     async def list_tools(self, ctx: Context, params: Any) -> types.ListToolsResult:
-        hide_help = client_has_skills(ctx)  # a Skills client reads the catalog through it
-        return types.ListToolsResult(
-            tools=[s.tool for n, s in self._tools.items() if not (hide_help and n == "help")]
-        )
+        # a Skills client reads the catalog through the extension, not the help tool
+        return self._tools.listing(hidden={"help"} if client_has_skills(ctx) else ())
 
     async def call_tool(self, ctx: Context, params: types.CallToolRequestParams) -> ToolResult:
         spec = self._tools.get(params.name)
@@ -115,9 +120,11 @@ class Handlers:
 
     @asynccontextmanager
     async def connection(self, server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
-        """The lifespan of one served connection: its legacy peer, fed by the change feed."""
-        async with self._user_skills.changes.serving() as peer:
-            yield {PEER: peer}
+        """The lifespan of one served connection: its handshake (the kit's session rules keep
+        it) and its legacy peer, fed by the change feed."""
+        handshake = HandshakeState()
+        async with self._user_skills.changes.serving(handshake) as peer:
+            yield {HANDSHAKE: handshake, PEER: peer}
 
     async def subscribe(
         self, ctx: Context, params: types.SubscribeRequestParams

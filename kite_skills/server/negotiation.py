@@ -3,12 +3,10 @@ of the Skills extension is :func:`.skills_extension.client_has_skills`."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from mcp.server.context import ServerRequestContext
+from ..mcpkit import Context
 
 
-def client_label(ctx: ServerRequestContext[Any, Any]) -> str:
+def client_label(ctx: Context) -> str:
     """The client's "name version" for the audit log, or "unknown client"."""
     params = ctx.session.client_params
     info = params.client_info if params is not None else None

@@ -11,20 +11,18 @@ import logging
 from typing import Any
 
 from mcp import types
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from ..catalog import USER_PROMPT_PREFIX as USER_PREFIX
 from ..catalog import Catalog, RecipePrompt, recipe_prompts
 from ..errors import StoreError
+from ..mcpkit import Context, wire
 from ..store import AgentView, Listing, Skill, SkillSummary
 from . import store_thread
 from .receipts import ReadReceipts
 from .user_skills import SKILL_MIME_TYPE, uri_of
-from .wire import wire
-
-Context = ServerRequestContext[Any, Any]
 
 # The list holds the person's own skills: never for a shared cache, and short-lived because
 # the CLI or the dashboard can change it from another process.

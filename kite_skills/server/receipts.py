@@ -14,11 +14,10 @@ import logging
 import queue
 import threading
 import time
-from typing import Any, Final
-
-from mcp.server.context import ServerRequestContext
+from typing import Final
 
 from ..display import error_line, quoted
+from ..mcpkit import Context
 from ..store import AgentView, ReadReceipt
 from ..store.receipts import MAX_CLIENTS_PER_CONNECTION, ReceiptWriter
 from .negotiation import client_label
@@ -35,8 +34,6 @@ MAX_QUEUED: Final = 1000
 """Receipts waiting to be written; beyond this (the store stuck for long) new ones are
 dropped: a receipt is never worth memory or a wait."""
 _STOP: Final = object()
-
-Context = ServerRequestContext[Any, Any]
 
 
 class ReadReceipts:

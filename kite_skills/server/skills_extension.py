@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from mcp import types
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
@@ -24,6 +24,7 @@ from mcp_types import INVALID_PARAMS
 from ..catalog import Catalog
 from ..display import clipped
 from ..errors import DirectoryReadError
+from ..mcpkit import Context
 
 SKILLS_EXTENSION: Final = "io.modelcontextprotocol/skills"
 SKILLS_SETTINGS: Final[dict[str, Any]] = {"directoryRead": True}
@@ -31,8 +32,6 @@ DIRECTORY_READ: Final = "resources/directory/read"
 
 # Static documentation, the same for every client: cacheable publicly for 5 minutes.
 CACHE_FIELDS: Final = {"resultType": "complete", "ttlMs": 300_000, "cacheScope": "public"}
-
-Context = ServerRequestContext[Any, Any]
 
 
 class CatalogParams(types.RequestParams):

@@ -1,136 +1,34 @@
-"""The tool table: each tool's schema and the function that serves it, the ``help`` tool and
-the ``calc`` tool's adapter.
+"""The main server's own tools that are not the user's skills: the ``help`` tool and the
+``calc`` tool's adapter.
 
-``list_tools`` and ``call_tool`` (:class:`.handlers.Handlers`) only render and look up this
-table.
+Each tool is a :class:`~kite_skills.mcpkit.ToolSpec`, registered in the server's one
+:class:`~kite_skills.mcpkit.ToolRegistry` by :func:`.handlers.all_tools`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 from mcp import types
-from mcp.server.context import ServerRequestContext
 
 from ..catalog import HELP_PAGE_SCHEMA, MAX_KEY_BYTES, Catalog
 from ..errors import HelpKeyError, HelpKeyTooLong
+from ..mcpkit import (
+    Context,
+    Kept,
+    ToolResult,
+    ToolSpec,
+    WireJSON,
+    argument_problems,
+    text_result,
+    tool_error,
+    wire,
+)
 from .skills_extension import client_has_skills
-from .wire import Kept, ToolReply, WireJSON, wire
-
-Context = ServerRequestContext[Any, Any]
-ToolResult = ToolReply  # a tool's result: the model, or its kept wire form (.wire)
-Runner = Callable[[Context, dict[str, Any]], Awaitable[ToolResult]]
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    tool: types.Tool
-    run: Runner
-
-
-def text_result(text: str, structured: Mapping[str, Any] | None = None) -> types.CallToolResult:
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)],
-        structured_content=dict(structured) if structured is not None else None,
-    )
-
-
-def tool_error(text: str) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
-
-
-# One validator per tool schema (the schemas live as long as the server).
-_VALIDATORS: dict[int, tuple[Mapping[str, Any], Any]] = {}
-# Per schema, a check that accepts only arguments the schema plainly allows (None: no such
-# check for this schema). jsonschema costs tens of µs a call; arguments it would accept go
-# through this instead, and anything else still gets jsonschema's own messages.
-_PLAIN: dict[int, tuple[Mapping[str, Any], Callable[[Any], bool] | None]] = {}
-_PLAIN_OBJECT_KEYWORDS = frozenset({"type", "properties", "required", "additionalProperties"})
-_PLAIN_VALUE_KEYWORDS = frozenset({"type", "description", "default", "minimum", "maximum"})
-
-
-def _plain_check(schema: Mapping[str, Any]) -> Callable[[Any], bool] | None:
-    """A check for a flat object schema whose properties are strings and integers (with
-    optional bounds); None for any schema with more to it. Never accepts what the schema
-    refuses: an integer must be an ``int`` (not a bool, nor a float jsonschema would allow)."""
-    properties = schema.get("properties", {})
-    if (
-        schema.get("type") != "object"
-        or not set(schema) <= _PLAIN_OBJECT_KEYWORDS
-        or schema.get("additionalProperties", False) is not False
-        or not isinstance(properties, dict)
-    ):
-        return None
-    checks: dict[str, Callable[[Any], bool]] = {}
-    for name, spec in properties.items():
-        if not isinstance(spec, dict) or not set(spec) <= _PLAIN_VALUE_KEYWORDS:
-            return None
-        if spec.get("type") == "string":
-            checks[name] = _is_str
-        elif spec.get("type") == "integer":
-            low, high = spec.get("minimum"), spec.get("maximum")
-            if not all(b is None or type(b) is int for b in (low, high)):
-                return None
-            checks[name] = _int_check(low, high)
-        else:
-            return None
-    required = tuple(schema.get("required", ()))
-
-    def plain(arguments: Any) -> bool:
-        return (
-            type(arguments) is dict
-            and all(name in arguments for name in required)
-            and all(name in checks and checks[name](v) for name, v in arguments.items())
-        )
-
-    return plain
-
-
-def _is_str(value: Any) -> bool:
-    return isinstance(value, str)
-
-
-def _int_check(low: int | None, high: int | None) -> Callable[[Any], bool]:
-    def check(value: Any) -> bool:
-        return (
-            type(value) is int and (low is None or value >= low) and (high is None or value <= high)
-        )
-
-    return check
-
-
-def argument_problems(schema: Mapping[str, Any], arguments: Any) -> list[str]:
-    """Every way ``arguments`` break the tool's input schema, for the model to fix."""
-    plain = _PLAIN.get(id(schema))
-    if plain is None or plain[0] is not schema:
-        plain = _PLAIN[id(schema)] = (schema, _plain_check(schema))
-    if plain[1] is not None and plain[1](arguments):
-        return []
-    cached = _VALIDATORS.get(id(schema))
-    if cached is not None and cached[0] is schema:
-        validator = cached[1]
-    else:
-        # ~0.1 s and ~6 MB of imports, paid only once arguments need jsonschema's verdict.
-        import jsonschema
-
-        validator = jsonschema.Draft202012Validator(schema)
-        _VALIDATORS[id(schema)] = (schema, validator)
-    return validator_problems(validator, arguments)
-
-
-def validator_problems(validator: Any, arguments: Any) -> list[str]:
-    """A jsonschema validator's verdict on ``arguments``, one line a problem, by path."""
-    problems = []
-    for error in sorted(validator.iter_errors(arguments), key=lambda e: list(e.path)):
-        where = "/".join(str(p) for p in error.path) or "arguments"
-        message = error.message if len(error.message) <= 200 else error.message[:200] + "…"
-        problems.append(f"{where}: {message}")
-    return problems
-
 
 HELP_INPUT = {
     "type": "object",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any, Final
 
 from mcp import types
@@ -25,12 +26,12 @@ from ..errors import (
     UnknownSkill,
     UnreadableSkill,
 )
+from ..mcpkit import Context, ToolRun, ToolSpec, argument_problems, text_result, tool_error
 from ..store import DEFAULT_LIMIT, MAX_BODY_BYTES, MAX_LIMIT, AgentView, Skill
 from . import store_thread
 from .changes import URI_SCHEME, ChangeFeed, uri_of
 from .negotiation import client_label
 from .receipts import ReadReceipts
-from .tools import Context, ToolSpec, argument_problems, text_result, tool_error
 
 log = logging.getLogger("kite_skills.server")
 
@@ -111,9 +112,6 @@ class UserSkills:
     def without_store(cls, cause: str) -> UserSkills:
         return cls(None, cause)
 
-    async def _call(self, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        return await store_thread.run(lambda: function(*args, **kwargs))
-
     # -- tools ------------------------------------------------------------------------------
 
     def tools(self) -> list[ToolSpec]:
@@ -138,7 +136,7 @@ class UserSkills:
             for name, schema, run, annotations, title in specs
         ]
 
-    def _guarded(self, tool: str, schema: dict[str, Any], run: _Run) -> Any:
+    def _guarded(self, tool: str, schema: dict[str, Any], run: _Run) -> ToolRun:
         async def guarded(ctx: Context, arguments: dict[str, Any]) -> types.CallToolResult:
             problems = argument_problems(schema, arguments)
             if problems:
@@ -165,10 +163,10 @@ class UserSkills:
     ) -> types.CallToolResult:
         assert self.view is not None
         if q is None or not q.strip():  # blank q lists, as no q does
-            found = await self._call(self.view.list_live, limit)
+            found = await store_thread.run(partial(self.view.list_live, limit))
             heading = f"{len(found)} live skill(s)" if found else "No live skills yet."
         else:
-            found = await self._call(self.view.search, q, limit)
+            found = await store_thread.run(partial(self.view.search, q, limit))
             heading = (
                 f"{len(found)} live skill(s) match {q!r}"
                 if found
@@ -182,7 +180,7 @@ class UserSkills:
 
     async def _read(self, ctx: Context, name: str) -> types.CallToolResult:
         assert self.view is not None
-        skill: Skill = await self._call(self.view.read_live, name)
+        skill: Skill = await store_thread.run(partial(self.view.read_live, name))
         self.receipts.note(ctx, "skill", skill.name, "skillRead")
         structured = {"name": skill.name, "description": skill.description, "body": skill.body}
         return text_result(skill.document(), structured)
@@ -191,7 +189,9 @@ class UserSkills:
         self, ctx: Context, name: str, description: str, body: str
     ) -> types.CallToolResult:
         assert self.view is not None
-        result = await self._call(self.view.save, name, description, body, who=client_label(ctx))
+        result = await store_thread.run(
+            partial(self.view.save, name, description, body, who=client_label(ctx))
+        )
         structured: dict[str, Any] = {
             "name": result.name,
             "outcome": result.outcome,
@@ -226,13 +226,13 @@ class UserSkills:
 
     async def _unpublish(self, ctx: Context, name: str) -> types.CallToolResult:
         assert self.view is not None
-        result = await self._call(self.view.unpublish, name, who=client_label(ctx))
+        result = await store_thread.run(partial(self.view.unpublish, name, who=client_label(ctx)))
         await self.changes.check()
         return text_result(result.message, {"name": name, "status": result.to_status})
 
     async def _publish(self, ctx: Context, name: str) -> types.CallToolResult:
         assert self.view is not None
-        result = await self._call(self.view.republish, name, who=client_label(ctx))
+        result = await store_thread.run(partial(self.view.republish, name, who=client_label(ctx)))
         await self.changes.check()
         return text_result(result.message, {"name": name, "status": result.to_status})
 
@@ -244,7 +244,7 @@ class UserSkills:
         if self.view is None:
             return []
         try:
-            skills: list[Skill] = await self._call(self.view.live_skills)
+            skills: list[Skill] = await store_thread.run(partial(self.view.live_skills))
         except FAILURES:
             skills = await self._readable_live_skills()
         return [
@@ -261,14 +261,14 @@ class UserSkills:
     async def _readable_live_skills(self) -> list[Skill]:
         assert self.view is not None
         try:
-            names: list[str] = await self._call(self.view.live_names)
+            names: list[str] = await store_thread.run(partial(self.view.live_names))
         except FAILURES as exc:
             self.report("*", f"cannot list the user's live skills ({exc}); serving the catalog")
             return []
         found = []
         for name in names:
             try:
-                found.append(await self._call(self.view.read_live, name))
+                found.append(await store_thread.run(partial(self.view.read_live, name)))
             except FAILURES as exc:
                 self.report(uri_of(name), f"cannot read live skill '{name}' ({exc}); left out")
         return found
@@ -286,7 +286,7 @@ class UserSkills:
             return None
         name = uri.removeprefix(URI_SCHEME)
         try:
-            skill: Skill = await self._call(self.view.read_live, name)
+            skill: Skill = await store_thread.run(partial(self.view.read_live, name))
         except REFUSALS:
             return None
         return skill.document()

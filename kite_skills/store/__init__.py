@@ -24,6 +24,7 @@ from .records import (
     SaveResult,
     Skill,
     SkillSummary,
+    Waiting,
 )
 
 __all__ = [
@@ -54,5 +55,6 @@ __all__ = [
     "Skill",
     "SkillSummary",
     "Store",
+    "Waiting",
     "default_db_path",
 ]

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from dataclasses import dataclass
 
 from kite_skills.display import decoded
 from kite_skills.errors import IllegalTransition, InvalidSkill, UnknownSkill, UnreadableSkill
 
 from . import _history, _sql
+from ._history import Text as Text
 from ._validate import check_name, check_via, clean_who
 from .db import MAX_LOOKUP_CHARS, Store, valid_text
 from .lifecycle import (
@@ -36,16 +36,9 @@ _CURRENT = (
 )
 
 
-@dataclass(frozen=True)
-class Text:
-    """Already-validated description and body for CREATE, SET_TEXT and PROPOSE."""
-
-    description: str
-    body: str
-
-
-def current_text(conn: sqlite3.Connection, name: str) -> Text:
-    """The description and body of ``name`` (``UnknownSkill`` if absent)."""
+def current_text(conn: sqlite3.Connection, name: str, kite: str) -> Text:
+    """The description and body of ``name`` (``UnknownSkill`` if absent); ``kite`` is the
+    command that starts kite-skills here, as a refusal names it."""
     row = conn.execute(
         "SELECT description, body FROM skills WHERE name = ?", (check_name(name),)
     ).fetchone()
@@ -58,7 +51,7 @@ def current_text(conn: sqlite3.Connection, name: str) -> Text:
             name,
             fields,
             "give both a new description and a new body, or delete it with "
-            f"'kite-skills skills delete {name}'",
+            f"'{kite} skills delete {name}'",
         )
     return Text(description, body)
 
@@ -124,7 +117,7 @@ def apply_in(
     if rule.outcome is Outcome.NOOP:
         return ActionResult(name, rule.audit_action, state, state, False, message)
     now = store.now()
-    detail = _change(conn, rule, name, now, via, who, text, row)
+    detail = _change(conn, rule, name, now, via, who, text, row, store.command)
     _history.record(conn, rule, name, now, via, who, text, reason)
     if reason:
         detail += f"; reason: {reason}"
@@ -172,8 +165,10 @@ def _change(
     who: str,
     text: Text | None,
     row: _Row | None,
+    kite: str,
 ) -> str:
-    """Write the rule's effect; return the audit detail."""
+    """Write the rule's effect; return the audit detail (``kite``: the command a refusal
+    names)."""
     effect = rule.effect
     if effect in (Effect.CREATE, Effect.SET_TEXT, Effect.PROPOSE):
         if text is None:
@@ -229,7 +224,7 @@ def _change(
         )
         return f"revision proposed by {row[3]} at {row[2]}"
     if effect is Effect.REJECT_DRAFT:
-        draft = current_text(conn, name)
+        draft = current_text(conn, name, kite)
         return f"draft revision {revision_id(draft.description, draft.body)}"
     if effect is Effect.DELETE:
         conn.execute("DELETE FROM skills WHERE name = ?", (name,))

@@ -12,7 +12,8 @@ back, with their reason), and ``live_at`` once that text served as live. A
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING, Final
+from dataclasses import dataclass
+from typing import Final
 
 from .lifecycle import LIVE, VIA_MCP, Effect, Rule
 
@@ -21,8 +22,14 @@ ACCEPTED: Final = "accepted"
 REJECTED: Final = "rejected"
 REPLACED: Final = "replaced"
 
-if TYPE_CHECKING:
-    from ._engine import Text
+
+@dataclass(frozen=True)
+class Text:
+    """Already-validated description and body for CREATE, SET_TEXT and PROPOSE."""
+
+    description: str
+    body: str
+
 
 _INSERT_TEXT: Final = (
     "INSERT INTO skill_texts (skill, kind, action, status, description, body, at, via, who,"

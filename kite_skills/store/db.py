@@ -17,7 +17,7 @@ import shlex
 import sqlite3
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -46,8 +46,17 @@ from ._validate import (
     check_name,
     check_query,
 )
-from .lifecycle import ARCHIVED, DRAFT, LIVE, VIAS
-from .records import AuditEntry, Author, PastText, ReadReceipt, Revision, Skill, SkillSummary
+from .lifecycle import ARCHIVED, DRAFT, LIVE, VIAS, sends_back, waiting_audit_actions
+from .records import (
+    AuditEntry,
+    Author,
+    PastText,
+    ReadReceipt,
+    Revision,
+    Skill,
+    SkillSummary,
+    Waiting,
+)
 
 log = logging.getLogger(__name__)
 
@@ -162,11 +171,10 @@ def valid_text(value: object) -> str | None:
     return value
 
 
-def _unreadable(name: object, fields: list[str]) -> UnreadableSkill:
+def _unreadable(name: object, fields: list[str], kite: str) -> UnreadableSkill:
     shown = decoded(name)
     fix = (
-        f"a person can delete it with 'kite-skills skills delete {shown}' or rewrite it "
-        "with sqlite3"
+        f"a person can delete it with '{kite} skills delete {shown}' or rewrite it with sqlite3"
         if valid_text(name) is not None and is_skill_name(shown)
         else "a person can remove the row with sqlite3 (its name is not valid either)"
     )
@@ -176,10 +184,10 @@ def _unreadable(name: object, fields: list[str]) -> UnreadableSkill:
 MAX_LOOKUP_CHARS: Final = 1024  # a refused name is still looked up, up to this length
 
 
-def refused_name(name: str) -> UnreadableSkill:
+def refused_name(name: str, kite: str) -> UnreadableSkill:
     """A row another tool wrote under a name kite-skills never accepts ("Bad Name")."""
     fix = (
-        f"a person can delete it with: kite-skills skills delete {shlex.quote(name)}"
+        f"a person can delete it with: {kite} skills delete {shlex.quote(name)}"
         if LINE_FORBIDDEN.search(name) is None and len(name) <= MAX_LOOKUP_CHARS
         else "a person can remove the row with sqlite3 (its name holds characters a "
         "terminal would hide)"
@@ -208,8 +216,9 @@ _SKILL_FIELDS: Final = (
 )
 
 
-def _skill(row: tuple) -> Skill:  # type: ignore[type-arg]
-    """A row as a :class:`Skill`; ``UnreadableSkill`` when any text in it is not UTF-8."""
+def _skill(row: tuple, kite: str) -> Skill:  # type: ignore[type-arg]
+    """A row as a :class:`Skill`; ``UnreadableSkill`` when any text in it is not UTF-8 (its
+    message names the command ``kite`` that starts kite-skills here)."""
     checked: list[Any] = [None if v is None else valid_text(v) for v in row]
     bad = [
         f
@@ -217,9 +226,9 @@ def _skill(row: tuple) -> Skill:  # type: ignore[type-arg]
         if v is not None and c is None
     ]
     if bad:
-        raise _unreadable(row[0], bad)
+        raise _unreadable(row[0], bad, kite)
     if not is_skill_name(checked[0]):
-        raise refused_name(checked[0])
+        raise refused_name(checked[0], kite)
     (name, description, body, status, created, updated, published, p_desc, p_body, p_at, p_by) = (
         checked[:11]
     )
@@ -521,10 +530,10 @@ class Store:
             good_name, good_description = valid_text(name), valid_text(description)
             if good_name is None or good_description is None:
                 fields = (("name", good_name), ("description", good_description))
-                self._report(_unreadable(name, [f for f, ok in fields if ok is None]))
+                self._report(_unreadable(name, [f for f, ok in fields if ok is None], self.command))
                 continue
             if not is_skill_name(good_name):
-                self._report(refused_name(good_name))
+                self._report(refused_name(good_name, self.command))
                 continue
             found.append(SkillSummary(good_name, good_description))
         return found
@@ -617,11 +626,11 @@ class Store:
                 row = conn.execute(_sql.SELECT_SKILL, (name,)).fetchone()
             if row is None:
                 raise
-            _skill(row)
+            _skill(row, self.command)
             raise
         with self._read() as conn:
             row = conn.execute(_sql.SELECT_SKILL, (name,)).fetchone()
-        return _skill(row) if row is not None else None
+        return _skill(row, self.command) if row is not None else None
 
     def list_all(self) -> list[Skill]:
         """Every skill in every state, sorted by name (for people). A skill whose text is
@@ -703,7 +712,7 @@ class Store:
         found = []
         for row in rows:
             try:
-                _skill(row)
+                _skill(row, self.command)
             except UnreadableSkill as exc:
                 found.append(exc)
         return found
@@ -724,11 +733,38 @@ class Store:
             if status is not None and row[3] != status:
                 continue
             try:
-                found.append(_skill(row))
+                found.append(_skill(row, self.command))
             except UnreadableSkill as exc:
                 self._report(exc)
                 unreadable.append(exc)
         return found, unreadable
+
+    def proposer(self, skill: Skill) -> tuple[Author, str]:
+        """Who wrote ``skill``'s waiting text, and when: the proposal's author, else the
+        newest audit row that left text waiting, else the text's writer."""
+        if skill.proposed is not None:
+            return skill.proposed.author, skill.proposed.proposed_at
+        waiting = waiting_audit_actions()
+        for entry in self.audit(limit=20, name=skill.name):
+            if entry.action in waiting:
+                return entry.author, entry.at
+        return skill.written_by, skill.updated_at
+
+    def waiting(self, skills: Iterable[Skill] | None = None) -> list[Waiting]:
+        """What waits for a person among ``skills`` (None: every readable skill), newest
+        first, each with who wrote it: the one answer every door shows."""
+        found = []
+        for skill in self.list_all() if skills is None else skills:
+            if not skill.waiting:
+                continue
+            by, at = self.proposer(skill)
+            kind = "revision" if skill.proposed is not None else "draft"
+            newest = self.audit(limit=1, name=skill.name) if kind == "draft" else []
+            if newest and sends_back(newest[0].action):  # the agent's turn, with a reason
+                kind, by, at = "sent-back", newest[0].author, newest[0].at
+            found.append(Waiting(skill, kind, by, at))
+        found.sort(key=lambda w: w.at, reverse=True)
+        return found
 
     def audit(
         self, limit: int = 50, name: str | None = None, via: str | None = None

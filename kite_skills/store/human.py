@@ -44,7 +44,7 @@ def _human(store: Store, action: Action, name: str, via: str, who: str) -> Actio
     return _engine.apply(store, Actor.HUMAN, action, name, via=via, who=who)
 
 
-def _full_id(name: str, rev: str, current: str, command: str) -> str:
+def _full_id(name: str, rev: str, current: str, command: str, kite: str) -> str:
     """``rev`` as a full revision id (lowercase), or ``StaleRevision`` when it is not one: the
     check compares every one of the 128 bits the person was shown, never a prefix."""
     given = rev.strip().lower()
@@ -54,7 +54,7 @@ def _full_id(name: str, rev: str, current: str, command: str) -> str:
             rev,
             current,
             f"no revision id given for '{name}': name the revision you reviewed (it is now "
-            f"{current}, as 'kite-skills skills {command} {name}' shows); nothing changed",
+            f"{current}, as '{kite} skills {command} {name}' shows); nothing changed",
         )
     if len(given) != REVISION_ID_CHARS or not _HEX.fullmatch(given):
         raise StaleRevision(
@@ -62,7 +62,7 @@ def _full_id(name: str, rev: str, current: str, command: str) -> str:
             rev,
             current,
             f"{quoted(given, 40)} is not a full revision id of '{name}': give all "
-            f"{REVISION_ID_CHARS} hex digits that 'kite-skills skills {command} {name}' "
+            f"{REVISION_ID_CHARS} hex digits that '{kite} skills {command} {name}' "
             f"shows (the CLI expands a prefix of {MIN_REVISION_PREFIX} or more digits when it "
             "is unambiguous); "
             "nothing changed",
@@ -71,7 +71,7 @@ def _full_id(name: str, rev: str, current: str, command: str) -> str:
 
 
 def _check_reviewed(
-    conn: sqlite3.Connection, name: str, rev: str, *, proposed: bool, command: str
+    conn: sqlite3.Connection, name: str, rev: str, *, proposed: bool, command: str, kite: str
 ) -> None:
     """Refuse (``StaleRevision``) unless the text the person is acting on is revision ``rev``
     (the full id: every digit is compared)."""
@@ -90,7 +90,7 @@ def _check_reviewed(
             )
         return
     current = revision_id(description, body)
-    if _full_id(name, rev, current, command) != current:
+    if _full_id(name, rev, current, command, kite) != current:
         what = "proposed revision" if proposed else "text"
         raise StaleRevision(
             name,
@@ -98,7 +98,7 @@ def _check_reviewed(
             current,
             f"the {what} of '{name}' changed since you reviewed it (you reviewed revision "
             f"{rev}, it is now {current}); nothing changed — review it again with "
-            f"'kite-skills skills {command} {name}' (or reload its dashboard page) and "
+            f"'{kite} skills {command} {name}' (or reload its dashboard page) and "
             f"{'accept' if proposed else 'publish'} revision {current} if it is what you want",
         )
 
@@ -111,7 +111,7 @@ def publish(store: Store, name: str, *, rev: str, via: str, who: str) -> ActionR
     nothing changes. Checked inside the write transaction.
     """
     with store.transaction() as conn:
-        _check_reviewed(conn, name, rev, proposed=False, command="show")
+        _check_reviewed(conn, name, rev, proposed=False, command="show", kite=store.command)
         return _engine.apply_in(conn, store, Actor.HUMAN, Action.PUBLISH, name, via=via, who=who)
 
 
@@ -123,7 +123,7 @@ def accept_revision(store: Store, name: str, *, rev: str, via: str, who: str) ->
     id, raises ``StaleRevision`` and nothing changes.
     """
     with store.transaction() as conn:
-        _check_reviewed(conn, name, rev, proposed=True, command="diff")
+        _check_reviewed(conn, name, rev, proposed=True, command="diff", kite=store.command)
         return _engine.apply_in(conn, store, Actor.HUMAN, Action.ACCEPT, name, via=via, who=who)
 
 
@@ -133,7 +133,7 @@ def check_reviewed(store: Store, name: str, rev: str, *, proposed: bool) -> None
     terminal; :func:`publish` and :func:`accept_revision` check again in their transaction."""
     with store.transaction() as conn:
         command = "diff" if proposed else "show"
-        _check_reviewed(conn, name, rev, proposed=proposed, command=command)
+        _check_reviewed(conn, name, rev, proposed=proposed, command=command, kite=store.command)
 
 
 def resolve_revision(store: Store, name: str, given: str, *, proposed: bool) -> str:
@@ -143,6 +143,7 @@ def resolve_revision(store: Store, name: str, given: str, *, proposed: bool) -> 
     held or been proposed as starts with it (an agent that made two texts share a prefix
     makes that prefix refused). The publish or accept that follows still compares the full
     id inside its transaction. Raises ``StaleRevision`` (nothing changes)."""
+    kite = store.command
     skill = store.get(name)
     target = skill.proposed.revision if proposed and skill.proposed else skill.revision
     command = "diff" if proposed else "show"
@@ -155,7 +156,7 @@ def resolve_revision(store: Store, name: str, given: str, *, proposed: bool) -> 
             given,
             target,
             f"revision '{typed}' is too short: type at least {MIN_REVISION_PREFIX} of the "
-            f"{REVISION_ID_CHARS} hex digits that 'kite-skills skills {command} {name}' shows; "
+            f"{REVISION_ID_CHARS} hex digits that '{kite} skills {command} {name}' shows; "
             "nothing changed",
         )
     matches = sorted(r for r in store.revisions_held(name) if r.startswith(typed))
@@ -165,7 +166,7 @@ def resolve_revision(store: Store, name: str, given: str, *, proposed: bool) -> 
             given,
             target,
             f"revision '{typed}' is ambiguous: {len(matches)} texts '{name}' has held start "
-            f"with it ({', '.join(matches)}); give the full id that 'kite-skills skills "
+            f"with it ({', '.join(matches)}); give the full id that '{kite} skills "
             f"{command} {name}' shows; nothing changed",
         )
     if not matches:
@@ -174,7 +175,7 @@ def resolve_revision(store: Store, name: str, given: str, *, proposed: bool) -> 
             given,
             target,
             f"no revision of '{name}' starts with '{typed}' (it is now {target}); review it "
-            f"with 'kite-skills skills {command} {name}'; nothing changed",
+            f"with '{kite} skills {command} {name}'; nothing changed",
         )
     return matches[0]
 
@@ -312,16 +313,16 @@ def edit(
     if new_description is None and new_body is None:
         raise InvalidSkill(f"nothing to change in '{name}': give a new description, body or both")
     with store.transaction() as conn:
-        current = _engine.current_text(conn, name)
+        current = _engine.current_text(conn, name, store.command)
         started = revision_id(current.description, current.body)
-        if _full_id(name, rev, started, "show") != started:
+        if _full_id(name, rev, started, "show", store.command) != started:
             raise StaleRevision(
                 name,
                 rev,
                 started,
                 f"the text of '{name}' changed since you started editing it (you started "
                 f"from revision {rev}, it is now {started}); nothing was saved — see the new "
-                f"text with 'kite-skills skills show {name}' (or its dashboard page) and edit "
+                f"text with '{store.command} skills show {name}' (or its dashboard page) and edit "
                 "that",
             )
         text = _engine.Text(

@@ -248,3 +248,14 @@ class ReadReceipt:
     client: str
     via: str
     at: str
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A text that waits for a person, and who wrote it (:meth:`Store.waiting
+    <kite_skills.store.Store.waiting>`, so every door names the same author)."""
+
+    skill: Skill
+    kind: str  # "draft" | "revision" | "sent-back" (a draft a person sent back to its agent)
+    by: Author
+    at: str

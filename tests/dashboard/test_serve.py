@@ -19,10 +19,10 @@ from typing import NamedTuple
 
 import pytest
 
-from kite_skills import localhost_door
 from kite_skills.dashboard import serve
 from kite_skills.dashboard.app import build_app
 from kite_skills.dashboard.security import Door, peer_uid
+from kite_skills.mcpkit import localhost
 from kite_skills.store import Store
 
 from .test_security import _wait_for_link
@@ -39,13 +39,13 @@ class Served(NamedTuple):
 
 @pytest.fixture
 def served(db: Path) -> Iterator[Served]:
-    """The real app on the test store under :func:`localhost_door.config`, with a half-second
+    """The real app on the test store under :func:`localhost.config`, with a half-second
     deadline, in a thread."""
     sock = serve.bind(0)
     port = sock.getsockname()[1]
     store = Store.open(db)
     door = Door(port)
-    server = serve.Server(localhost_door.config(build_app(store, door), read_seconds=0.5))
+    server = serve.Server(localhost.config(build_app(store, door), read_seconds=0.5))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

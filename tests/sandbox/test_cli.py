@@ -14,7 +14,7 @@ import pytest
 
 from kite_skills import invocation
 from kite_skills.cli import main
-from kite_skills.cli_setup import CLIENTS
+from kite_skills.cli.setup import CLIENTS
 from kite_skills.sandbox.journal import Journal, default_path, entries
 from kite_skills.sandbox.sim import scenario_names
 

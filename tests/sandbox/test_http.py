@@ -165,7 +165,7 @@ HALF_A_REQUEST = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slow"
 def test_half_sent_requests_and_junk_from_another_program_do_not_lock_the_person_out(
     tmp_path: Path,
 ) -> None:
-    """The localhost door on the sandbox's listener (kite_skills/localhost_door.py), with the
+    """The localhost door on the sandbox's listener (kite_skills/mcpkit/localhost.py), with the
     real command under a 128-file limit: 300 half-sent requests held open, then the person's
     request, which is still answered; then 50 connections that send no HTTP at all. The oldest
     half-sent ones were closed to make room, and stderr holds a few lines, not a traceback per

@@ -136,6 +136,14 @@ def test_legacy_session_rules_and_bad_params(tmp_path: Path) -> None:
             "code": -32602,
             "message": "invalid params for tools/call: params.arguments is wrong: "
             "input should be a valid dictionary",
+            "data": {  # the kit's invalid_params, as the main server answers
+                "problems": [
+                    {
+                        "field": "params.arguments",
+                        "problem": "is wrong: input should be a valid dictionary",
+                    }
+                ]
+            },
         }
         no_arguments = peer.request("tools/call", {"name": "orders"})
         assert no_arguments["result"]["isError"] is True  # GetArguments: an empty map

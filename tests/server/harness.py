@@ -3,7 +3,7 @@ zipapp for tests marked ``zipapp``), the SDK client over its stdio wire, and a r
 peer for what the SDK client cannot send.
 
 In process, the real server (``app.serve_wire``: the catalog, the store, ``EXCLUDED_TOOLS``,
-the stdio wire of kite_skills/server/stdio.py) runs on a thread of the test process, on OS
+the stdio wire of kite_skills/mcpkit/stdio.py) runs on a thread of the test process, on OS
 pipes, and a :class:`ServerThread` stands in for the subprocess: the same JSON lines go both
 ways, and what the server logs is its stderr. What only a process can show (exit codes, signals,
 the shiv start, the ``--db`` flag, a tty) stays in the zipapp tests."""
@@ -36,8 +36,11 @@ from mcp.shared.message import SessionMessage
 from mcp_types import jsonrpc_message_adapter
 from pydantic import ConfigDict, TypeAdapter
 
+from kite_skills import catalog
 from kite_skills.launcher import build_info
 from kite_skills.server import app
+from kite_skills.server.handlers import all_tools
+from kite_skills.server.user_skills import UserSkills
 
 from .. import zipapp_guard
 
@@ -45,6 +48,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
+TOOLS: Final = frozenset(all_tools(catalog.load(), UserSkills.without_store("not opened")).names())
+"""Every tool the server registers (its one registry): the tests iterate it, so a new tool is
+covered the moment it is registered."""
 
 
 class InProcess:

@@ -19,6 +19,7 @@ from mcp import Client
 from mcp.server.subscriptions import PromptsListChanged, ResourcesListChanged, ResourceUpdated
 
 from kite_skills import catalog
+from kite_skills.mcpkit import HandshakeState
 from kite_skills.server import changes as changes_module
 from kite_skills.server.app import build_server
 from kite_skills.server.changes import ChangeFeed
@@ -116,7 +117,7 @@ async def test_a_failing_store_logs_one_line_backs_off_and_recovers(
 
     monkeypatch.setattr(store, "data_version", flaky)
     with caplog.at_level(logging.INFO, logger="kite_skills.server"):
-        async with feed.serving():  # the first reading is taken before this returns
+        async with feed.serving(HandshakeState()):  # the first reading is taken before this returns
             broken.set()
             with anyio.fail_after(BOUND):
                 while calls["failed"] < 6:  # several retries, all failing

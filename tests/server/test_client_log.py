@@ -22,6 +22,7 @@ import pytest
 from mcp import Client, types
 from mcp_types import LOG_LEVEL_META_KEY, LoggingLevel
 
+from kite_skills import invocation
 from kite_skills.store import Store, human
 
 from .harness import LEGACY, RawPeer, Target, custom_request, sdk_client
@@ -103,8 +104,8 @@ async def test_lines_at_or_above_the_level_reach_the_client_before_the_reply(
                 "warning",
                 "skill 'at' has text that is not valid UTF-8 (in its description) — it was "
                 "written by another tool, not kite-skills; a person can delete it with "
-                "'kite-skills skills delete at' or rewrite it with sqlite3; it is left out of "
-                "listings and search",
+                f"'{invocation.current().command} skills delete at' or rewrite it with sqlite3; "
+                "it is left out of listings and search",  # the command as started (issue 40)
             )
         ]
 

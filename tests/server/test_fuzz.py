@@ -30,14 +30,13 @@ import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from .harness import LEGACY, MODERN, RawPeer, Target
+from .harness import LEGACY, MODERN, TOOLS, RawPeer, Target
 
 EXAMPLES = int(os.environ.get("KITE_SKILLS_FUZZ_EXAMPLES", "100"))
 SEED = os.environ.get(
     "KITE_SKILLS_FUZZ_SEED", "" if "KITE_SKILLS_FUZZ_EXAMPLES" in os.environ else "20260907"
 )
 WAIT_SECONDS = 30.0
-TOOLS = ["help", "calc", "skills", "skillRead", "skillSave", "skillUnpublish", "skillPublish"]
 COUNTS: dict[str, int] = {}
 
 
@@ -273,7 +272,9 @@ def test_fuzz_tool_arguments(peer: FuzzPeer) -> None:
     @fuzz
     @given(
         st.lists(
-            st.sampled_from(TOOLS).flatmap(lambda t: st.tuples(st.just(t), arguments_for(t))),
+            st.sampled_from(sorted(TOOLS)).flatmap(
+                lambda t: st.tuples(st.just(t), arguments_for(t))
+            ),
             min_size=1,
             max_size=4,
         )

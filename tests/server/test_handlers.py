@@ -11,9 +11,9 @@ import pytest
 from mcp import Client, types
 
 from kite_skills.catalog import Catalog
+from kite_skills.mcpkit.wire import wire
 from kite_skills.server.app import build_server
 from kite_skills.server.user_skills import UserSkills
-from kite_skills.server.wire import wire
 from kite_skills.store import AgentView, Store
 
 from .harness import custom_request

@@ -17,15 +17,13 @@ from mcp.shared.exceptions import MCPError
 
 from kite_skills import catalog
 from kite_skills.catalog import Catalog
-from kite_skills.server.app import INSTRUCTIONS, build_server, parse_excluded
+from kite_skills.server.app import INSTRUCTIONS, build_server, excluded_tools
 from kite_skills.server.user_skills import UserSkills
 from kite_skills.store import AgentView, Store
 
-from .harness import ROOT, SKILLS_EXTENSION, custom_request
+from .harness import ROOT, SKILLS_EXTENSION, TOOLS, custom_request
 
 pytestmark = pytest.mark.anyio
-
-TOOLS = {"help", "calc", "skills", "skillRead", "skillSave", "skillUnpublish", "skillPublish"}
 
 
 @pytest.fixture(params=["legacy", "auto"])
@@ -91,12 +89,12 @@ async def test_advertised_client_in_memory(loaded: Catalog, store: Store, mode: 
         assert c.server_capabilities.extensions == {SKILLS_EXTENSION: {"directoryRead": True}}
 
 
-def test_parse_excluded() -> None:
-    names, unknown = parse_excluded(" help ,\tskillSave,, nope ,", TOOLS)
+def test_excluded_tools() -> None:
+    names, unknown = excluded_tools(" help ,\tskillSave,, nope ,", TOOLS)
     assert names == {"help", "skillSave", "nope"}
     assert unknown == ["nope"]
-    assert parse_excluded(None, TOOLS) == (frozenset(), [])
-    assert parse_excluded(" , ", TOOLS) == (frozenset(), [])
+    assert excluded_tools(None, TOOLS) == (frozenset(), [])
+    assert excluded_tools(" , ", TOOLS) == (frozenset(), [])
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

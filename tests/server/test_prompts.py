@@ -24,14 +24,11 @@ from kite_skills.server.prompts import NO_REQUEST
 from kite_skills.server.user_skills import UserSkills
 from kite_skills.store import AgentView, Store, agent, human
 
-from .harness import RawPeer, Target, sdk_client
+from .harness import TOOLS, RawPeer, Target, sdk_client
 from .test_user_skills_e2e import NOTICE_SECONDS, Notes, next_event, person
 
 pytestmark = pytest.mark.anyio
 
-ALL_TOOLS = frozenset(
-    {"help", "skills", "skillRead", "skillSave", "skillUnpublish", "skillPublish"}
-)
 REQUEST = "Buy 10 INFY at 1500 for delivery"
 
 
@@ -40,7 +37,7 @@ async def client(
     request: pytest.FixtureRequest, loaded: Catalog, store: Store
 ) -> AsyncIterator[Client]:
     # Every tool excluded: prompts do not depend on EXCLUDED_TOOLS.
-    server = build_server(loaded, UserSkills(AgentView(store)), ALL_TOOLS)
+    server = build_server(loaded, UserSkills(AgentView(store)), TOOLS)
     async with Client(server, mode=request.param) as c:
         yield c
 

@@ -15,7 +15,7 @@ import pytest
 from mcp.server.lowlevel import NotificationOptions
 
 from kite_skills import catalog
-from kite_skills.server import stdio
+from kite_skills.mcpkit import stdio
 from kite_skills.server.app import build_server
 from kite_skills.server.user_skills import UserSkills
 from kite_skills.store import AgentView, Store, agent, human

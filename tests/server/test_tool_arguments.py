@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kite_skills.server.tools import HELP_INPUT, argument_problems, validator_problems
+from kite_skills.mcpkit import argument_problems, validator_problems
+from kite_skills.server.tools import HELP_INPUT
 from kite_skills.server.user_skills import NAME_INPUT, SAVE_INPUT, SKILLS_INPUT
 
 SCHEMAS = {"help": HELP_INPUT, "skills": SKILLS_INPUT, "name": NAME_INPUT, "save": SAVE_INPUT}

@@ -15,7 +15,7 @@ import pytest
 
 import kite_skills.server
 
-FORBIDDEN = ("kite_skills.store.human", "kite_skills.cli_skills")
+FORBIDDEN = ("kite_skills.store.human", "kite_skills.cli.skills")
 
 
 def test_importing_the_mcp_server_never_loads_the_human_actions() -> None:

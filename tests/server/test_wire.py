@@ -1,4 +1,4 @@
-"""server/wire.py, the one kept-wire-form mechanism: ``wire()`` makes what the SDK sends for a
+"""mcpkit/wire.py, the one kept-wire-form mechanism: ``wire()`` makes what the SDK sends for a
 model, ``Kept`` keeps answers up to its limit, and the ``help`` tool keeps each key's answer
 once (the one cache of help pages) while every call still counts as a read."""
 
@@ -11,8 +11,9 @@ from mcp.server.lowlevel import Server
 from mcp.server.runner import _dump_result
 
 from kite_skills.catalog import Catalog
-from kite_skills.server.tools import UNKNOWN_KEYS_KEPT, HelpTool, help_tool, text_result
-from kite_skills.server.wire import Kept, ToolReply, WireJSON, serve, wire
+from kite_skills.mcpkit import text_result
+from kite_skills.mcpkit.wire import Kept, ToolReply, WireJSON, serve, wire
+from kite_skills.server.tools import UNKNOWN_KEYS_KEPT, HelpTool, help_tool
 
 pytestmark = pytest.mark.anyio
 

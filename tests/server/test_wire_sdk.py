@@ -13,7 +13,7 @@ from mcp.shared.exceptions import MCPError
 
 from kite_skills import catalog
 
-from .harness import MODERN, ROOT, SKILLS_EXTENSION, Target, custom_request, sdk_client
+from .harness import MODERN, ROOT, SKILLS_EXTENSION, TOOLS, Target, custom_request, sdk_client
 
 pytestmark = pytest.mark.anyio
 
@@ -72,7 +72,7 @@ async def test_negotiation(
         # 4. help is listed iff the client did not advertise the extension
         names = [t.name for t in (await client.list_tools()).tools]
         assert ("help" in names) is (not skills)
-        assert {"skills", "skillRead", "skillSave", "skillUnpublish", "skillPublish"} <= set(names)
+        assert TOOLS - {"help"} <= set(names)
         result = await client.call_tool("help", {"key": "/orders"})
         if skills:
             assert result.is_error

@@ -19,10 +19,23 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
-from kite_skills import cli_confirm, invocation
-from kite_skills.cli_db import add_db_option, db_named, db_parent, db_path
+from kite_skills.cli import common
+from kite_skills.cli import confirm as cli_confirm
+from kite_skills.cli.common import (
+    Refused,
+    ask,
+    ask_text,
+    colour,
+    confirm,
+    confirm_in_service,
+    kite_command,
+    open_store,
+    paint,
+    person_name,
+)
+from kite_skills.cli.db import add_db_option, db_named, db_parent, db_path
 from kite_skills.display import (
     MIN_BLANK_RUN,
     blank_lines,
@@ -33,16 +46,14 @@ from kite_skills.display import (
     local_time,
     text_size,
 )
-from kite_skills.errors import KiteError, StoreUnavailable, UnreadableSkill
+from kite_skills.errors import UnreadableSkill
 from kite_skills.look_alikes import is_new_draft, look_alikes
-from kite_skills.person import login_name
 from kite_skills.rtl import lines_with_rtl, rtl_runs
 from kite_skills.store import (
     DEFAULT_LIMIT,
     MAX_LIMIT,
     VIA_CLI,
     VIAS,
-    ActionResult,
     AuditEntry,
     Author,
     Skill,
@@ -51,79 +62,14 @@ from kite_skills.store import (
     human,
 )
 from kite_skills.store.lifecycle import (
-    LIVE,
     STATES,
     Action,
-    Actor,
-    find_rule,
     moves,
     person_actions,
     puts_text_in_service,
 )
 from kite_skills.store.records import MIN_REVISION_PREFIX, REVISION_ID_CHARS
-
-
-class Refused(KiteError):
-    """The command did nothing, for the reason in its message (exit status 1)."""
-
-
-def _who() -> str:
-    return login_name(VIA_CLI)
-
-
-def _open(args: argparse.Namespace, *, create: bool = False) -> Store:
-    """The store; only commands that add skills (new, import) may create a missing file."""
-    path = db_path(args)
-    if not create and not path.exists():
-        raise StoreUnavailable(
-            f"no store at {path} (nothing was created): check --db or KITE_SKILLS_DB; an "
-            f"agent's first skillSave or '{_kite()} skills new' creates it"
-        )
-    return Store.open(path, command=_kite())
-
-
-def _kite() -> str:
-    """What starts kite-skills here, for the hints that name a command."""
-    return invocation.current().command
-
-
-def interactive() -> bool:
-    """Whether a person is at the terminal (stdin and stdout are TTYs)."""
-    return sys.stdin.isatty() and sys.stdout.isatty()
-
-
-def _ask(question: str) -> str:
-    try:
-        return input(question).strip().lower()
-    except EOFError:
-        return ""
-
-
-def _ask_text(question: str) -> str:
-    """A line of free text (as typed, stripped); "" at end of input."""
-    try:
-        return input(question).strip()
-    except EOFError:
-        return ""
-
-
-def colour(stream: Any = None) -> bool:
-    """Whether to colour what goes to ``stream`` (stdout by default): only on a terminal,
-    and never when ``NO_COLOR`` is set to anything (https://no-color.org)."""
-    stream = sys.stdout if stream is None else stream
-    return bool(stream.isatty()) and not os.environ.get("NO_COLOR")
-
-
-_SGR = {"+++": "\x1b[1m", "---": "\x1b[1m", "@@": "\x1b[36m", "+": "\x1b[32m", "-": "\x1b[31m"}
-
-
-def _paint(line: str) -> str:
-    """One line of a unified diff in the colours ``git diff`` uses (the line's text is
-    already escaped, so it holds no escape sequence of its own)."""
-    for start, code in _SGR.items():
-        if line.startswith(start):
-            return f"{code}{line}\x1b[0m"
-    return line
+from kite_skills.store.verbs import PERSON_VERBS, Asked, Verb
 
 
 def _t(text: str) -> str:
@@ -253,8 +199,8 @@ def _show(skill: Skill, looks: Sequence[tuple[str, str]] = ()) -> str:
             "",
             f"--- proposed revision {p.revision} by {_t(p.author.label())} at "
             f"{local_time(p.proposed_at)}"
-            f" (see it with '{_kite()} skills diff {skill.name}'; accept or reject it with "
-            f"'{_kite()} skills accept|reject {skill.name}')",
+            f" (see it with '{kite_command()} skills diff {skill.name}'; accept or reject it with "
+            f"'{kite_command()} skills accept|reject {skill.name}')",
             f"description:  {_t(p.description)}",
             *_hidden_note((p.description, False), (p.body, True)),
             *_rtl_note(p.description, p.body),
@@ -265,7 +211,7 @@ def _show(skill: Skill, looks: Sequence[tuple[str, str]] = ()) -> str:
     if Action.PUBLISH in person_actions(skill.status, **skill.facts):
         lines += [
             "",
-            f"publish it with: {_kite()} skills publish {skill.name} --rev {skill.revision}"
+            f"publish it with: {kite_command()} skills publish {skill.name} --rev {skill.revision}"
             f" ({text_size(skill.body)})",
         ]
     return "\n".join(lines)
@@ -276,7 +222,7 @@ def _diff(skill: Skill, *, coloured: bool = False) -> str:
     if p is None:
         raise Refused(
             f"'{skill.name}' has no proposed revision; nothing to compare "
-            f"(see its text with '{_kite()} skills show {skill.name}')"
+            f"(see its text with '{kite_command()} skills show {skill.name}')"
         )
     old = [f"description: {_t(skill.description)}", "", *_body(skill.body).split("\n")]
     new = [f"description: {_t(p.description)}", "", *_body(p.body).split("\n")]
@@ -293,7 +239,7 @@ def _diff(skill: Skill, *, coloured: bool = False) -> str:
         lines = ["(the proposed revision is the same text)"]
     lines = _collapsed(lines)
     if coloured:
-        lines = [_paint(line) for line in lines]
+        lines = [paint(line) for line in lines]
     return "\n".join(
         [
             *lines,
@@ -301,7 +247,7 @@ def _diff(skill: Skill, *, coloured: bool = False) -> str:
             *_rtl_note(p.description, p.body),
             *_constructs_note(p.body),
             "",
-            f"accept it with: {_kite()} skills accept {skill.name} --rev {p.revision}"
+            f"accept it with: {kite_command()} skills accept {skill.name} --rev {p.revision}"
             f" ({text_size(p.body)})",
         ]
     )
@@ -351,7 +297,7 @@ def _print_json(value: object) -> None:
 
 def no_skills_yet() -> str:
     """What ``skills list`` says on a fresh install: how a first skill comes to be."""
-    kite = _kite()
+    kite = kite_command()
     return (
         "No skills yet. Your agent saves one when you ask it to remember a procedure (its "
         "skillSave tool), or write one yourself:\n"
@@ -371,7 +317,7 @@ def _list(args: argparse.Namespace) -> int:
     if _fresh_install(args):
         skills: list[Skill] = []
     else:
-        with _open(args) as store:
+        with open_store(args) as store:
             skills = list(store.list_all())
     looks = look_alikes(skills) if not args.json else {}
     if args.status:
@@ -399,7 +345,7 @@ def _search(args: argparse.Namespace) -> int:
     if _fresh_install(args):
         found: list[SkillSummary] = []
     else:
-        with _open(args) as store:
+        with open_store(args) as store:
             found = store.search(args.query, args.limit)
     if args.json:
         _print_json([{"name": s.name, "description": s.description} for s in found])
@@ -412,7 +358,7 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _show_cmd(args: argparse.Namespace) -> int:
-    with _open(args) as store:
+    with open_store(args) as store:
         skill = store.get(args.name)
         looks = [] if args.json else _looks(store, skill)
     if args.json:
@@ -423,7 +369,7 @@ def _show_cmd(args: argparse.Namespace) -> int:
 
 
 def _diff_cmd(args: argparse.Namespace) -> int:
-    with _open(args) as store:
+    with open_store(args) as store:
         skill = store.get(args.name)
     print(_diff(skill, coloured=colour()))
     return 0
@@ -445,7 +391,7 @@ def _entry_json(e: AuditEntry) -> dict[str, Any]:
 
 
 def _log(args: argparse.Namespace) -> int:
-    with _open(args) as store:
+    with open_store(args) as store:
         entries = store.audit(limit=args.limit, name=args.skill, via=args.via)
         if args.skill and not entries:
             store.get(args.skill)  # a name never used: "did you mean"
@@ -462,7 +408,7 @@ def _log(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    with _open(args) as store:
+    with open_store(args) as store:
         document = store.get(args.name).document()
     if args.output:
         Path(args.output).write_text(document, encoding="utf-8")
@@ -477,22 +423,22 @@ def _export(args: argparse.Namespace) -> int:
 
 def _reviewed(
     args: argparse.Namespace,
-    action: Action,
-    act: Callable[..., ActionResult],
+    person_verb: Verb,
     shows: str,
     render: Callable[[Skill], str],
     rev_of: Callable[[Skill], str | None],
 ) -> int:
+    action = person_verb.action
     verb, proposed = action.value, action is Action.ACCEPT
-    with _open(args) as store:
+    with open_store(args) as store:
         rev = args.rev
         skill = store.get(args.name)
         if rev is not None:  # a prefix is expanded to the full id, or refused
             rev = human.resolve_revision(store, args.name, rev, proposed=proposed)
         else:
-            if not interactive():
+            if not common.interactive():
                 raise Refused(
-                    f"{verb} needs the revision you reviewed: run '{_kite()} skills {shows} "
+                    f"{verb} needs the revision you reviewed: run '{kite_command()} skills {shows} "
                     f"{args.name}' and pass its id with --rev (nothing changed)"
                 )
             rev = rev_of(skill)
@@ -500,100 +446,59 @@ def _reviewed(
             if rev is None:
                 raise Refused(f"did not {verb} '{args.name}'; nothing changed")
             if not puts_text_in_service(action, skill.status) and (
-                _ask(f"\n{verb} revision {rev} of '{args.name}'? [y/N] ") != "y"
+                ask(f"\n{verb} revision {rev} of '{args.name}'? [y/N] ") != "y"
             ):
                 raise Refused(f"did not {verb} '{args.name}'; nothing changed")
         human.check_reviewed(store, args.name, rev, proposed=proposed)
-        _confirm_in_service(action, skill, f"revision {rev}")
-        print(act(store, args.name, rev=rev, via=VIA_CLI, who=_who()).message)
+        confirm_in_service(action, skill, f"revision {rev}")
+        asked = Asked(VIA_CLI, person_name(), rev=rev)
+        print(person_verb.run(store, args.name, asked).message)
     return 0
 
 
-def _confirm_in_service(action: Action, skill: Skill, what: str) -> None:
-    """The person types the skill's name at the terminal when ``action`` puts text into
-    service (issue 38); ``what`` names the text (``revision …``), or is empty."""
-    if not puts_text_in_service(action, skill.status):
-        return
-    rule = find_rule(action, Actor.HUMAN, skill.status, skill.published_at is not None)
-    to = rule.to_state if rule else skill.status
-    if to != skill.status:
-        effect = f"({skill.status} -> {to}): agents will read it"
-    elif to == LIVE:
-        effect = "(live): agents read the new text at once"
-    else:
-        effect = f"({to}): an agent can put it back in service"
-    verb = action.value.replace("_", " ")
-    cli_confirm.confirm(verb, skill.name, f"{what} {effect}".lstrip(), kite=_kite())
-
-
 def _publish(args: argparse.Namespace) -> int:
-    return _reviewed(args, Action.PUBLISH, human.publish, "show", _show, lambda s: s.revision)
+    return _reviewed(args, PERSON_VERBS["publish"], "show", _show, lambda s: s.revision)
 
 
 def _accept(args: argparse.Namespace) -> int:
     def rev_of(skill: Skill) -> str | None:
         return skill.proposed.revision if skill.proposed else None
 
-    return _reviewed(args, Action.ACCEPT, human.accept_revision, "diff", _diff, rev_of)
+    return _reviewed(args, PERSON_VERBS["accept"], "diff", _diff, rev_of)
 
 
-def _human(action: Action, act: Callable[..., ActionResult]) -> Callable[[argparse.Namespace], int]:
+def _plain_verb(verb: Verb) -> Callable[[argparse.Namespace], int]:
+    """A verb that needs nothing but the skill's name (draft, archive, restore)."""
+
     def run(args: argparse.Namespace) -> int:
-        with _open(args) as store:
-            _confirm_in_service(action, store.get(args.name), "")
-            print(act(store, args.name, via=VIA_CLI, who=_who()).message)
+        with open_store(args) as store:
+            confirm_in_service(verb.action, store.get(args.name), "")
+            print(verb.run(store, args.name, Asked(VIA_CLI, person_name())).message)
         return 0
 
     return run
 
 
-_ACTIONS: tuple[tuple[str, Action, Callable[..., ActionResult], str], ...] = (
-    (
-        "draft",
-        Action.MOVE_TO_DRAFT,
-        human.move_to_draft,
-        f"take a skill back for review ({moves(Action.MOVE_TO_DRAFT)})",
-    ),
-    (
-        "archive",
-        Action.ARCHIVE,
-        human.archive,
-        f"take a live skill out of service ({moves(Action.ARCHIVE)})",
-    ),
-    (
-        "restore",
-        Action.RESTORE,
-        human.restore,
-        f"put an archived skill back ({moves(Action.RESTORE)}; you confirm at the terminal)",
-    ),
-)
-
-
-def _confirm(args: argparse.Namespace, question: str) -> None:
-    if args.yes:
-        return
-    if not interactive():
-        raise Refused(f"{question.rstrip('?')}: pass --yes to confirm (nothing changed)")
-    if _ask(f"{question} [y/N] ") != "y":
-        raise Refused("nothing changed")
+PLAIN_VERBS: Final = ("draft", "archive", "restore")
+"""The person's verbs the CLI serves with the skill's name alone (PERSON_VERBS' rows)."""
 
 
 def _delete(args: argparse.Namespace) -> int:
-    with _open(args) as store:
+    with open_store(args) as store:
         try:
             skill = store.get(args.name)
             what = f"{skill.status}, revision {skill.revision}"
         except UnreadableSkill:  # written by another tool: deleting it is the way out
             what = "a row kite-skills cannot read"
-        _confirm(args, f"delete {for_terminal(repr(args.name))} ({what})?")
-        print(for_terminal(human.delete(store, args.name, via=VIA_CLI, who=_who()).message))
+        confirm(args, f"delete {for_terminal(repr(args.name))} ({what})?")
+        print(for_terminal(human.delete(store, args.name, via=VIA_CLI, who=person_name()).message))
     return 0
 
 
 def _purge(args: argparse.Namespace) -> int:
-    with _open(args) as store:
-        _confirm(args, f"forget every text the deleted skill {for_terminal(repr(args.name))} had?")
-        print(human.purge(store, args.name, via=VIA_CLI, who=_who()).message)
+    with open_store(args) as store:
+        confirm(args, f"forget every text the deleted skill {for_terminal(repr(args.name))} had?")
+        print(human.purge(store, args.name, via=VIA_CLI, who=person_name()).message)
     return 0
 
 
@@ -612,7 +517,7 @@ def _read_file(path: str) -> str:
 
 def _editor(initial: str, suffix: str = ".md") -> str:
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-    if not editor or not interactive():
+    if not editor or not common.interactive():
         raise Refused(
             "no text given: pass --body-file FILE, or set $EDITOR and run this in a terminal"
         )
@@ -626,23 +531,28 @@ def _editor(initial: str, suffix: str = ".md") -> str:
 
 def _new(args: argparse.Namespace) -> int:
     body = _read_file(args.body_file) if args.body_file else _editor("# " + args.name + "\n\n")
-    with _open(args, create=True) as store:
+    with open_store(args, create=True) as store:
         result = human.create(
-            store, args.name, description=args.description, body=body, via=VIA_CLI, who=_who()
+            store,
+            args.name,
+            description=args.description,
+            body=body,
+            via=VIA_CLI,
+            who=person_name(),
         )
     print(result.message)
     return 0
 
 
 def _edit(args: argparse.Namespace) -> int:
-    with _open(args) as store:
+    with open_store(args) as store:
         current = store.get(args.name)
         description = args.description
         if args.body_file or description is not None:
             if args.rev is None:
                 raise Refused(
                     f"edit needs the revision you started from: pass --rev ID (it is now "
-                    f"{current.revision}, as '{_kite()} skills show {args.name}' prints); "
+                    f"{current.revision}, as '{kite_command()} skills show {args.name}' prints); "
                     "nothing changed"
                 )
             rev = human.resolve_revision(store, args.name, args.rev, proposed=False)
@@ -652,9 +562,15 @@ def _edit(args: argparse.Namespace) -> int:
             if args.rev is not None:  # and it must be the one the person named
                 rev = human.resolve_revision(store, args.name, args.rev, proposed=False)
             body = _editor(current.body)
-        _confirm_in_service(Action.EDIT, current, "with your new text")
+        confirm_in_service(Action.EDIT, current, "with your new text")
         result = human.edit(
-            store, args.name, rev=rev, description=description, body=body, via=VIA_CLI, who=_who()
+            store,
+            args.name,
+            rev=rev,
+            description=description,
+            body=body,
+            via=VIA_CLI,
+            who=person_name(),
         )
     print(result.message)
     return 0
@@ -673,7 +589,7 @@ def _parse_skill_file(path: str) -> tuple[str, str, str]:
     if not isinstance(name, str) or not isinstance(description, str):
         raise Refused(
             f"{path}: needs frontmatter with 'name' and 'description' (text), as in SKILL.md "
-            f"('{_kite()} skills export NAME' writes one); nothing was imported"
+            f"('{kite_command()} skills export NAME' writes one); nothing was imported"
         )
     return name, description, parsed.body.lstrip("\n")
 
@@ -683,9 +599,9 @@ def _import(args: argparse.Namespace) -> int:
     if args.live:  # puts text into service: the person types each name (issue 38)
         for name, _, _ in skills:
             what = "straight into service (live): agents will read it"
-            cli_confirm.confirm("import", name, what, kite=_kite())
-    with _open(args, create=True) as store:
-        count = human.import_skills(store, skills, live=args.live, via=VIA_CLI, who=_who())
+            cli_confirm.confirm("import", name, what, kite=kite_command())
+    with open_store(args, create=True) as store:
+        count = human.import_skills(store, skills, live=args.live, via=VIA_CLI, who=person_name())
     state = "live" if args.live else "draft(s); publish each after review"
     print(f"imported {count} skill(s) as {state}")
     return 0
@@ -695,12 +611,12 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _review(args: argparse.Namespace) -> int:
-    if not interactive():
+    if not common.interactive():
         raise Refused(
             "review asks questions, so it needs a terminal; in a script use 'skills list "
             "--pending', 'skills show|diff NAME' and 'skills publish|accept NAME --rev ID'"
         )
-    with _open(args) as store:
+    with open_store(args) as store:
         waiting = [s for s in store.list_all() if s.waiting]
         if not waiting:
             print("nothing is waiting for you")
@@ -721,7 +637,7 @@ _REVIEW_OUTCOMES = ("published", "accepted", "rejected", "deleted", "skipped")
 
 def _review_one(store: Store, skill: Skill) -> str:
     """Show one waiting skill, ask what to do, do it; returns what was done (or ``quit``)."""
-    who = _who()
+    who = person_name()
     allowed = person_actions(skill.status, **skill.facts)
     if skill.proposed is not None:  # the revision waits: decide it
         print(_diff(skill, coloured=colour()))
@@ -734,7 +650,7 @@ def _review_one(store: Store, skill: Skill) -> str:
         print(_show(skill, _looks(store, skill)))
         menu = {Action.PUBLISH: "[p]ublish", Action.REJECT: "[r]eject", Action.DELETE: "[d]elete"}
     offered = {action: label for action, label in menu.items() if action in allowed}
-    answer = _ask(", ".join([*offered.values(), "[s]kip", "[q]uit"]) + "? ")
+    answer = ask(", ".join([*offered.values(), "[s]kip", "[q]uit"]) + "? ")
     if answer == "q":
         return "quit"
     if answer == "a" and Action.ACCEPT in offered and skill.proposed is not None:
@@ -742,7 +658,7 @@ def _review_one(store: Store, skill: Skill) -> str:
         print(human.accept_revision(store, skill.name, rev=rev, via=VIA_CLI, who=who).message)
         return "accepted"
     if answer == "r" and Action.REJECT in offered:
-        reason = _ask_text("why (optional; the agent's next save is told)? ")
+        reason = ask_text("why (optional; the agent's next save is told)? ")
         print(human.reject_revision(store, skill.name, via=VIA_CLI, who=who, reason=reason).message)
         return "rejected"
     if answer == "p" and Action.PUBLISH in offered:
@@ -751,7 +667,7 @@ def _review_one(store: Store, skill: Skill) -> str:
         return "published"
     if answer == "d" and Action.DELETE in offered:
         what = f"{skill.status}; its audit history stays"
-        if _ask(f"delete {for_terminal(repr(skill.name))} ({what})? [y/N] ") == "y":
+        if ask(f"delete {for_terminal(repr(skill.name))} ({what})? [y/N] ") == "y":
             print(for_terminal(human.delete(store, skill.name, via=VIA_CLI, who=who).message))
             return "deleted"
     return "skipped"
@@ -767,7 +683,7 @@ def _review_summary(done: dict[str, list[str]], waiting: int) -> str:
     ]
     summary = f"Reviewed {seen} of {waiting}: " + (", ".join(parts) or "nothing")
     if seen < waiting:
-        summary += f"; {waiting - seen} not looked at (run '{_kite()} skills review' again)"
+        summary += f"; {waiting - seen} not looked at (run '{kite_command()} skills review' again)"
     return summary + "."
 
 
@@ -800,6 +716,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         p.set_defaults(run=run)
         return p
 
+    _register_reading(command)
+    _register_reviewing(command)
+    _register_writing(command)
+    _register_records(command)
+
+
+Command = Callable[[str, str, str, Callable[..., int]], Any]
+"""Adds one ``skills`` subcommand: its name, help, example and what it runs."""
+
+
+def _register_reading(command: Command) -> None:
+    """list, search, show and diff: what reads one skill or the list."""
     p = command("list", "list skills with their status", "list --pending", _list)
     p.add_argument("--status", choices=STATES, help="only this status")
     p.add_argument("--pending", action="store_true", help="only what waits for you")
@@ -832,9 +760,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p = command("diff", "unified diff of a proposed revision", "diff compare-funds", _diff_cmd)
     p.add_argument("name", metavar="NAME")
+
+
+def _register_reviewing(command: Command) -> None:
+    """publish, accept, the plain verbs, reject/history/revert/reads, delete, purge, review."""
     p = command(
         "publish",
-        f"put a draft into service ({moves(Action.PUBLISH)}), naming the revision you "
+        f"{PERSON_VERBS['publish'].meaning} ({moves(Action.PUBLISH)}), naming the revision you "
         "reviewed; you confirm by typing its name at the terminal",
         "publish compare-funds --rev 3f2a9c01b7de44a06b1c2d3e4f5a6b7c",
         _publish,
@@ -849,7 +781,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     p = command(
         "accept",
-        "accept a proposed revision, naming the revision you reviewed; you confirm at the "
+        f"{PERSON_VERBS['accept'].meaning}, naming the revision you reviewed; you confirm at the "
         "terminal when the skill is live or archived",
         "accept compare-funds --rev 9b1e0c7d2a4f6e8b0c1d2e3f4a5b6c7d",
         _accept,
@@ -861,10 +793,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help=f"the revision id 'skills diff' printed ({REVISION_ID_CHARS} hex digits, or a "
         f"prefix of {MIN_REVISION_PREFIX} or more)",
     )
-    for name, action, act, help_text in _ACTIONS:
-        p = command(name, help_text, f"{name} compare-funds", _human(action, act))
+    for word in PLAIN_VERBS:
+        verb = PERSON_VERBS[word]
+        note = "; you confirm at the terminal" if verb.asks_first else ""
+        help_text = f"{verb.meaning} ({moves(verb.action)}{note})"
+        p = command(word, help_text, f"{word} compare-funds", _plain_verb(verb))
         p.add_argument("name", metavar="NAME")
-    from kite_skills import cli_history  # reject, history, revert, reads
+    from kite_skills.cli import history as cli_history  # reject, history, revert, reads
 
     cli_history.register(command)
     p = command("delete", "delete a skill (its audit history stays)", "delete x --yes", _delete)
@@ -886,6 +821,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "review",
         _review,
     )
+
+
+def _register_writing(command: Command) -> None:
+    """new, edit and import: what writes a person's own text."""
     p = command(
         "new",
         "write a new skill as a draft (body from a file or $EDITOR)",
@@ -927,6 +866,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         action="store_true",
         help="straight into service (you type each skill's name at the terminal first)",
     )
+
+
+def _register_records(command: Command) -> None:
+    """export and log: a skill as a file, and the audit log."""
     p = command("export", "write a skill as a SKILL.md-style file", "export x -o x.md", _export)
     p.add_argument("name", metavar="NAME")
     p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from .store import default_db_path
+from ..store import default_db_path
 
 DB_VARIABLE: Final = "KITE_SKILLS_DB"
 """The environment variable naming the store file (read by :func:`default_db_path`)."""

@@ -1,7 +1,8 @@
-"""The localhost door: what keeps an HTTP listener on 127.0.0.1 for this user's programs
-alone. Both listeners use it, the dashboard (``kite-skills dashboard``) and the sandbox
-(``kite-skills sandbox --http``); each adds its own sign-in behind it (a cookie, a bearer
-token).
+"""The localhost door, the MCP kit's HTTP guard: what keeps an HTTP listener on 127.0.0.1 for this
+user's programs alone. Import it by name (``from kite_skills.mcpkit import localhost``):
+``kite_skills.mcpkit`` itself does not load it, so a stdio server never imports uvicorn. Both
+listeners use it, the dashboard (``kite-skills dashboard``) and the sandbox (``kite-skills sandbox
+--http``); each adds its own sign-in behind it (a cookie, a bearer token).
 
 - **Host.** A request must name ``127.0.0.1:PORT`` or ``localhost:PORT`` (:meth:`Door.right_host`);
   another name, or none, is a page that rebound its DNS name to 127.0.0.1.
@@ -16,6 +17,8 @@ token).
 - **Quiet logging.** What the event loop and uvicorn say about connections (an accept that
   failed, a request that is not HTTP) is one line without a traceback, each kind at most once
   a minute (:class:`Quiet`), so a flood of connections cannot fill the terminal.
+
+The ASGI types are starlette's (``starlette.types``), re-exported here for the listeners.
 """
 
 from __future__ import annotations
@@ -25,22 +28,17 @@ import contextlib
 import logging
 import socket
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import uvicorn
+from starlette.types import Scope
 
-from .display import error_line
+from ..display import error_line
 
 if TYPE_CHECKING:
     from uvicorn.protocols.http.h11_impl import H11Protocol
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 HOST: Final = "127.0.0.1"
 READ_SECONDS: Final = 10.0  # to send a whole request (headers and body) once connected

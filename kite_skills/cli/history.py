@@ -13,13 +13,21 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from kite_skills.cli_db import add_db_option, db_parent
+from kite_skills.cli.db import add_db_option, db_parent
 from kite_skills.display import for_terminal, local_time
 from kite_skills.store import VIA_CLI, PastText, ReadReceipt, Skill, human
 from kite_skills.store.lifecycle import Action, puts_text_in_service
 from kite_skills.store.records import short_revision
 
-from . import cli_skills
+from .common import (
+    colour,
+    confirm,
+    confirm_in_service,
+    kite_command,
+    open_store,
+    paint,
+    person_name,
+)
 
 Command = Callable[[str, str, str, Callable[[argparse.Namespace], int]], Any]
 
@@ -29,9 +37,9 @@ def _t(text: str) -> str:
 
 
 def _reject(args: argparse.Namespace) -> int:
-    with cli_skills._open(args) as store:
+    with open_store(args) as store:
         result = human.reject_revision(
-            store, args.name, via=VIA_CLI, who=cli_skills._who(), reason=args.reason or ""
+            store, args.name, via=VIA_CLI, who=person_name(), reason=args.reason or ""
         )
     print(result.message)
     return 0
@@ -90,17 +98,17 @@ def diff_texts(
     (a, a_label), (b, b_label) = side(old), side(new)
     lines = list(difflib.unified_diff(a, b, fromfile=a_label, tofile=b_label, lineterm=""))
     if coloured:
-        lines = [cli_skills._paint(line) for line in lines]
+        lines = [paint(line) for line in lines]
     return "\n".join(lines) if lines else "(the two texts are the same)"
 
 
 def _history(args: argparse.Namespace) -> int:
-    with cli_skills._open(args) as store:
+    with open_store(args) as store:
         if args.diff:
             texts: list[PastText | Skill] = [store.history_text(args.name, i) for i in args.diff]
             if len(texts) == 1:
                 texts.append(store.get(args.name))
-            print(diff_texts(args.name, texts[0], texts[1], coloured=cli_skills.colour()))
+            print(diff_texts(args.name, texts[0], texts[1], coloured=colour()))
             return 0
         if args.show is not None:
             text = store.history_text(args.name, args.show)
@@ -121,29 +129,29 @@ def _history(args: argparse.Namespace) -> int:
     for text in history:
         print(_label(text))
     print(
-        f"\nsee one: {cli_skills._kite()} skills history {args.name} --show ID; compare two: "
-        f"--diff ID [ID]; restore one: {cli_skills._kite()} skills revert {args.name} ID"
+        f"\nsee one: {kite_command()} skills history {args.name} --show ID; compare two: "
+        f"--diff ID [ID]; restore one: {kite_command()} skills revert {args.name} ID"
     )
     return 0
 
 
 def _revert(args: argparse.Namespace) -> int:
-    with cli_skills._open(args) as store:
+    with open_store(args) as store:
         text = store.history_text(args.name, args.id)
         current = store.get(args.name)
         in_service = puts_text_in_service(Action.REVERT, current.status)
         if in_service or not args.yes:
-            print(diff_texts(args.name, current, text, coloured=cli_skills.colour()))
+            print(diff_texts(args.name, current, text, coloured=colour()))
         if in_service:  # the person types its name at the terminal; --yes cannot (issue 38)
             what = f"to text #{text.id} (revision {text.revision})"
-            cli_skills._confirm_in_service(Action.REVERT, current, what)
+            confirm_in_service(Action.REVERT, current, what)
         else:
-            cli_skills._confirm(
+            confirm(
                 args,
                 f"make text #{text.id} (revision {text.revision}) the text of "
                 f"{for_terminal(repr(args.name))} ({current.status})?",
             )
-        result = human.revert(store, args.name, text_id=args.id, via=VIA_CLI, who=cli_skills._who())
+        result = human.revert(store, args.name, text_id=args.id, via=VIA_CLI, who=person_name())
     print(result.message)
     return 0
 
@@ -153,16 +161,13 @@ def _receipt_line(read: ReadReceipt) -> str:
 
 
 def _reads(args: argparse.Namespace) -> int:
-    with cli_skills._open(args) as store:
+    with open_store(args) as store:
         on = store.read_receipts_on()
         reads = store.reads("skill", args.name) if args.name else store.reads()
         if args.name and not reads:
             store.get(args.name)  # a name never used: "did you mean"
     if not on:
-        print(
-            f"read receipts are off ('{cli_skills._kite()} settings read-receipts on' turns "
-            "them on)"
-        )
+        print(f"read receipts are off ('{kite_command()} settings read-receipts on' turns them on)")
     elif not reads:
         print("no reads recorded yet")
     for read in reads:
@@ -228,7 +233,7 @@ def register(command: Command) -> None:
 
 
 def _settings(args: argparse.Namespace) -> int:
-    with cli_skills._open(args, create=True) as store:
+    with open_store(args, create=True) as store:
         print(human.set_read_receipts(store, args.value == "on"))
     return 0
 

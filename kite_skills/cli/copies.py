@@ -22,10 +22,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import cli_doctor, cli_install, invocation, os_dirs
-from .cli_db import add_db_option, db_path
-from .errors import KiteError
-from .launcher import build_info, preamble, start
+from .. import invocation, os_dirs
+from ..errors import KiteError
+from ..launcher import build_info, preamble, start
+from . import doctor, install
+from .db import add_db_option, db_path
 
 PROGRAM = "kite-skills"  # extractions are <PROGRAM>_<build id> (launcher/start.py)
 
@@ -63,7 +64,7 @@ def current_copy() -> Path | None:
     """The copy this program runs from (None: not a zipapp build)."""
     if build_info.current() is None:
         return None
-    return Path(__file__).resolve().parents[2]  # <copy>/site-packages/kite_skills/
+    return Path(__file__).resolve().parents[3]  # <copy>/site-packages/kite_skills/cli/
 
 
 def copies(root: Path) -> list[Copy]:
@@ -92,7 +93,7 @@ def _build_id(file: str) -> str | None:
     return found if isinstance(found, str) else None
 
 
-def _entry_root(entry: cli_doctor.Entry) -> Path:
+def _entry_root(entry: doctor.Entry) -> Path:
     """Where the client's start of ``entry`` unpacks: its own ``SHIV_ROOT``, else ours."""
     env = entry.value.get("env")
     value = env.get("SHIV_ROOT") if isinstance(env, dict) else None
@@ -101,7 +102,7 @@ def _entry_root(entry: cli_doctor.Entry) -> Path:
     return default_root()
 
 
-def used(entries: Iterable[cli_doctor.Entry]) -> set[Path]:
+def used(entries: Iterable[doctor.Entry]) -> set[Path]:
     """The copies in use: this program's, and those the entries' files unpack into."""
     found = {p for p in [current_copy()] if p is not None}
     for entry in entries:
@@ -113,7 +114,7 @@ def used(entries: Iterable[cli_doctor.Entry]) -> set[Path]:
     return {Path(os.path.realpath(p)) for p in found}
 
 
-def roots(entries: Iterable[cli_doctor.Entry]) -> list[Path]:
+def roots(entries: Iterable[doctor.Entry]) -> list[Path]:
     """Every folder copies may be in: the default one, this program's, the entries'."""
     found = [default_root()]
     here = current_copy()
@@ -125,7 +126,7 @@ def roots(entries: Iterable[cli_doctor.Entry]) -> list[Path]:
     return list(unique.values())
 
 
-def unused(entries: list[cli_doctor.Entry]) -> tuple[list[Copy], list[Copy]]:
+def unused(entries: list[doctor.Entry]) -> tuple[list[Copy], list[Copy]]:
     """(the copies in use, those no configured entry and not this program uses)."""
     in_use = used(entries)
     kept: list[Copy] = []
@@ -140,7 +141,7 @@ def _total(found: list[Copy]) -> str:
     return f"{sum(c.size for c in found) / 1e6:.1f} MB"
 
 
-def doctor_lines(entries: list[cli_doctor.Entry]) -> list[cli_doctor.Finding]:
+def doctor_lines(entries: list[doctor.Entry]) -> list[doctor.Finding]:
     """Print the unpacked copies' line of ``doctor``; a finding when some are unused."""
     kept, spare = unused(entries)
     if not kept and not spare:
@@ -155,7 +156,7 @@ def doctor_lines(entries: list[cli_doctor.Entry]) -> list[cli_doctor.Finding]:
         return []
     here = invocation.current()
     return [
-        cli_doctor.Finding(
+        doctor.Finding(
             f"{len(spare)} unpacked cop{'ies' if len(spare) > 1 else 'y'} of older files "
             f"({_total(spare)}) that no configured entry uses — remove "
             f"{'them' if len(spare) > 1 else 'it'}: {here.run('prune', '--yes')} (without "
@@ -197,7 +198,7 @@ def _remove_all(found: list[Copy], yes: bool) -> None:
             print(f"kept {copy.path}: a running kite-skills uses it")
 
 
-def _run_prune(args: argparse.Namespace, entries: Callable[[], list[cli_doctor.Entry]]) -> int:
+def _run_prune(args: argparse.Namespace, entries: Callable[[], list[doctor.Entry]]) -> int:
     kept, spare = unused(entries())
     if not spare:
         print(f"kite-skills: no unused unpacked copies ({len(kept)} in use); nothing to remove")
@@ -219,15 +220,15 @@ def _store_files(db: Path) -> list[Path]:
 
 def _run_uninstall(
     args: argparse.Namespace,
-    entries: Callable[[], list[cli_doctor.Entry]],
+    entries: Callable[[], list[doctor.Entry]],
     client_names: Mapping[str, str],
 ) -> int:
     here = invocation.current()
     found = entries()
     folder = os_dirs.bin_dir(os.environ, sys.platform)
-    launcher = folder / cli_install.launcher_name(sys.platform)
+    launcher = folder / install.launcher_name(sys.platform)
     if args.yes:
-        path, there = cli_install.uninstall(folder, sys.platform)
+        path, there = install.uninstall(folder, sys.platform)
         print(f"removed {path}" if there else f"no launcher at {path}")
     elif launcher.exists():
         print(f"would remove {launcher} (if 'install-command' wrote it)")
@@ -260,7 +261,7 @@ def _run_uninstall(
 
 def register(
     subparsers: argparse._SubParsersAction,  # type: ignore[type-arg]
-    entries: Callable[[], list[cli_doctor.Entry]],
+    entries: Callable[[], list[doctor.Entry]],
     client_names: Mapping[str, str],
 ) -> None:
     """Add ``prune`` and ``uninstall``; ``entries`` reads every client's entries of ours,

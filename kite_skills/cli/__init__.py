@@ -8,16 +8,16 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import __version__
-from .display import counted
-from .errors import CatalogError, KiteError, UnknownHelpKey
+from .. import __version__
+from ..display import counted
+from ..errors import CatalogError, KiteError, UnknownHelpKey
 
 if TYPE_CHECKING:
     import argparse  # imported where a parser is built: a server start needs none
 
 
 def _run_help(args: argparse.Namespace) -> int:
-    from . import catalog
+    from .. import catalog
 
     try:
         page = catalog.load().help(args.key)
@@ -29,7 +29,7 @@ def _run_help(args: argparse.Namespace) -> int:
 
 
 def _run_validate(args: argparse.Namespace) -> int:
-    from . import catalog
+    from .. import catalog
 
     where = args.dir or "the embedded catalog"
     try:
@@ -44,7 +44,7 @@ def _run_validate(args: argparse.Namespace) -> int:
 
 
 def _run_list(args: argparse.Namespace) -> int:
-    from . import catalog
+    from .. import catalog
 
     for skill in catalog.load().skills:
         own = next(r for r in skill.resources if r.uri == skill.uri)
@@ -53,12 +53,12 @@ def _run_list(args: argparse.Namespace) -> int:
 
 
 def _run_server(args: argparse.Namespace | None) -> int:
-    from .launcher import bytecode
-    from .stack_loading import loading_the_stack
+    from ..launcher import bytecode
+    from ..stack_loading import loading_the_stack
 
     with loading_the_stack():
-        from .cli_db import db_path
-        from .server.app import serve_stdio  # the MCP stack loads only in server mode
+        from ..server.app import serve_stdio  # the MCP stack loads only in server mode
+        from .db import db_path
     try:
         return serve_stdio(db_path(args))
     finally:
@@ -66,16 +66,16 @@ def _run_server(args: argparse.Namespace | None) -> int:
 
 
 def _run_dashboard(args: argparse.Namespace) -> int:
-    from .cli_db import db_path
-    from .dashboard.serve import run  # Starlette, Jinja2 and uvicorn load only here
+    from ..dashboard.serve import run  # Starlette, Jinja2 and uvicorn load only here
+    from .db import db_path
 
     return run(db_path(args), args.port, not args.no_browser)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import cli_calc, cli_history, cli_install, cli_setup, cli_skills
-    from .cli_db import DB_DEFAULT, add_db_option
-    from .cli_help import SuggestingParser, describe_subcommands
+    from . import calc, history, install, setup, skills
+    from .db import DB_DEFAULT, add_db_option
+    from .help import SuggestingParser, describe_subcommands
 
     parser = SuggestingParser(
         prog="kite-skills",
@@ -111,9 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Example: kite-skills catalog list",
     )
     listing.set_defaults(run=_run_list)
-    cli_calc.register(commands)
-    cli_skills.register(commands)
-    cli_history.register_settings(commands)
+    calc.register(commands)
+    skills.register(commands)
+    history.register_settings(commands)
     dash = commands.add_parser(
         "dashboard",
         help="review and publish your skills in a browser (serves 127.0.0.1 only)",
@@ -130,8 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
     dash.add_argument("--no-browser", action="store_true", help="only print the link")
     add_db_option(dash)
     dash.set_defaults(run=_run_dashboard)
-    cli_setup.register(commands)
-    cli_install.register(commands)
+    setup.register(commands)
+    install.register(commands)
     sandbox = commands.add_parser(
         "sandbox",
         add_help=False,  # 'kite-skills sandbox --help' is the sandbox's own (main() hands over)
@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
             return _run_server(None)
         given = sys.argv[1:] if argv is None else argv
         if given[0] == "sandbox":  # its own parser; the main server never loads the sandbox
-            from .sandbox.cli import main as sandbox
+            from ..sandbox.cli import main as sandbox
 
             return sandbox(given[1:])
         args = build_parser().parse_args(argv)

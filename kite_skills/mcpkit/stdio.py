@@ -1,6 +1,10 @@
 """The stdio wire: one JSON-RPC message per line on stdin and stdout.
 
-The SDK's stdio transport is replaced because of what it leaves to chance:
+The SDK's stdio transport (``mcp`` 2.3.0, ``mcp/server/stdio.py:184-197``: ``async for line in
+stdin`` holds each line whole, however long, and passes a line that does not parse to the
+session as an exception, not as an answer) is replaced because of what it leaves to chance
+(each point below is reproduced by ``tests/server/test_wire_raw.py`` and
+``tests/server/test_faults.py``):
 
 - **Every line is judged before the SDK sees it.** Not JSON → -32700; not a message, a batch,
   or a request whose id is not a string or an integer (``null``, ``1.5``, an object, an array,

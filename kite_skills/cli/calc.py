@@ -10,8 +10,8 @@ import sys
 from importlib import resources
 from typing import Any
 
-from .display import for_terminal
-from .errors import CalcError
+from ..display import for_terminal
+from ..errors import CalcError
 
 
 def register(commands: Any) -> None:
@@ -41,7 +41,7 @@ def register(commands: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .calc import calculate
+    from ..calc import calculate
 
     text = args.fields if args.fields is not None else sys.stdin.read()
     try:

@@ -17,9 +17,9 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from . import invocation, os_dirs
-from .errors import KiteError
-from .invocation import LAUNCHER_MARKER, NAME, launcher_text
+from .. import invocation, os_dirs
+from ..errors import KiteError
+from ..invocation import LAUNCHER_MARKER, NAME, launcher_text
 
 
 class InstallError(KiteError):

@@ -30,12 +30,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import cli_copies, cli_doctor, config_syntax, invocation, os_dirs
-from .cli_db import add_db_option, db_path
-from .errors import KiteError
-from .launcher import build_info
-from .store import LATEST_VERSION
-from .store.report import describe
+from .. import config_syntax, invocation, os_dirs
+from ..errors import KiteError
+from ..launcher import build_info
+from ..store import LATEST_VERSION
+from ..store.report import describe
+from . import copies, doctor
+from .db import add_db_option, db_path
 
 SERVER_NAME = "kite-skills"
 SANDBOX_NAME = "kite-sandbox"  # `kite-skills sandbox`, beside the main server
@@ -358,7 +359,7 @@ def kite_names(servers: Mapping[str, Any], client: Client, path: Path) -> list[s
     return [
         n
         for n, v in servers.items()
-        if isinstance(v, dict) and cli_doctor.Entry(client.title, path, n, v).kite_mcp
+        if isinstance(v, dict) and doctor.Entry(client.title, path, n, v).kite_mcp
     ]
 
 
@@ -422,9 +423,9 @@ def unpark_kite(path: Path, client: Client) -> tuple[list[str], Edited]:
 def repointed(words: list[str], here: tuple[str, ...]) -> list[str] | None:
     """The words of an entry of ours that starts another kite-skills, started by ``here``
     instead with the same arguments (None when it starts ``here`` already)."""
-    if not words or cli_doctor.starts(words, here):
+    if not words or doctor.starts(words, here):
         return None
-    return [*here, *words[cli_doctor.program_words(words) :]]
+    return [*here, *words[doctor.program_words(words) :]]
 
 
 def _all_servers(config: dict[str, Any], key: str) -> list[dict[str, Any]]:
@@ -450,7 +451,7 @@ def repoint(path: Path, client: Client, here: tuple[str, ...]) -> tuple[list[str
             for name, value in list(servers.items()):
                 if not isinstance(value, dict):
                     continue
-                entry = cli_doctor.Entry(client.title, path, name, value)
+                entry = doctor.Entry(client.title, path, name, value)
                 new = repointed(entry.words, here) if entry.ours else None
                 if new is not None:
                     servers[name] = {**value, "command": new[0], "args": new[1:]}
@@ -708,7 +709,7 @@ def _size(directory: Path) -> int:
 def _run_doctor(args: argparse.Namespace) -> int:
     print(f"interpreter:   {sys.executable} (CPython {platform.python_version()})")
     facts = build_info.current()
-    site_packages = Path(__file__).resolve().parents[1]
+    site_packages = Path(__file__).resolve().parents[2]  # above kite_skills/cli/
     if facts:
         print(f"file:          {os.path.abspath(sys.argv[0])}")
         print(f"built for:     {facts.platform}, {facts.accepted} (kite-skills {facts.version})")
@@ -718,10 +719,10 @@ def _run_doctor(args: argparse.Namespace) -> int:
         print(f"file:          not a zipapp build (the kite_skills package in {site_packages})")
     report = describe(_store_path(args))
     print(f"store:         {report.path} ({'exists' if report.exists else 'not created yet'})")
-    findings: list[cli_doctor.Finding] = []
+    findings: list[doctor.Finding] = []
     if report.problem:
         print(f"               cannot read it: {report.problem}")
-        findings.append(cli_doctor.Finding(f"the store {report.path} cannot be read (above)", True))
+        findings.append(doctor.Finding(f"the store {report.path} cannot be read (above)", True))
     elif report.exists:
         print(
             f"schema:        version {report.schema_version} (this kite-skills: {LATEST_VERSION})"
@@ -729,7 +730,7 @@ def _run_doctor(args: argparse.Namespace) -> int:
         print("skills:        " + ", ".join(f"{state} {n}" for state, n in report.counts))
     entries, client_findings = _doctor_clients()
     findings += client_findings
-    findings += cli_copies.doctor_lines(entries)
+    findings += copies.doctor_lines(entries)
     if not findings:
         print("verdict:       all good")
     else:
@@ -739,14 +740,14 @@ def _run_doctor(args: argparse.Namespace) -> int:
     return 1 if any(f.error for f in findings) else 0
 
 
-def _doctor_clients() -> tuple[list[cli_doctor.Entry], list[cli_doctor.Finding]]:
+def _doctor_clients() -> tuple[list[doctor.Entry], list[doctor.Finding]]:
     """Print which MCP clients' configs start kite-skills (this file or another), each
     entry's state; return every entry of ours and what to fix."""
     here = invocation.current()
     repoint_line = here.run("setup", "--repoint")
     print("clients:")
-    findings: list[cli_doctor.Finding] = []
-    ours_all: list[cli_doctor.Entry] = []
+    findings: list[doctor.Finding] = []
+    ours_all: list[doctor.Entry] = []
     elsewhere: list[tuple[str, bool]] = []  # (the entry and its state, whether it is gone)
     starts_here = False
     for client in CLIENTS.values():
@@ -755,9 +756,9 @@ def _doctor_clients() -> tuple[list[cli_doctor.Entry], list[cli_doctor.Finding]]
             config = read_config(path, client)
         except ConfigError as exc:
             print(f"  {client.title}: cannot read it: {exc}")
-            findings.append(cli_doctor.Finding(f"{exc}, then run this again", True))
+            findings.append(doctor.Finding(f"{exc}, then run this again", True))
             continue
-        found = cli_doctor.entries(client.title, path, config, client.key)
+        found = doctor.entries(client.title, path, config, client.key)
         ours = [e for e in found if e.ours]
         ours_all += ours
         if not ours:
@@ -768,13 +769,13 @@ def _doctor_clients() -> tuple[list[cli_doctor.Entry], list[cli_doctor.Finding]]
         for entry in ours:
             sandbox = ["--sandbox"] if entry.name == SANDBOX_NAME else []
             rewrite = here.run("setup", client.name, *sandbox, "--write")
-            state = cli_doctor.check_entry(entry, here.words, os.environ)
+            state = doctor.check_entry(entry, here.words, os.environ)
             fix = rewrite if state.problem else "" if state.here else repoint_line
             print(f"    '{entry.name}': {state.text}" + (f" — fix: {fix}" if fix else ""))
             starts_here = starts_here or state.here
             if state.problem:
                 findings.append(
-                    cli_doctor.Finding(
+                    doctor.Finding(
                         f"{client.title}'s '{entry.name}': {state.text} — run: {rewrite}", True
                     )
                 )
@@ -784,7 +785,7 @@ def _doctor_clients() -> tuple[list[cli_doctor.Entry], list[cli_doctor.Finding]]
     if elsewhere:
         many = len(elsewhere) > 1
         findings.append(
-            cli_doctor.Finding(
+            doctor.Finding(
                 f"{len(elsewhere)} entr{'ies start' if many else 'y starts'} an older, moved or "
                 "missing kite-skills, not this file: "
                 + "; ".join(text for text, _ in elsewhere)
@@ -794,7 +795,7 @@ def _doctor_clients() -> tuple[list[cli_doctor.Entry], list[cli_doctor.Finding]]
         )
     elif not starts_here:
         findings.append(
-            cli_doctor.Finding(
+            doctor.Finding(
                 "no MCP client starts this file yet — run: "
                 f"{here.run('setup', 'claude-desktop', '--write')} (or claude-code, vscode, "
                 "cursor in place of claude-desktop)"
@@ -804,8 +805,8 @@ def _doctor_clients() -> tuple[list[cli_doctor.Entry], list[cli_doctor.Finding]]
 
 
 def _beside(
-    client: Client, path: Path, found: list[cli_doctor.Entry], here: invocation.Invocation
-) -> list[cli_doctor.Finding]:
+    client: Client, path: Path, found: list[doctor.Entry], here: invocation.Invocation
+) -> list[doctor.Finding]:
     """What the client lacks or has too much of beside kite-skills: a Kite MCP server (the
     recipes call its tools), and never both the real one and the sandbox."""
     kite = [e.name for e in found if e.kite_mcp]
@@ -813,11 +814,11 @@ def _beside(
     if kite:
         print(f"    Kite MCP server beside it: '{kite[0]}'")
     if kite and sandbox:
-        return [cli_doctor.Finding(_two_kites(client, kite))]
+        return [doctor.Finding(_two_kites(client, kite))]
     if kite or sandbox or not any(e.name == SERVER_NAME for e in found):
         return []
     return [
-        cli_doctor.Finding(
+        doctor.Finding(
             f"{client.title} has no Kite MCP server beside kite-skills (in {path}): the "
             "recipes call its tools — add Zerodha's Kite MCP server "
             f"(https://mcp.kite.trade/mcp) to {client.title}, or try the simulated one: "
@@ -873,26 +874,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     add_db_option(setup)
     setup.set_defaults(run=_run_setup)
-    doctor = subparsers.add_parser(
+    doctor_parser = subparsers.add_parser(
         "doctor",
         help="show the interpreter, this file's platforms, its unpacked copies, the store and "
         "which MCP clients start it, then what to fix (exit 1 when the store cannot be read, "
         "or a client's config cannot be read or starts an interpreter or file that is gone)",
         epilog="Example: kite-skills doctor",
     )
-    add_db_option(doctor)
-    doctor.set_defaults(run=_run_doctor)
-    cli_copies.register(subparsers, _doctor_entries, {c.title: c.name for c in CLIENTS.values()})
+    add_db_option(doctor_parser)
+    doctor_parser.set_defaults(run=_run_doctor)
+    copies.register(subparsers, _doctor_entries, {c.title: c.name for c in CLIENTS.values()})
 
 
-def _doctor_entries() -> list[cli_doctor.Entry]:
+def _doctor_entries() -> list[doctor.Entry]:
     """Every entry of ours in every client's config that can be read."""
-    found: list[cli_doctor.Entry] = []
+    found: list[doctor.Entry] = []
     for client in CLIENTS.values():
         path = config_path(client.name, os.environ, sys.platform)
         try:
             config = read_config(path, client)
         except ConfigError:
             continue
-        found += [e for e in cli_doctor.entries(client.title, path, config, client.key) if e.ours]
+        found += [e for e in doctor.entries(client.title, path, config, client.key) if e.ours]
     return found

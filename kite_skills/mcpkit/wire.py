@@ -42,9 +42,10 @@ from collections.abc import Awaitable, Callable, Hashable
 from typing import Any, Generic, NewType, TypeVar
 
 from mcp import types
-from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from pydantic import BaseModel
+
+from .aliases import Context
 
 __all__ = ["Kept", "ToolReply", "WireJSON", "serve", "wire"]
 
@@ -92,7 +93,7 @@ def serve(
     server: Server[Any],
     method: str,
     params_type: type[P],
-    handler: Callable[[ServerRequestContext[Any, Any], P], Awaitable[BaseModel | WireJSON]],
+    handler: Callable[[Context, P], Awaitable[BaseModel | WireJSON]],
 ) -> None:
     """Serve ``method`` with a handler that answers with the SDK's model or its kept wire
     form (the ``on_*`` constructor arguments are typed for the model alone)."""
