@@ -1,6 +1,6 @@
 """``exit_plan``: from the Net positions, the order in which to square off safely: grouped
-by underlying, shorts before the longs that hedge them, each leg only after the previous one
-fills, an MIS leg that hedges an NRML one flagged (orders/exit.md)."""
+by underlying, shorts (then long futures) before the long options that hedge them, each leg
+only after the previous one fills, an MIS leg that hedges an NRML one flagged (orders/exit.md)."""
 
 from __future__ import annotations
 
@@ -61,7 +61,12 @@ def exit_plan(i: ExitPlanInputs) -> Answer:
     for name in sorted(groups):
         rows = groups[name]
         shorts = sorted((p for p in rows if p.quantity < 0), key=lambda p: p.tradingsymbol)
-        longs = sorted((p for p in rows if p.quantity > 0), key=lambda p: p.tradingsymbol)
+        # a long future is exposure a long option may hedge (a protective put): it closes
+        # before the options, as a short does (issue 43: the watch's hedge-broken)
+        longs = sorted(
+            (p for p in rows if p.quantity > 0),
+            key=lambda p: (not p.tradingsymbol.endswith("FUT"), p.tradingsymbol),
+        )
         for short in shorts:
             for long in longs:
                 if {short.product, long.product} == {"MIS", "NRML"}:
@@ -104,8 +109,8 @@ def exit_plan(i: ExitPlanInputs) -> Answer:
                 f"({after})"
             )
     assumptions = [
-        "shorts close before the longs that hedge them; each step waits for the previous "
-        "one to fill",
+        "shorts close before the longs that hedge them, and long futures before long "
+        "options; each step waits for the previous one to fill",
         "each exit uses the position's own product; rows with quantity 0 are skipped",
     ]
     if guessed:

@@ -25,7 +25,7 @@ from typing import Any, Final
 from . import coerce as c
 from . import gotypes as g
 from .sim import KiteConnectError
-from .sim.engine import OrderRequest
+from .sim.order_request import OrderRequest
 
 Args = Mapping[str, Any]
 

@@ -612,6 +612,20 @@ def test_exits_close_shorts_first_and_flag_an_mis_hedge_of_an_nrml_short() -> No
     assert "MIS leg NIFTY26DEC25000PE hedges the NRML leg NIFTY26DEC25500PE" in flag
 
 
+def test_a_long_future_closes_before_the_put_that_hedges_it() -> None:
+    """hedged-book's NIFTY future with a protective put: selling the put first leaves the
+    future uncovered (the sandbox watch's hedge-broken, found by the issue 43 rehearsal)."""
+    positions = [
+        {"tradingsymbol": "NIFTY26D1525500PE", "exchange": "NFO", "product": "NRML",
+         "quantity": 65},
+        {"tradingsymbol": "NIFTY26DECFUT", "exchange": "NFO", "product": "NRML", "quantity": 65},
+        {"tradingsymbol": "NIFTY26D1526100CE", "exchange": "NFO", "product": "NRML",
+         "quantity": -65},
+    ]  # fmt: skip
+    order = [s["tradingsymbol"] for s in run("exit_plan", positions=positions)["steps"]]
+    assert order == ["NIFTY26D1526100CE", "NIFTY26DECFUT", "NIFTY26D1525500PE"]
+
+
 # -- docs/calc.md ---------------------------------------------------------------------------
 
 

@@ -59,6 +59,15 @@ REQUIRED_RECIPES = (
     "derivatives/option-chain.md",
     "derivatives/greeks.md",
     "derivatives/spreads.md",
+    "orders/position-size.md",
+    "orders/square-off-all.md",
+    "orders/charges.md",
+    "derivatives/payoff.md",
+    "derivatives/expiry-day.md",
+    "holdings/rebalance.md",
+    "daily-review/exposure-audit.md",
+    "daily-review/pre-market.md",
+    "daily-review/journal.md",
 )
 
 # The vocabulary comes from its one owner, kite_skills.kite_schemas (the recorded schemas of the

@@ -181,7 +181,8 @@ def test_sell_says_whether_it_opens_or_closes(name):
 @pytest.mark.parametrize("name", ["triggers-and-alerts/gtt.md", "triggers-and-alerts/audit.md"])
 def test_sell_gtt_checks_tpin_authorisation(name):
     text = " ".join(steps_of(name))
-    assert "`authorised_quantity`" in text and "TPIN" in text and "DDPI" in text
+    # issue 43 X5: only `physical` (a POA) is standing authorisation (catalog-review-4 X5)
+    assert "`authorised_quantity`" in text and "TPIN" in text and "`physical`" in text
 
 
 # ------------------------------------------------------------- 6. re-check before the write
@@ -259,17 +260,23 @@ NSE_HOLIDAYS_2025 = {
 }
 
 
+# Special sessions on a weekend (issue 43 Y15; catalog-review-4 Y15): the Union Budget was
+# presented on Saturday 1 Feb 2025 and NSE held a full trading session that day (NSE circular
+# of January 2025, "Live trading session on Saturday, February 01, 2025").
+NSE_SPECIAL_SESSIONS_2025 = {dt.date(2025, 2, 1)}
+
+
 def nse_trading_days(start: dt.date, end: dt.date) -> int:
     assert end <= dt.date(2025, 6, 30), "extend NSE_HOLIDAYS_2025 for later dates"
     days, day = 0, start
     while day <= end:
         days += day.weekday() < 5 and day not in NSE_HOLIDAYS_2025
         day += dt.timedelta(days=1)
-    return days
+    return days + sum(start <= s <= end for s in NSE_SPECIAL_SESSIONS_2025)
 
 
 def test_trading_day_count():
-    assert nse_trading_days(dt.date(2025, 1, 1), dt.date(2025, 6, 13)) == 111
+    assert nse_trading_days(dt.date(2025, 1, 1), dt.date(2025, 6, 13)) == 112
 
 
 @pytest.mark.parametrize("path", markdown_files(), ids=rel)
@@ -279,7 +286,7 @@ def test_template_bar_counts_fit_their_dates(path):
         r"interval day, range (\d{4}-\d\d-\d\d) to (\d{4}-\d\d-\d\d)\nBars used: (\d+)", text
     ):
         possible = nse_trading_days(dt.date.fromisoformat(start), dt.date.fromisoformat(end))
-        assert int(bars) <= possible, f"{bars} daily bars between {start} and {end}"
+        assert int(bars) == possible, f"{bars} daily bars between {start} and {end}"
 
 
 FACTS = {
@@ -291,7 +298,7 @@ FACTS = {
         "`iceberg_legs` 2 to 50",
         "every child order",
         "A trigger rounds towards the last price",
-        "`quantity` already includes `t1_quantity`",
+        "decide per row whether `quantity` includes `t1_quantity`",
         "cover orders can be placed",
     ],
     "orders/reference/market-sessions.md": [
@@ -299,7 +306,7 @@ FACTS = {
         "only after 06:30 on T+1 for shares bought on T",
     ],
     "orders/reference/selling-held-shares.md": [
-        "Never add `t1_quantity` to it",
+        "Decide per row and say which",
         "rejected by the exchange when it triggers",
         "This server cannot start a TPIN authorisation",
     ],

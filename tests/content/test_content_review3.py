@@ -65,10 +65,14 @@ def test_exit_order_choice_says_a_protected_market_exit_can_leave_a_remainder():
 
 
 @pytest.mark.parametrize("path", markdown_files(), ids=rel)
-def test_t1_quantity_is_never_added_to_quantity(path):
+def test_t1_quantity_is_added_only_where_the_row_shows_it_outside(path):
+    """Issue 43 Y2 (catalog-review-4 Y2): the SDK's comment says `quantity` = realised + T+1,
+    Zerodha's own fixture (zerodha/kiteconnect-mocks holdings.json: BHEL, SBIN, RELIANCE) has
+    T+1 outside it. A page that adds `t1_quantity` must decide per row."""
     text = flat(path.read_text(encoding="utf-8"))
-    assert not re.search(r"quantity \+ t1_quantity", text)
-    assert "`quantity + t1_quantity" not in text
+    assert "already includes the T+1" not in text and "already includes `t1_quantity`" not in text
+    if re.search(r"quantity \+ t1_quantity", text):
+        assert "per row" in text.lower(), "adds t1_quantity without deciding the reading per row"
 
 
 @pytest.mark.parametrize(
@@ -83,7 +87,7 @@ def test_t1_quantity_is_never_added_to_quantity(path):
 def test_sellable_quantity_is_demat_quantity(name):
     text = flat(" ".join(steps_of(name)))
     assert "`realised_quantity` less `used_quantity`" in text
-    assert "already includes" in text and "`t1_quantity`" in text
+    assert "per row" in text and "t1_quantity" in text
     assert "BTST" in text
 
 
@@ -95,18 +99,22 @@ def test_gtt_says_a_sell_gtt_above_demat_is_rejected_when_it_triggers():
 # ------------------------------------------------------------- 3. funds-check counts once
 
 FUNDS_TEMPLATE = re.compile(
-    r"net ([\d,]+\.\d\d) .*?-> needs about ([\d,]+\.\d\d).*?Verdict: enough \(([\d,]+\.\d\d) to "
-    r"spare",
+    r"net ([\d,]+\.\d\d) \(cash [\d,]+\.\d\d, collateral ([\d,]+\.\d\d).*?-> needs about "
+    r"([\d,]+\.\d\d).*?Verdict: enough \(([\d,]+\.\d\d) to spare before charges; paid from "
+    r"cash: net less collateral ([\d,]+\.\d\d)\)",
     re.S,
 )
 
 
 def test_funds_template_does_not_subtract_open_orders_or_m2m_again():
+    """A CNC buy is paid from cash: net less collateral, not net (issue 43 Y8; catalog-review-4
+    Y8, funds-check's own table: collateral cannot fund delivery or option premium)."""
     text = read("orders/funds-check.md")
     found = FUNDS_TEMPLATE.search(text)
     assert found, "template lines not found"
-    net, need, spare = (number(g) for g in found.groups())
-    assert f"{net - need:.2f}" == f"{spare:.2f}"
+    net, collateral, need, spare, cash = (number(g) for g in found.groups())
+    assert f"{net - collateral:.2f}" == f"{cash:.2f}"
+    assert f"{cash - need:.2f}" == f"{spare:.2f}"
 
 
 def test_funds_model_says_net_already_excludes_blocked_margin_and_m2m():
@@ -210,10 +218,16 @@ def test_no_recipe_says_cover_orders_cannot_be_placed(path):
 # ------------------------------------------------------------- 11. bonus credit
 
 
-def test_bonus_credit_takes_about_fifteen_days():
+def test_bonus_credit_takes_one_to_two_trading_days():
+    """SEBI's circular of 16 Sep 2024 (bonus issues announced from 1 Oct 2024): deemed
+    allotment on T+1 and trading on T+2 from the record date, which under T+1 settlement is
+    the ex-date (catalog-review-4 Y1: tradingqna.com/t/173289; financialexpress.com, "SEBI
+    fast-tracks credit, trading of bonus shares to T+2 days"). "About 15 days" was the
+    practice before it, and this test held it by mistake until issue 43."""
     text = flat(read("holdings/corporate-actions.md"))
-    assert "a few days after the ex-date" not in text
-    assert "about 15 days after the ex-date" in text
+    assert "15 days" not in text and "a few days after the ex-date" not in text
+    assert "credited about 1 to 2 trading days after the ex-date" in text
+    assert "SEBI's T+2 rule for bonuses announced from 1 Oct 2024" in text
 
 
 # ------------------------------------------------------------- 12. DDPI before TPIN

@@ -54,7 +54,7 @@ def reconcile(agent: Agent, r: Recipe, attempt: Attempt, as_of: str) -> list[Rec
 
     s2 = step(r, 2, "After an ambiguous failure, match")
     window = timedelta(minutes=2)
-    matches = [
+    candidates = [
         o
         for o in rows
         if o["tag"] == attempt.tag
@@ -62,8 +62,14 @@ def reconcile(agent: Agent, r: Recipe, attempt: Attempt, as_of: str) -> list[Rec
         and o["exchange"] == attempt.exchange
         and o["transaction_type"] == attempt.transaction_type
         and o["quantity"] == attempt.quantity
-        and abs(when(o["order_timestamp"]) - attempt.sent_at) <= window
     ]
+    placed = step(r, 2, "the **first** row of `orders` mode\n   `history` with `order_id`")
+    matches = []
+    histories: dict[str, list[dict[str, Any]]] = {}
+    for o in candidates:
+        histories[o["order_id"]] = agent.call(placed, "orders", "history", order_id=o["order_id"])
+        if abs(when(histories[o["order_id"]][0]["order_timestamp"]) - attempt.sent_at) <= window:
+            matches.append(o)
     agent.decide(s2, f"{len(matches)} match(es) for tag {attempt.tag}")
     duplicate = step(r, 2, "More than one match means a possible duplicate: report all of them")
     unreconciled: list[str] = []
@@ -79,7 +85,8 @@ def reconcile(agent: Agent, r: Recipe, attempt: Attempt, as_of: str) -> list[Rec
         history: list[str] = []
         s4 = step(r, 4, "read `orders` mode `history` with `order_id`. The last row is the current")
         if not terminal or order["modified"] or order["status"] == "REJECTED":
-            rows4 = agent.call(s4, "orders", "history", order_id=order["order_id"])
+            rows4 = histories[order["order_id"]]  # read in step 2, no newer state since
+            agent.decide(s4, f"history of {order['order_id']} read in step 2")
             history = [h["status"] for h in rows4]
         trades: list[dict[str, Any]] = []
         s5 = step(
@@ -166,9 +173,14 @@ def modify_to_limit(agent: Agent, r: Recipe, order_id: str, key: str, tick: floa
     selling = before["transaction_type"] == "SELL"
     touch = quote["depth"]["buy" if selling else "sell"][0]["price"]
     price = snap(touch, tick, down=selling)
+    variety = before["variety"]
+    if variety == "amo" and before["status"] != "AMO REQ RECEIVED":
+        released = step(r, 7, "An\n   `amo` order with any later status has been released")
+        agent.decide(released, "released to the exchange: modify as regular")
+        variety = "regular"
     new = {
         "order_id": order_id,
-        "variety": before["variety"],
+        "variety": variety,
         "order_type": "LIMIT",
         "quantity": before["quantity"],
         "price": price,
@@ -345,7 +357,7 @@ def sell_gtt(
     tick = row["tick_size"]
     s2 = step(r, 2, "`market` mode `ltp` with `instruments` such as")
     ltp = agent.call(s2, "market", "ltp", instruments=[key])[key]["last_price"]
-    s4 = step(r, 4, "already includes the T+1 shares in `t1_quantity`; never add them")
+    s4 = step(r, 4, "decide per row whether `quantity` is `realised_quantity + t1_quantity`")
     holding = next(
         h for h in agent.page(s4, "portfolio", "holdings") if h["tradingsymbol"] == symbol
     )
@@ -674,7 +686,9 @@ def funds_check(agent: Agent, r: Recipe, key: str, quantity: int, as_of: str) ->
     m2m = sum(row["m2m"] for row in rows)
     agent.decide(s4, f"open orders block {blocked}: already inside net, not subtracted again")
     s5 = step(r, 5, "what is to spare is `net` minus the\n   estimate")
-    spare = round(net - need, 2)
+    cash = step(r, 5, "A CNC buy or an option buy is paid from cash: compare it with `net` less")
+    spare = round(net - equity["available"]["collateral"] - need, 2)
+    agent.decide(cash, "a CNC buy: net less collateral")
     verdict = (
         f"enough ({spare:,.2f} to spare before charges)"
         if spare >= 0
@@ -729,9 +743,7 @@ def session_gate(agent: Agent, r: Recipe, sessions: Recipe, key: str, product: s
             f"Fresh MIS orders are blocked after 15:20 (now {now:%H:%M} IST). Retry at 09:15 on "
             "the next trading day, or place it as CNC before 15:30."
         )
-    gap = part(
-        sessions, "Gaps: nothing can be placed", "Equity: 15:30 to 16:00, and 09:08 to 09:15"
-    )
+    gap = part(sessions, "Gaps: nothing can be placed", "Equity: 15:30 to 16:00, 08:58 to 09:00")
     amo = part(sessions, "AMO windows", "Equity: 16:00 to 08:58")
     if minutes("15:30") <= at < minutes("16:00"):
         agent.decide(gap, "in the equity gap")
@@ -799,7 +811,7 @@ def rollover(agent: Agent, r: Recipe, rec: Recipe, pos: Recipe, symbol: str) -> 
         query=query, limit=total + 1,
     )["data"]  # fmt: skip
     assert len(every) == total
-    pick = step(r, 3, "pick the row with the next\n   `expiry_date` and the same `instrument_type`")
+    pick = step(r, 3, "Pick the row with that `expiry_date`, the same `instrument_type`")
     later = [
         x
         for x in every
@@ -936,14 +948,15 @@ def prepare_buy(
     at = when(quote["timestamp"])
     assert minutes("09:15") <= at.hour * 60 + at.minute < minutes("15:30"), s6
     agent.decide(s6, "market open: a regular order")
-    s7 = step(r, 7, "Check funds with `portfolio` mode `margins`: compare the estimate with `net`")
+    s7 = step(r, 7, "A CNC buy and an option buy need cash:\n   compare with `net` less")
     equity = agent.call(s7, "portfolio", "margins")["equity"]
     value = round(quantity * price, 2)
-    if value > equity["net"]:
-        short = step(r, 7, "If it is above `net`, stop: say it does not fit and by how much")
+    cash = round(equity["net"] - equity["available"]["collateral"], 2)
+    if value > cash:
+        short = step(r, 7, "If it is above, stop: say it does not fit and by how much")
         line = (
             f"Does not fit: BUY {quantity} {symbol} @ {price:.2f} is about {value:,.2f}, "
-            f"{value - equity['net']:,.2f} above the equity net margin {equity['net']:,.2f}; "
+            f"{value - cash:,.2f} above the cash it can use {cash:,.2f}; "
             'Kite would reject it ("Insufficient funds"). A smaller quantity?'
         )
         agent.decide(short, line)
@@ -961,9 +974,7 @@ def prepare_buy(
         and (o["status"] not in TERMINAL or o["tag"] == tag)
     ]
     assert not same, f"{s9}: ask before going on"
-    s11 = step(
-        r, 11, "the largest of today's trades on it from\n    step 9 and the holding's `quantity`"
-    )
+    s11 = step(r, 11, "the largest of today's trades on the symbol and the holding's `quantity`")
     holdings = agent.page(s11, "portfolio", "holdings")
     usual = max(
         [t["quantity"] for t in trades if t["tradingsymbol"] == symbol]
@@ -1050,13 +1061,45 @@ class Cancelled:
     summary: list[str]
     left_orders: list[dict[str, Any]]
     left_gtts: list[dict[str, Any]]
+    kept: list[str]
 
 
-def cancel_all(agent: Agent, r: Recipe) -> Cancelled:
+def cancel_all(agent: Agent, r: Recipe, strike_protection: bool = False) -> Cancelled:
+    """/orders/cancel-all: every working order and active GTT listed, the ones that protect an
+    open position or holding marked and kept (unless the person strikes them:
+    ``strike_protection``), one approval for the list, one call per item."""
     s1 = step(r, 1, "List every open order: `orders` mode `list`, paged until `has_more`")
     working = [o for o in agent.page(s1, "orders", "list") if o["status"] not in TERMINAL]
     s2 = step(r, 2, "List every active GTT: `gtt` mode `list`, paged; keep `status` `active`")
     active = [g for g in agent.page(s2, "gtt", "list") if g["status"] == "active"]
+    s3 = step(r, 3, "Always read `portfolio` mode `positions`")
+    rows = agent.page(s3, "portfolio", "positions")
+    keys = [(x["exchange"], x["tradingsymbol"], x["product"]) for x in rows]
+    held: dict[str, int] = {}
+    for i, x in enumerate(rows):
+        if keys[i] not in keys[i + 1 :] and x["quantity"]:
+            held[x["tradingsymbol"]] = held.get(x["tradingsymbol"], 0) + x["quantity"]
+    for h in agent.page(s3, "portfolio", "holdings"):
+        held[h["tradingsymbol"]] = held.get(h["tradingsymbol"], 0) + h["quantity"]
+
+    def protects(symbol: str, side: str) -> bool:
+        open_qty = held.get(symbol, 0)
+        return (side == "SELL" and open_qty > 0) or (side == "BUY" and open_qty < 0)
+
+    mark = step(r, 3, "Protective items are **kept** unless the person strikes them")
+    kept: list[str] = []
+    if not strike_protection:
+        for o in working:
+            if o["order_type"] in ("SL", "SL-M") and protects(
+                o["tradingsymbol"], o["transaction_type"]
+            ):
+                kept.append(f"keep order {o['order_id']}: protects {o['tradingsymbol']}")
+        for g in active:
+            if protects(g["condition"]["tradingsymbol"], g["orders"][0]["transaction_type"]):
+                kept.append(f"keep GTT {g['id']}: protects {g['condition']['tradingsymbol']}")
+        working = [o for o in working if not any(f" {o['order_id']}:" in k for k in kept)]
+        active = [g for g in active if not any(f"GTT {g['id']}:" in k for k in kept)]
+    agent.decide(mark, "; ".join(kept) or "nothing protective")
     s4 = step(r, 4, "a numbered list of every order to cancel")
     summary = [
         f"{i}. cancel order {o['order_id']} {o['tradingsymbol']} {o['transaction_type']} "
@@ -1067,7 +1110,7 @@ def cancel_all(agent: Agent, r: Recipe) -> Cancelled:
         f"{g['orders'][0]['transaction_type']} triggers {g['condition']['trigger_values']}"
         for i, g in enumerate(active, len(working) + 1)
     ]
-    agent.decide(s4, f"{len(working)} orders and {len(active)} GTTs listed")
+    agent.decide(s4, f"{len(working)} orders and {len(active)} GTTs listed, {len(kept)} kept")
     agent.approve(
         part(
             r,
@@ -1080,12 +1123,17 @@ def cancel_all(agent: Agent, r: Recipe) -> Cancelled:
     still = {o["order_id"]: o for o in agent.page(s5, "orders", "list")}
     again = {g["id"] for g in agent.page(s5, "gtt", "list") if g["status"] == "active"}
     assert all(still[o["order_id"]]["status"] not in TERMINAL for o in working)
-    assert again == {g["id"] for g in active}, f"{s5}: a new summary is needed"
+    assert {g["id"] for g in active} <= again, f"{s5}: a new summary is needed"
     s6 = step(
         r, 6, "`orders` mode\n   `cancel` with `order_id` and `variety` (the order's own `variety`"
     )
+    released = step(r, 6, "an `amo` order whose status is no longer `AMO REQ RECEIVED`")
     for o in working:
-        agent.call(s6, "orders", "cancel", order_id=o["order_id"], variety=o["variety"])
+        variety = o["variety"]
+        if variety == "amo" and o["status"] != "AMO REQ RECEIVED":
+            agent.decide(released, f"{o['order_id']} was released: cancel as regular")
+            variety = "regular"
+        agent.call(s6, "orders", "cancel", order_id=o["order_id"], variety=variety)
     for g in active:
         agent.call(s6, "gtt", "delete", trigger_id=g["id"])
     s7 = step(r, 7, "Reconcile: `orders` mode `list` again")
@@ -1093,7 +1141,7 @@ def cancel_all(agent: Agent, r: Recipe) -> Cancelled:
     left = [o for o in agent.page(s7, "orders", "list") if o["status"] not in TERMINAL]
     gone = step(r, 7, "Read `gtt` mode `list` again: each deleted GTT")
     left_gtts = [g for g in agent.page(gone, "gtt", "list") if g["status"] == "active"]
-    return Cancelled(summary, left, left_gtts)
+    return Cancelled(summary, left, left_gtts, kept)
 
 
 # ------------------------------------------------------------------ orders/stop-loss.md
@@ -1240,14 +1288,18 @@ def concentration(agent: Agent, r: Recipe) -> list[tuple[str, float, float]]:
         rows = agent.page(s1, "get_holdings", limit=100)
     else:
         rows = agent.page(s1, "portfolio", "holdings", limit=100, type="full")
-    s2 = step(r, 2, "never add `t1_quantity` to it")
+    s2 = step(r, 2, "Decide per row and say which")
     s3 = step(r, 3, "`last_price` if above 0; else `close_price` if above 0")
     by_isin: dict[str, tuple[str, float]] = {}
     for row in rows:
         price = row["last_price"] or row["close_price"]
         assert price > 0, f"{s3}: a fresh ltp is needed"
-        value = row["quantity"] * price
-        agent.decide(s2, f"{row['tradingsymbol']} qty {row['quantity']} as is")
+        inside = row["quantity"] == row["realised_quantity"] + row["t1_quantity"]
+        outside = row["quantity"] == row["realised_quantity"] and row["t1_quantity"] > 0
+        held = row["quantity"] + (row["t1_quantity"] if outside and not inside else 0)
+        value = held * price
+        reading = "T+1 outside quantity" if outside and not inside else "T+1 inside quantity"
+        agent.decide(s2, f"{row['tradingsymbol']} qty {held} ({reading})")
         name, before = by_isin.get(row["isin"], (row["tradingsymbol"], 0.0))
         by_isin[row["isin"]] = (name, before + value)
     agent.decide(step(r, 5, "Aggregate by `isin`"), f"{len(by_isin)} ISINs")
@@ -1608,7 +1660,7 @@ def bull_call_spread(
     quotes = agent.call(s3, "market", "quote", instruments=keys)
     buy = snap(quotes[keys[0]]["depth"]["sell"][0]["price"], rows[long_leg]["tick_size"], False)
     sell = snap(quotes[keys[1]]["depth"]["buy"][0]["price"], rows[short_leg]["tick_size"], False)
-    s4 = step(r, 4, "net debit or credit per unit = Σ SELL prices − Σ\n   BUY prices")
+    s4 = step(r, 4, "net credit per unit = Σ SELL prices − Σ BUY prices (negative = a debit)")
     width = rows[short_leg]["strike"] - rows[long_leg]["strike"]
     debit = round(buy - sell, 2)
     lot = rows[long_leg]["lot_size"]
@@ -1801,16 +1853,29 @@ def corporate_action(agent: Agent, r: Recipe, key: str, factor: int, old_qty: in
 
 
 def exit_every_position(agent: Agent, r: Recipe, pos: Recipe) -> list[dict[str, Any]]:
-    """/orders/exit for "square off everything": each open Net row in the order `positions`
-    lists them (the recipe gives no order between rows), a LIMIT at the touch, each with its
-    own approval and re-check."""
+    """/orders/exit for "square off everything": the Net rows in the order step 1's `calc`
+    mode `exit_plan` gives (shorts before the longs that hedge them), a LIMIT at the touch,
+    each with its own approval and re-check, each next leg only after the previous one is
+    `COMPLETE` (issue 43 X2)."""
     s1 = step(r, 1, "For a position, read `portfolio` mode `positions` (paged)")
     rows = agent.page(s1, "portfolio", "positions")
     step(pos, 3, "a key seen only once is a **Net**\n   row")
     keys = [(x["exchange"], x["tradingsymbol"], x["product"]) for x in rows]
     net = [x for i, x in enumerate(rows) if keys[i] not in keys[i + 1 :] and x["quantity"]]
-    sent_all = []
-    for held in net:
+    plan = step(r, 1, "call `calc` mode `exit_plan` with `positions`")
+    steps = calculate(
+        {"mode": "exit_plan", "positions": [
+            {k: x[k] for k in ("tradingsymbol", "exchange", "product", "quantity")} for x in net
+        ]}
+    ).result["steps"]  # fmt: skip
+    agent.decide(
+        plan, " then ".join(f"{s['transaction_type']} {s['tradingsymbol']}" for s in steps)
+    )
+    after = step(r, 1, "Place\n   each next leg only after [Reconcile](reconcile.md) shows")
+    by_symbol = {x["tradingsymbol"]: x for x in net}
+    sent_all: list[dict[str, Any]] = []
+    for planned in steps:
+        held = by_symbol[planned["tradingsymbol"]]
         symbol, qty = held["tradingsymbol"], held["quantity"]
         key = f"{held['exchange']}:{symbol}"
         s3 = step(r, 3, "Resolve the instrument with `market` mode `search` with `search_mode`")
@@ -1837,5 +1902,10 @@ def exit_every_position(agent: Agent, r: Recipe, pos: Recipe) -> list[dict[str, 
         }  # fmt: skip
         agent.call(step(r, 9, "Call `orders` mode `place` with `variety` `regular`"), "orders",
                    "place", **sent)  # fmt: skip
+        agent.wait(seconds=5)
+        reconciled = step(recipe("orders/reconcile.md"), 1, "`orders` mode `list` with `from` 0")
+        mine = [o for o in agent.page(reconciled, "orders", "list") if o["tag"] == sent["tag"]]
+        assert mine[-1]["status"] == "COMPLETE", f"{after}: stop, {mine[-1]['status']}"
+        agent.decide(after, f"{symbol} COMPLETE")
         sent_all.append(sent)
     return sent_all

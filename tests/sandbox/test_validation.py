@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from kite_skills.sandbox import handlers
-from kite_skills.sandbox.sim.engine import OrderRequest
+from kite_skills.sandbox.sim.order_request import OrderRequest
 
 GROUPED = handlers.grouped(lambda: None).handlers  # type: ignore[arg-type,return-value]
 LEGACY = handlers.legacy().handlers

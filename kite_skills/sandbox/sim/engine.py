@@ -23,6 +23,7 @@ from .errors import KiteConnectError, input_error
 from .events import Event
 from .instruments import Instrument, InstrumentMaster
 from .market import Market, on_tick, round_tick
+from .order_request import OrderRequest
 from .order_rules import ORDER_TYPES
 from .portfolio import Holding, Position, margin_for, total
 from .responses import OrderRow, TradeRow
@@ -31,32 +32,6 @@ from .scenario import Funds
 VARIETIES = ("regular", "amo", "co", "iceberg", "auction")
 WORKING = ("OPEN", "TRIGGER PENDING", "AMO REQ RECEIVED")
 TERMINAL = ("COMPLETE", "CANCELLED", "REJECTED")
-
-
-@dataclass(frozen=True)
-class OrderRequest:
-    """One order as the place call carries it (gokiteconnect ``OrderParams``): what the
-    handler read from the tool's arguments, the GTT or the ATO alert, and what the engine
-    checks and places. ``None`` (or an empty text, a zero quantity) is a parameter not
-    sent."""
-
-    variety: str
-    exchange: str
-    tradingsymbol: str
-    transaction_type: str
-    quantity: int
-    product: str
-    order_type: str
-    price: float | None = None
-    validity: str | None = None
-    validity_ttl: int | None = None
-    disclosed_quantity: int | None = None
-    trigger_price: float | None = None
-    iceberg_legs: int | None = None
-    iceberg_quantity: int | None = None
-    auction_number: str | None = None
-    tag: str | None = None
-    market_protection: float | None = None
 
 
 @dataclass

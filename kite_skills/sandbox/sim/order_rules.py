@@ -9,14 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from . import rules
 from .errors import input_error
 from .instruments import EQUITY_MAX_QUANTITY, Instrument
-
-if TYPE_CHECKING:  # the engine imports this module
-    from .engine import OrderRequest
+from .order_request import OrderRequest
 
 PRODUCTS: Final = ("CNC", "MIS", "NRML", "MTF")
 ORDER_TYPES: Final = ("MARKET", "LIMIT", "SL", "SL-M")

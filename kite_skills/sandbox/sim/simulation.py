@@ -11,12 +11,13 @@ from . import gtt as gtt_rules
 from . import rules, sessions
 from .alerts import OPERATORS, Alert
 from .clock import IST, ist, kite_ts
-from .engine import WORKING, Engine, Order, OrderRequest
+from .engine import WORKING, Engine, Order
 from .errors import KiteConnectError, input_error
 from .events import Event, Note
 from .gtt import Gtt
 from .instruments import Instrument, InstrumentFacts, master_for
 from .market import Market
+from .order_request import OrderRequest
 from .portfolio import Holding, Position, margin_for, total
 from .responses import GttResponse, OrderResponse, OrderRow, TradeRow
 from .scenario import Scenario

@@ -18,18 +18,24 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
 from ...calc.holdings import standing_authorisation
 from ...calc.orders import FAT_FINGER  # the fat-finger thresholds' one owner (issue 42)
-from .engine import WORKING, Order
+from .engine import WORKING, Engine, Order
 from .events import Finding
 from .gtt import Gtt
 from .instruments import Instrument
 from .portfolio import margin_for, total
 
-if TYPE_CHECKING:
-    from .simulation import Simulation
+
+class Watched(Protocol):
+    """What the watch reads of the simulation that holds it (a Protocol, not an import of
+    simulation.py, which imports this module)."""
+
+    engine: Engine
+    gtts: dict[int, Gtt]
+    book_reads: list[int]
 
 
 # Two orders alike placed this close together are one intent sent twice (the catalog's
@@ -110,7 +116,7 @@ class Book:
     live: list[Live]
     placed: list[tuple[Order, Live]]  # orders new since the last look (any status now)
     gone_by_call: set[str]  # live at the last look, cancelled or deleted by this call
-    sim: Simulation
+    sim: Watched
     _sides: dict[tuple[str, str], list[int]] | None = None
     _open: dict[tuple[str, bool], int] | None = None
     _by_key: dict[str, list[Live]] | None = None
@@ -578,7 +584,7 @@ def _gtt_live(trigger: Gtt) -> list[Live]:
 class Watch:
     """The rules' state over one simulation. :meth:`look` returns the findings it made."""
 
-    sim: Simulation
+    sim: Watched
     rules: tuple[Rule, ...] = RULES
     active: dict[tuple[str, tuple[Any, ...]], Finding] = field(default_factory=dict)
     memory: dict[str, Memory] = field(default_factory=dict)
