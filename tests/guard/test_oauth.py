@@ -144,7 +144,7 @@ async def test_sign_in_then_tools_through_the_sdk_client_with_tokens_only_in_mem
         async with guard_client(port, browser, wire) as client:
             tools = await client.list_tools()
             assert [t.name for t in tools.tools] == [
-                "portfolio", "orders", "gtt", "market", "alerts", "mutual_funds", "session"
+                "alerts", "gtt", "market", "mutual_funds", "orders", "portfolio", "session"
             ]  # fmt: skip
             margins = json_of(await client.call_tool("portfolio", {"mode": "margins"}))
             assert set(margins) == {"equity", "commodity"}
