@@ -6,7 +6,8 @@ Every comparison is a ratio measured in the same run, A B A B …: the median of
 ratios, with their min–max. Absolute times are printed for reading, never asserted anywhere.
 Sections (the issue's numbering): 1 time to first response over stdio, on every CPython here
 that the zipapp runs on; 2 request cost in one warm session; 3 catalog scale; 4 store scale;
-5 memory; 6 artefacts; 7 the sandbox (`kite-skills sandbox`) against the baseline. Writes
+5 memory; 6 artefacts; 7 the sandbox (`kite-skills sandbox`) against the baseline; 8 the guard
+(`kite-skills guard`) in front of the sandbox against the sandbox called directly. Writes
 DIR/latest.json and DIR/latest.png (the scale curves), prints the table on stdout and progress
 on stderr. ``--tiny`` runs few iterations at small sizes, so the
 test suite can check the structure of the output (never the speed): every section and every
@@ -720,6 +721,65 @@ def _sandbox_watch(res: Results, ours: list[str], py: str, base: Path, env: dict
         baseline.close()
 
 
+# ---- 8. the guard ------------------------------------------------------------------------
+
+
+def guard(res: Results, pyz: Path, py: str, runs: int, work: Path) -> None:
+    """`kite-skills guard` in front of the sandbox against the same sandbox called directly:
+    a forwarded read (portfolio profile) and a judged write (a small LIMIT order, which the
+    guard judges after reading the order book) in one warm session each, A B A B …. The
+    limits that count orders are off so that every write is judged and allowed."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["SHIV_ROOT"] = str(work / "warm-guard")
+    from kite_skills.guard import limits
+
+    limits_file = work / "guard-limits.json"
+    limits.save(
+        limits_file,
+        limits.Limits(
+            max_orders_per_day=None, max_orders_per_minute=None, duplicate_window_seconds=None
+        ),
+    )
+
+    def upstream(name: str) -> list[str]:
+        journal = work / f"guard-{name}-sandbox.jsonl"
+        return [py, str(pyz), "sandbox", "--journal", str(journal), "--at", "2026-12-02 11:30"]
+
+    guarded = [py, str(pyz), "guard", "--limits", str(limits_file), "--journal",
+               str(work / "guard-journal.jsonl"), "--", *upstream("guarded")]  # fmt: skip
+    session, direct = Session(guarded, env), Session(upstream("direct"), env)
+    read = ("tools/call", {"name": "portfolio", "arguments": {"mode": "profile"}})
+    order = {"mode": "place", "variety": "regular", "exchange": "NSE", "tradingsymbol": "INFY",
+             "transaction_type": "BUY", "quantity": 1, "product": "CNC", "order_type": "LIMIT",
+             "price": 1500}  # fmt: skip
+    write = ("tools/call", {"name": "orders", "arguments": order})
+    try:
+        for what, call, limit in (("forwarded read (portfolio profile)", read, 1.2),
+                                  ("judged write (orders place)", write, 2.0)):  # fmt: skip
+            for _ in range(3):
+                session.timed(*call)
+                direct.timed(*call)
+            ours, theirs = [], []
+            for _ in range(runs * 10):
+                ours.append(session.timed(*call))
+                theirs.append(direct.timed(*call))
+            p50_ratio = statistics.median(ours) / statistics.median(theirs)
+            ratios = [a / b for a, b in zip(ours, theirs, strict=True)]
+            res.add(
+                "8. guard",
+                f"guard {what} vs the same call direct to the sandbox",
+                f"p50 {statistics.median(ours) * 1000:.2f} ms vs "
+                f"{statistics.median(theirs) * 1000:.2f} ms; p50 {p50_ratio:.2f}× "
+                f"(pairs {ratio_text(ratios)})",
+                value=p50_ratio,
+                limit=limit,
+                target=f"p50 ≤ {limit:.2f}×",
+            )
+    finally:
+        session.close()
+        direct.close()
+
+
 def _first_run_memory(res: Results, pyz: Path, base: Path, py: str, env: dict[str, str]) -> None:
     """Peak RSS of each server's first run (it unpacks into the fresh SHIV_ROOT in ``env``):
     reported apart, since the memory row is about the warm server."""
@@ -1247,7 +1307,7 @@ def main(argv: list[str] | None = None) -> int:
         default=str(HERE / "results"),
         help="where latest.json, latest.md and latest.png go",
     )
-    parser.add_argument("--only", help="comma-separated sections to run (1–7)")
+    parser.add_argument("--only", help="comma-separated sections to run (1–8)")
     parser.add_argument("--catalog-child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.catalog_child:
@@ -1260,7 +1320,7 @@ def main(argv: list[str] | None = None) -> int:
     if not pyz.is_file():
         say(f"bench: {pyz} is missing — run ./build.sh first")
         return 2
-    only = set((args.only or "1,2,3,4,5,6,7").split(","))
+    only = set((args.only or "1,2,3,4,5,6,7,8").split(","))
     tiny = args.tiny
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -1297,6 +1357,8 @@ def main(argv: list[str] | None = None) -> int:
              lambda r: artefacts(r, pyz, main_py, work, probe_root(work, main_label), tiny)),
             ("7" in only, 1, "7. the sandbox",
              lambda r: sandbox(r, pyz, base, main_py, 1 if tiny else 30, work, tiny)),
+            ("8" in only, 1, "8. the guard",
+             lambda r: guard(r, pyz, main_py, 1 if tiny else 30, work)),
         ]  # fmt: skip
         wanted = [(lane, heading, run) for chosen, lane, heading, run in sections if chosen]
         if tiny:  # two lanes at once; the table keeps the sections' order

@@ -105,6 +105,7 @@ FIRST = (
     "tests/sandbox/test_inspector.py",
     "tests/test_bytecode.py",
     "tests/test_mcpb.py",
+    "tests/guard/test_guard_e2e.py",  # about fifty seconds: a guard and a sandbox per test
     "tests/test_cache.py",
     "tests/test_packaging.py",  # ten seconds each: collected last, they ended the run alone
     "tests/test_release.py",

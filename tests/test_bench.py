@@ -21,6 +21,7 @@ SECTIONS = {
     "5. memory",
     "6. artefacts",
     "7. sandbox",
+    "8. guard",
 }
 
 
@@ -69,6 +70,8 @@ def test_tiny_bench_writes_the_table_the_json_and_the_plot(tmp_path: Path) -> No
         "kite-skills.pyz size",
         "sandbox warm, initialize + tools/list, vs the baseline server",
         "sandbox tool call (portfolio profile) vs the baseline's no-op tool call",
+        "guard forwarded read (portfolio profile) vs the same call direct to the sandbox",
+        "guard judged write (orders place) vs the same call direct to the sandbox",
     ):
         assert any(expected in m for m in measures), expected
     for row in data["rows"]:

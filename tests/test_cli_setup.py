@@ -586,7 +586,7 @@ def test_doctor_all_good_when_a_client_starts_this_file_beside_kite(
         "clients:",
         f"  Claude Desktop: {config}",
         "    'kite-skills': starts this file",
-        "    Kite MCP server beside it: 'kite'",
+        "    Kite MCP server beside it: 'kite' (not guarded)",
         f"  Claude Code: no config at {home / '.claude.json'}",
         f"  VS Code: no config at {home / '.config' / 'Code' / 'User' / 'mcp.json'}",
         f"  Cursor: no config at {home / '.cursor' / 'mcp.json'}",
@@ -634,7 +634,7 @@ def test_doctor_lists_what_to_fix(tmp_path: Path, apps: Path) -> None:
         f"  Cursor: {cursor}",
         f"    'kite-skills': starts {gone_python} {gone_file}, but {gone_python} and "
         f"{gone_file} are not there any more — fix: {kite} setup --repoint",
-        "    Kite MCP server beside it: 'kite'",
+        "    Kite MCP server beside it: 'kite' (not guarded)",
         "verdict:       2 things to fix:",
         f"  1. VS Code has no Kite MCP server beside kite-skills (in {vscode}): the recipes call "
         "its tools — add Zerodha's Kite MCP server (https://mcp.kite.trade/mcp) to VS Code, or "
@@ -1023,3 +1023,62 @@ def test_repoint_with_a_config_names_its_client(
         f"cursor --repoint --config {config}; nothing was changed"
     )
     assert not config.exists()
+
+
+# ---- the guard in front of the Kite entry: --guard --write, --unguard ----------------------
+
+
+def test_guard_stands_in_front_of_the_kite_entry_and_unguard_puts_it_back(
+    tmp_path: Path, apps: Path
+) -> None:
+    from .small_zipapp import environment, make_pyz, run_pyz
+
+    home = tmp_path / "home"
+    pyz = make_pyz(apps)
+    env = environment(home)
+    config = desktop_config(home)
+    config.parent.mkdir(parents=True)
+    url_entry = {"url": "https://mcp.kite.trade/mcp"}
+    local = {**KITE_MCP, "env": {"KITE_API_KEY": "k"}}
+    config.write_text(json.dumps({"mcpServers": {"kite": local, "zerodha-http": url_entry}}))
+    before = config.read_text()
+    assert run_pyz(pyz, ["setup", "claude-desktop", "--write"], env).returncode == 0
+    with_ours = config.read_text()
+    guarded = run_pyz(pyz, ["setup", "claude-desktop", "--guard", "--write"], env)
+    assert guarded.returncode == 0, guarded.stderr
+    assert guarded.stdout.startswith(
+        f"kite-skills: the guard now stands in front of 'kite', 'zerodha-http' in {config}"
+    )
+    after = json.loads(config.read_text())
+    assert after["mcpServers"]["kite"] == {
+        "command": sys.executable,
+        "args": [str(pyz), "guard", "--", "npx", "mcp-remote", "https://mcp.kite.trade/mcp"],
+        "env": {"KITE_API_KEY": "k"},
+    }
+    assert after["mcpServers"]["zerodha-http"]["args"] == [
+        str(pyz), "guard", "--url", "https://mcp.kite.trade/mcp", "--oauth",
+    ]  # fmt: skip
+    assert after["parked-by-kite-skills"] == {"kite": local, "zerodha-http": url_entry}
+    assert backup_of(config) == with_ours
+    lines = doctor_lines(run_pyz(pyz, ["doctor"], env))
+    assert "    Kite MCP server beside it: 'kite' (guarded: kite-skills guard in front)" in lines
+    assert lines[-1] == "verdict:       all good"
+    again = run_pyz(pyz, ["setup", "claude-desktop", "--guard", "--write"], env)
+    assert (
+        again.stdout == f"kite-skills: no unguarded Kite MCP server entry in {config}; unchanged\n"
+    )
+    restored = run_pyz(pyz, ["setup", "claude-desktop", "--unguard"], env)
+    assert restored.returncode == 0, restored.stderr
+    assert json.loads(config.read_text()) == json.loads(with_ours)
+    assert "'kite' (not guarded)" in "\n".join(doctor_lines(run_pyz(pyz, ["doctor"], env)))
+    assert json.loads(before)["mcpServers"].items() <= json.loads(with_ours)["mcpServers"].items()
+    twice = run_pyz(pyz, ["setup", "claude-desktop", "--unguard"], env)
+    assert twice.stdout == f"kite-skills: no guarded Kite entry in {config}; unchanged\n"
+
+
+def test_guard_needs_write(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"kite": KITE_MCP}}))
+    assert main(["setup", "cursor", "--config", str(config), "--guard"]) == 1
+    assert "--guard edits Cursor's config: run it with --write" in one_line_error(capsys)
+    assert json.loads(config.read_text()) == {"mcpServers": {"kite": KITE_MCP}}

@@ -18,6 +18,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from kite_skills import __version__, cli
+from kite_skills.guard import cli as guard_cli
 from kite_skills.sandbox import cli as sandbox_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -169,7 +170,8 @@ def commands() -> list[tuple[str, ...]]:
         for name, sub in _subcommands(parser).items():
             here = (*path, name)
             yield here
-            yield from walk(sandbox_cli.build_parser() if here == ("sandbox",) else sub, here)
+            own = {("sandbox",): sandbox_cli.build_parser, ("guard",): guard_cli.build_parser}
+            yield from walk(own[here]() if here in own else sub, here)
 
     return sorted(walk(cli.build_parser(), ()))
 
@@ -207,7 +209,13 @@ def test_every_command_says_what_it_does_in_its_own_help() -> None:
     def walk(parser: argparse.ArgumentParser, path: tuple[str, ...]) -> Iterator[str]:
         for name, sub in _subcommands(parser).items():
             here = (*path, name)
-            own = sandbox_cli.build_parser() if here == ("sandbox",) else sub
+            own = (
+                sandbox_cli.build_parser()
+                if here == ("sandbox",)
+                else guard_cli.build_parser()
+                if here == ("guard",)
+                else sub
+            )
             if not (own.description or "").strip():
                 yield " ".join(here)
             yield from walk(own, here)

@@ -873,3 +873,25 @@ def test_the_read_receipt_writer_is_the_one_second_writer() -> None:
         "a writing connection outside the store and its read-receipt writer: write through "
         "Store.transaction() (kite_skills/store/db.py)"
     )
+
+
+def test_the_upstream_sign_in_and_its_tokens_are_only_in_guard_oauth() -> None:
+    """A second OAuth client, or a second token storage, could keep the person's Kite tokens
+    somewhere other than memory."""
+    names = {"OAuthClientProvider", "TokenStorage"}
+    found = []
+    for path in _python_files():
+        if _rel(path) == "kite_skills/guard/oauth.py":
+            continue
+        for node in ast.walk(_tree(path)):
+            client_auth = isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                "mcp.client.auth"
+            )
+            if client_auth or (
+                isinstance(node, ast.Name | ast.Attribute) and _name_of(node) in names
+            ):
+                found.append(_where(path, getattr(node, "lineno", 0)))
+    assert found == [], (
+        "the guard's upstream sign-in is set up again: use kite_skills.guard.oauth "
+        "(upstream_auth; its tokens stay in MemoryTokens, in memory only)"
+    )

@@ -13,7 +13,10 @@ from ..display import counted
 from ..errors import CatalogError, KiteError, UnknownHelpKey
 
 if TYPE_CHECKING:
-    import argparse  # imported where a parser is built: a server start needs none
+    import argparse
+    from collections.abc import (
+        Callable,
+    )  # imported where a parser is built: a server start needs none
 
 
 def _run_help(args: argparse.Namespace) -> int:
@@ -137,19 +140,30 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,  # 'kite-skills sandbox --help' is the sandbox's own (main() hands over)
         help="serve the Kite MCP tools over a simulated account, to rehearse without money",
     )
-    sandbox.set_defaults(run=_run_sandbox_after_options)
+    sandbox.set_defaults(run=_first_word("sandbox"))
+    guard = commands.add_parser(
+        "guard",
+        add_help=False,  # 'kite-skills guard --help' is the guard's own (main() hands over)
+        help="serve a Kite MCP server's tools with your limits before every write",
+    )
+    guard.set_defaults(run=_first_word("guard"))
     describe_subcommands(parser)
     return parser
 
 
-def _run_sandbox_after_options(args: argparse.Namespace) -> int:
-    """``kite-skills --db X sandbox``: main() hands ``sandbox`` over only as the first word."""
-    print(
-        "kite-skills: 'sandbox' comes first and takes its own options (it uses no store): "
-        "kite-skills sandbox --help",
-        file=sys.stderr,
-    )
-    return 2
+def _first_word(word: str) -> Callable[[argparse.Namespace], int]:
+    """``kite-skills --db X sandbox``: main() hands ``sandbox`` and ``guard`` over only as the
+    first word."""
+
+    def refuse(args: argparse.Namespace) -> int:
+        print(
+            f"kite-skills: '{word}' comes first and takes its own options (it uses no store): "
+            f"kite-skills {word} --help",
+            file=sys.stderr,
+        )
+        return 2
+
+    return refuse
 
 
 SIGPIPE_STATUS = 141  # 128 + SIGPIPE: what a shell shows for 'git log | head -1'
@@ -175,6 +189,10 @@ def main(argv: list[str] | None = None) -> int:
             from ..sandbox.cli import main as sandbox
 
             return sandbox(given[1:])
+        if given[0] == "guard":  # its own parser, as the sandbox's
+            from ..guard.cli import main as guard
+
+            return guard(given[1:])
         args = build_parser().parse_args(argv)
         status = int(args.run(args))
         sys.stdout.flush()  # here, so that a reader gone before the end is seen below

@@ -60,6 +60,12 @@ class Entry:
         )
 
     @property
+    def guards(self) -> bool:
+        """Whether it is ``kite-skills guard`` in front of a Kite MCP server."""
+        words = self.words
+        return self.ours and words[program_words(words) : program_words(words) + 1] == ["guard"]
+
+    @property
     def kite_mcp(self) -> bool:
         """Whether it is a Kite MCP server."""
         if self.ours:

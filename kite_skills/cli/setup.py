@@ -420,6 +420,109 @@ def unpark_kite(path: Path, client: Client) -> tuple[list[str], Edited]:
     return moved, done
 
 
+def guard_entry(client: Client, original: dict[str, Any], path: Path, name: str) -> dict[str, Any]:
+    """The entry that starts ``kite-skills guard`` in front of ``original`` (its command after
+    ``--``, with its env; or its URL, signing in with OAuth as the hosted server asks)."""
+    command, args = launch_command()
+    entry: dict[str, Any] = {"type": "stdio"} if client.typed else {}
+    upstream = doctor.Entry(client.title, path, name, original).words
+    url = original.get("url") or original.get("serverUrl")
+    if upstream:
+        entry.update(command=command, args=[*args, "guard", "--", *upstream])
+        if isinstance(original.get("env"), dict):
+            entry["env"] = original["env"]
+    elif isinstance(url, str) and not original.get("headers"):
+        entry.update(command=command, args=[*args, "guard", "--url", url, "--oauth"])
+    else:
+        raise ConfigError(
+            f'{path}: "{name}" is neither a command nor a plain URL — put '
+            f"'{invocation.current().run('guard', '--help')}' in front of it by hand; "
+            "nothing was changed"
+        )
+    return entry
+
+
+def guard_kite(path: Path, client: Client) -> tuple[list[str], Edited]:
+    """Put ``kite-skills guard`` in front of each of the client's Kite MCP server entries,
+    under the same name; the original is kept under :data:`PARK_KEY` for ``--unguard``."""
+    moved: list[str] = []
+
+    def guard(config: dict[str, Any]) -> bool:
+        servers = dict(config.get(client.key, {}))
+        parked = config.get(PARK_KEY, {})
+        if not isinstance(parked, dict):
+            raise ConfigError(f'{path}: "{PARK_KEY}" is not an object — fix the file')
+        for name in kite_names(servers, client, path):
+            if name in parked and parked[name] != servers[name]:
+                raise ConfigError(
+                    f'{path}: another "{name}" is kept under "{PARK_KEY}" already — restore '
+                    f"it first ({invocation.current().run('setup', client.name, '--unguard')}) "
+                    "or remove one of the two; nothing was changed"
+                )
+            original = servers[name]
+            servers[name] = guard_entry(client, original, path, name)
+            parked = {**parked, name: original}
+            moved.append(name)
+        if moved:
+            config[client.key] = servers
+            config[PARK_KEY] = parked
+        return bool(moved)
+
+    if not path.exists():
+        return [], Edited(changed=False, backup=None)
+    done = edit_config(path, client, guard, "put the guard in front of the Kite entry by hand")
+    return moved, done
+
+
+def unguard_kite(path: Path, client: Client) -> tuple[list[str], Edited]:
+    """Put back each Kite entry the guard stands in front of (its kept original)."""
+    moved: list[str] = []
+
+    def unguard(config: dict[str, Any]) -> bool:
+        parked = config.get(PARK_KEY)
+        if not isinstance(parked, dict):
+            return False
+        servers = dict(config.get(client.key, {}))
+        kept = dict(parked)
+        for name, original in parked.items():
+            now = servers.get(name)
+            if isinstance(now, dict) and doctor.Entry(client.title, path, name, now).guards:
+                servers[name] = original
+                del kept[name]
+                moved.append(name)
+        if not moved:
+            return False
+        config[client.key] = servers
+        if kept:
+            config[PARK_KEY] = kept
+        else:
+            del config[PARK_KEY]
+        return True
+
+    if not path.exists():
+        return [], Edited(changed=False, backup=None)
+    done = edit_config(path, client, unguard, f'move the entries under "{PARK_KEY}" back by hand')
+    return moved, done
+
+
+def _run_guard(client: Client, path: Path, guard: bool) -> None:
+    moved, done = guard_kite(path, client) if guard else unguard_kite(path, client)
+    if not moved:
+        what = "no unguarded Kite MCP server entry" if guard else "no guarded Kite entry"
+        print(f"kite-skills: {what} in {path}; unchanged")
+        return
+    names = ", ".join(f"'{n}'" for n in moved)
+    if guard:
+        print(
+            f"kite-skills: the guard now stands in front of {names} in {path} (the original "
+            f'kept under "{PARK_KEY}"){_kept(done)}; restart {client.title} — your limits: '
+            f"{invocation.current().run('guard', 'limits')}; put it back: "
+            f"{invocation.current().run('setup', client.name, '--unguard')}"
+        )
+    else:
+        print(f"kite-skills: restored {names} in {path}{_kept(done)}; restart {client.title}")
+
+
 def repointed(words: list[str], here: tuple[str, ...]) -> list[str] | None:
     """The words of an entry of ours that starts another kite-skills, started by ``here``
     instead with the same arguments (None when it starts ``here`` already)."""
@@ -627,6 +730,17 @@ def _run_setup(args: argparse.Namespace) -> int:
     if args.unpark_kite:
         _run_park(client, path, park=False)
         return 0
+    if args.unguard:
+        _run_guard(client, path, guard=False)
+        return 0
+    if args.guard:
+        if not args.write:
+            raise ConfigError(
+                f"--guard edits {client.title}'s config: run it with --write "
+                f"({invocation.current().run('setup', client.name, '--guard', '--write')})"
+            )
+        _run_guard(client, path, guard=True)
+        return 0
     sandbox = args.sandbox
     name = SANDBOX_NAME if sandbox else SERVER_NAME
     via_claude = client.name == "claude-code" and not args.config
@@ -810,9 +924,13 @@ def _beside(
     """What the client lacks or has too much of beside kite-skills: a Kite MCP server (the
     recipes call its tools), and never both the real one and the sandbox."""
     kite = [e.name for e in found if e.kite_mcp]
+    guarded = [e.name for e in found if e.guards]
     sandbox = any(e.name == SANDBOX_NAME for e in found)
-    if kite:
-        print(f"    Kite MCP server beside it: '{kite[0]}'")
+    for name in kite:
+        print(f"    Kite MCP server beside it: '{name}' (not guarded)")
+    for name in guarded:
+        print(f"    Kite MCP server beside it: '{name}' (guarded: kite-skills guard in front)")
+    kite += guarded
     if kite and sandbox:
         return [doctor.Finding(_two_kites(client, kite))]
     if kite or sandbox or not any(e.name == SERVER_NAME for e in found):
@@ -850,6 +968,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="put back the Kite MCP server entry --park-kite moved aside",
     )
     what.add_argument(
+        "--unguard",
+        action="store_true",
+        help="put back the Kite MCP server entry --guard stands in front of",
+    )
+    what.add_argument(
         "--repoint",
         action="store_true",
         help="point every kite-skills entry of every client (or CLIENT's) at this file",
@@ -859,6 +982,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         action="store_true",
         help="move the client's Kite MCP server entry aside, in the same file (to rehearse "
         "with --sandbox)",
+    )
+    setup.add_argument(
+        "--guard",
+        action="store_true",
+        help="with --write: put 'kite-skills guard' (your limits before every write) in front "
+        "of the client's Kite MCP server entry, keeping the original for --unguard",
     )
     setup.add_argument("--config", metavar="PATH", help="another config file than the client's")
     setup.add_argument(

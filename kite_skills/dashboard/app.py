@@ -43,6 +43,7 @@ from kite_skills.errors import (
     UnknownSkill,
     UnreadableSkill,
 )
+from kite_skills.guard import limits as guard_limits
 from kite_skills.look_alikes import LOOK_ALIKE_RULE, is_new_draft, look_alikes
 from kite_skills.os_dirs import home
 from kite_skills.skill_rules import NAME_CHARS
@@ -57,7 +58,8 @@ from kite_skills.store.lifecycle import (
 from kite_skills.store.records import revision_id, short_revision
 from kite_skills.store.verbs import PERSON_VERBS, Asked, Needs
 
-from . import history, render
+from . import guard_page, history, render
+from .guard_page import GuardFiles
 from .pages import person, skill_url
 from .security import Door, guard
 
@@ -92,6 +94,7 @@ def _environment() -> Environment:
     env.globals["VIAS"] = VIAS
     env.globals["NAME_CHARS"] = NAME_CHARS
     env.globals["MAX_REASON_CHARS"] = human.MAX_REASON_CHARS
+    env.globals["GUARD_REASON_CHARS"] = guard_limits.MAX_REASON_CHARS
     env.globals["LOOK_ALIKE_RULE"] = LOOK_ALIKE_RULE
     return env
 
@@ -454,9 +457,11 @@ class Dashboard:
         )
 
 
-def build_app(store: Store, door: Door) -> Any:
-    """The dashboard as an ASGI app, behind :func:`.security.guard`."""
+def build_app(store: Store, door: Door, guard_files: GuardFiles | None = None) -> Any:
+    """The dashboard as an ASGI app, behind :func:`.security.guard`; its Guard page shows
+    ``guard_files`` (default: the guard's own default files)."""
     d = Dashboard(store, door)
+    files = guard_files or GuardFiles.default()
     routes = [
         Route("/", lambda r: RedirectResponse("/skills", status_code=303)),
         Route("/static/style.css", d.stylesheet),
@@ -467,6 +472,18 @@ def build_app(store: Store, door: Door) -> Any:
         Route(
             "/skills/reads/setting",
             _off_loop(partial(history.reads_setting, d)),
+            methods=["POST"],
+        ),
+        Route("/skills/guard", _off_loop(partial(guard_page.show, d, files))),
+        Route(
+            "/skills/guard/limits", _off_loop(partial(guard_page.save, d, files)), methods=["POST"]
+        ),
+        Route(
+            "/skills/guard/kill", _off_loop(partial(guard_page.kill, d, files)), methods=["POST"]
+        ),
+        Route(
+            "/skills/guard/resume",
+            _off_loop(partial(guard_page.resume, d, files)),
             methods=["POST"],
         ),
         Route("/skills/{name}", _off_loop(d.detail)),

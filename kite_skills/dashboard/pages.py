@@ -12,12 +12,12 @@ from starlette.responses import Response
 from kite_skills.person import login_name
 from kite_skills.store import VIA_DASHBOARD, Skill, Store
 
-RESERVED: Final = frozenset({"new", "log", "reads"})
+RESERVED: Final = frozenset({"new", "log", "reads", "guard"})
 
 
 def skill_url(name: str) -> str:
-    """A skill's page; ``/skills/new``, ``/skills/log`` and ``/skills/reads`` are pages of
-    their own."""
+    """A skill's page; ``/skills/new``, ``/skills/log``, ``/skills/reads`` and
+    ``/skills/guard`` are pages of their own."""
     return f"/skills/{name}/view" if name in RESERVED else f"/skills/{name}"
 
 

@@ -143,6 +143,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--http", action="store_true", help="serve streamable HTTP on 127.0.0.1 instead of stdio"
     )
     parser.add_argument(
+        "--oauth",
+        action="store_true",
+        help="with --http: sign in as Zerodha's hosted server does (OAuth 2.1: dynamic client "
+        "registration, PKCE, a consent page to approve or deny, access tokens of an hour and "
+        "refresh tokens until 06:00 IST, on the simulated clock) instead of the bearer token",
+    )
+    parser.add_argument(
         "--port",
         type=_port,
         default=DEFAULT_PORT,
@@ -203,6 +210,8 @@ def _run_serve(args: argparse.Namespace) -> int:
         stream=sys.stderr, level=logging.WARNING, format="kite-skills sandbox: %(message)s"
     )
     _parse_at(args.at, None)  # a bad --at is said before anything loads
+    if args.oauth and not args.http:
+        raise UsageError("--oauth signs in to the HTTP server: add --http")
     # The port first: a taken one is said before anything else is.
     sock = _bind(args.port) if args.http else None
     try:
@@ -287,7 +296,7 @@ def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> 
     _say(line)
     try:
         if sock is not None:
-            return _serve_http(sandbox, sock)
+            return _serve_http(sandbox, sock, args.speed if args.oauth else None)
         return _serve_stdio(sandbox)
     finally:
         journal.close()
@@ -326,17 +335,28 @@ def _bind(port: int) -> socket.socket:
     return sock
 
 
-def _serve_http(sandbox: Any, sock: socket.socket) -> int:
+def _serve_http(sandbox: Any, sock: socket.socket, oauth_speed: float | None) -> int:
+    """``oauth_speed``: with --oauth, the simulated clock's speed (token lifetimes run on it)."""
     from ..mcpkit import localhost
     from .server import build_server, http_app, new_token
 
     port = sock.getsockname()[1]
-    token = new_token()
-    app = http_app(build_server(sandbox), token, port)
-    _say(
-        f"kite-skills sandbox: serving MCP at http://{HOST}:{port}/mcp; every request needs "
-        f"'Authorization: Bearer {token}' (a new token each launch)"
-    )
+    if oauth_speed is None:
+        token = new_token()
+        app = http_app(build_server(sandbox), port, token)
+        _say(
+            f"kite-skills sandbox: serving MCP at http://{HOST}:{port}/mcp; every request needs "
+            f"'Authorization: Bearer {token}' (a new token each launch)"
+        )
+    else:
+        from .oauth import SandboxAuthority
+
+        app = http_app(build_server(sandbox), port, SandboxAuthority(sandbox.clock, oauth_speed))
+        _say(
+            f"kite-skills sandbox: serving MCP at http://{HOST}:{port}/mcp; sign in with OAuth "
+            f"2.1 (metadata at http://{HOST}:{port}/.well-known/oauth-authorization-server; "
+            "each sign-in asks for approval on a consent page)"
+        )
     config = localhost.config(app, lifespan="on")  # the SDK's session manager
     try:
         localhost.Server(config).run(sockets=[sock])

@@ -1,7 +1,8 @@
 """The sandbox's MCP server: the Kite MCP server's tools over the simulation, on stdio (both
 protocol eras, through the kit's wire, :mod:`kite_skills.mcpkit.stdio`) or on streamable HTTP at
-127.0.0.1 behind a per-launch bearer token. The session rules and the error middleware are the
-kit's too (:mod:`kite_skills.mcpkit.session`), as the main server keeps them.
+127.0.0.1 behind a per-launch bearer token or, with ``--oauth``, an OAuth 2.1 sign-in
+(:mod:`.oauth`). The session rules and the error middleware are the kit's too
+(:mod:`kite_skills.mcpkit.session`), as the main server keeps them.
 
 Each tool call advances the simulation to the simulated clock's now, runs the handler,
 writes the journal entry, and only then answers.
@@ -17,7 +18,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from mcp import types
 from mcp.server.lowlevel import Server
@@ -33,6 +34,9 @@ from . import schemas
 from .handlers import Generation, Result
 from .journal import Journal, JournalError, recorded
 from .sim.events import Finding
+
+if TYPE_CHECKING:
+    from .oauth import SandboxAuthority
 
 log = logging.getLogger("kite_skills.sandbox")
 
@@ -267,12 +271,12 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-def guard(app: ASGIApp, token: str, port: int) -> ASGIApp:
+def guard(app: ASGIApp, token: str | None, port: int) -> ASGIApp:
     """The localhost door (:mod:`kite_skills.mcpkit.localhost`: the Host must name this server,
-    else 421; a request for another web page is refused, 403), then ``Authorization: Bearer
-    <token>`` (else 401), compared in constant time."""
+    else 421; a request for another web page is refused, 403), then, given a ``token``,
+    ``Authorization: Bearer <token>`` (else 401), compared in constant time. Without one
+    (``--oauth``) the SDK's bearer middleware judges /mcp's tokens."""
     door = Door(port)
-    expected = token.encode()
 
     async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") != "http":
@@ -285,6 +289,9 @@ def guard(app: ASGIApp, token: str, port: int) -> ASGIApp:
         if refusal:
             await _refuse(send, 403, f"forbidden: {refusal}")
             return
+        if token is None:
+            await app(scope, receive, send)
+            return
         offered = (header(scope, b"authorization") or "").encode("latin-1")
         scheme, _, credential = offered.partition(b" ")
         if not offered:
@@ -295,7 +302,9 @@ def guard(app: ASGIApp, token: str, port: int) -> ASGIApp:
                 "'kite-skills sandbox --http' printed on its stderr",
             )
             return
-        if scheme.lower() != b"bearer" or not hmac.compare_digest(credential.strip(), expected):
+        if scheme.lower() != b"bearer" or not hmac.compare_digest(
+            credential.strip(), token.encode()
+        ):
             await _refuse(
                 send,
                 401,
@@ -320,19 +329,35 @@ async def _refuse(send: Send, status: int, reason: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def http_app(server: Server[Any], token: str, port: int) -> ASGIApp:
+def http_app(server: Server[Any], port: int, admits: str | SandboxAuthority) -> ASGIApp:
     """The SDK's streamable HTTP app at /mcp (its own Host/Origin checks kept on, for this
-    port only), behind :func:`guard`."""
+    port only), behind :func:`guard`. ``admits``: the per-launch bearer token, or with
+    ``--oauth`` the authorisation server whose tokens /mcp takes (its routes: the SDK's
+    metadata, /register, /authorize, /token, /revoke, and the consent page)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     hosts = [f"127.0.0.1:{port}", f"localhost:{port}"]
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts,
+        allowed_origins=[f"http://{h}" for h in hosts],
+    )
+    if isinstance(admits, str):
+        inner = server.streamable_http_app(
+            host="127.0.0.1", json_response=True, transport_security=security
+        )
+        return guard(inner, admits, port)
+    from mcp.server.auth.provider import ProviderTokenVerifier
+
+    from .oauth import auth_settings, consent_route
+
     inner = server.streamable_http_app(
         host="127.0.0.1",
         json_response=True,
-        transport_security=TransportSecuritySettings(
-            enable_dns_rebinding_protection=True,
-            allowed_hosts=hosts,
-            allowed_origins=[f"http://{h}" for h in hosts],
-        ),
+        transport_security=security,
+        auth=auth_settings(port),
+        token_verifier=ProviderTokenVerifier(admits),
+        auth_server_provider=admits,
+        custom_starlette_routes=[consent_route(admits)],
     )
-    return guard(inner, token, port)
+    return guard(inner, None, port)

@@ -348,6 +348,22 @@ class Agent:
         return [m for m in self.made if m.tool == tool and (mode is None or m.mode == mode)]
 
 
+def direct(sandbox: Sandbox, clock: list[datetime]) -> Transport:
+    """Each call straight to the sandbox's handlers."""
+
+    def transport(tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+        result = sandbox.call(tool, arguments)
+        assert result is not None, f"the {sandbox.generation.name} sandbox has no tool {tool}"
+        return result.text, result.is_error
+
+    return transport
+
+
+# How in_process reaches its sandbox: directly, or through `kite-skills guard` with the
+# default limits (tests/rehearsal/conftest.py runs every rehearsal both ways).
+through: Callable[[Sandbox, list[datetime]], Transport] = direct
+
+
 def in_process(
     scenario: str,
     generation: str = "grouped",
@@ -362,13 +378,7 @@ def in_process(
     tools = handlers.generation(generation, lambda: clock[0])
     book = journal.Journal(journal_path) if journal_path is not None else None
     sandbox = Sandbox(simulation, lambda: clock[0], tools, book)
-
-    def transport(tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
-        result = sandbox.call(tool, arguments)
-        assert result is not None, f"the {generation} sandbox has no tool {tool}"
-        return result.text, result.is_error
-
-    return Agent(generation, transport, simulation, clock)
+    return Agent(generation, through(sandbox, clock), simulation, clock)
 
 
 def ist(text: str) -> datetime:

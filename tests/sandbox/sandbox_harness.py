@@ -119,12 +119,37 @@ class RawPeer:
 @contextmanager
 def http_sandbox(home: Path, journal: Path, *extra: str) -> Iterator[tuple[int, str, list[str]]]:
     """`kite-skills sandbox --http --port 0`: yields (port, token, stderr lines so far)."""
+    with _serving(home, journal, *extra) as (port, token, lines):
+        assert token, f"no bearer token on the sandbox's stderr: {lines}"
+        yield port, token, lines
+
+
+@contextmanager
+def oauth_sandbox(
+    home: Path, journal: Path, *extra: str, pyz: Path | None = None
+) -> Iterator[tuple[int, list[str]]]:
+    """`kite-skills sandbox --http --oauth --port 0` (from this tree, or the built ``pyz``):
+    yields (port, stderr lines so far)."""
+    with _serving(home, journal, "--oauth", *extra, pyz=pyz) as (port, token, lines):
+        assert not token, lines
+        yield port, lines
+
+
+@contextmanager
+def _serving(
+    home: Path, journal: Path, *extra: str, pyz: Path | None = None
+) -> Iterator[tuple[int, str, list[str]]]:
+    argv = command(journal, "--http", "--port", "0", *extra)
+    environment = env(home)
+    if pyz is not None:
+        argv[1:3] = [str(pyz)]  # python PYZ sandbox …, unpacked under this test's home
+        environment["SHIV_ROOT"] = str(home / "shiv")
     process = subprocess.Popen(
-        [*command(journal, "--http", "--port", "0", *extra)],
+        argv,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=env(home),
+        env=environment,
     )
     lines: list[str] = []
     found = threading.Event()
@@ -135,13 +160,15 @@ def http_sandbox(home: Path, journal: Path, *extra: str) -> Iterator[tuple[int, 
         for raw in iter(process.stderr.readline, b""):
             line = raw.decode(errors="replace").rstrip("\n")
             lines.append(line)
-            match = re.search(r"http://127\.0\.0\.1:(\d+)/mcp.*Bearer (\S+?)'", line)
+            match = re.search(r"serving MCP at http://127\.0\.0\.1:(\d+)/mcp", line)
             if match:
-                where.update(port=int(match.group(1)), token=match.group(2))
+                token = re.search(r"Bearer (\S+?)'", line)
+                where.update(port=int(match.group(1)), token=token.group(1) if token else "")
                 found.set()
         found.set()
 
-    threading.Thread(target=read, daemon=True).start()
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
     try:
         assert found.wait(60) and where, f"the sandbox did not start: {lines}"
         yield where["port"], where["token"], lines
@@ -152,3 +179,4 @@ def http_sandbox(home: Path, journal: Path, *extra: str) -> Iterator[tuple[int, 
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+        reader.join(20)  # every line it wrote is in ``lines`` once the block ends

@@ -122,6 +122,7 @@ def said_in_one_line(done: Done | subprocess.CompletedProcess[str], said: str) -
         (["--speed", "1e9"], "at most 3600"),
         (["--tools", "newest"], "argument --tools: invalid choice: 'newest'"),
         (["--port", "99999", "--http"], "argument --port: '99999' is not a port from 0 to 65535"),
+        (["--oauth"], "--oauth signs in to the HTTP server: add --http"),
         (["--at", "yesterday"], "--at 'yesterday': write the simulated start as"),
         (["--at", "2026-12-02 25:00"], "--at '2026-12-02 25:00': write the simulated start as"),
         (["--at", "9999-12-31 23:59"], "more than 7 days after the scenario's clock"),

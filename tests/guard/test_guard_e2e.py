@@ -1,0 +1,193 @@
+"""`kite-skills guard` as an MCP client launches it: a real subprocess on stdio, in front of
+`kite-skills sandbox` on stdio or over HTTP with its bearer token, driven by the MCP SDK's
+client in both protocol eras."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from ..sandbox.sandbox_harness import command as sandbox_command
+from ..sandbox.sandbox_harness import env, http_sandbox
+from .guard_harness import (
+    ORDER,
+    Person,
+    client,
+    guard_argv,
+    journal,
+    limits,
+    over_sandbox,
+    text_of,
+)
+
+pytestmark = pytest.mark.anyio
+ERAS = [("legacy", "2025-11-25"), ("auto", "2026-07-28")]
+BIG = {**ORDER, "quantity": 100, "price": 1600}  # ₹1,60,000
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.parametrize("generation", ["grouped", "legacy", "legacy-oldest"])
+async def test_tools_list_is_the_upstreams_own(tmp_path: Path, generation: str) -> None:
+    argv = sandbox_command(tmp_path / "direct.jsonl", "--tools", generation)
+    direct = StdioServerParameters(command=argv[0], args=argv[1:], env=env(tmp_path))
+    async with Client(direct, mode="legacy") as upstream:
+        theirs = (await upstream.list_tools()).tools
+    for mode, _ in ERAS:
+        guard = guard_argv(tmp_path, *over_sandbox(tmp_path, "--tools", generation))
+        async with client(guard, tmp_path, mode=mode) as c:
+            ours = (await c.list_tools()).tools
+        assert [t.model_dump() for t in ours] == [t.model_dump() for t in theirs]
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+@pytest.mark.parametrize(
+    ("answer", "decision", "sent"),
+    [
+        ("accept", "asked-accepted", True),
+        ("accept-unticked", "asked-declined", False),
+        ("decline", "asked-declined", False),
+        ("cancel", "asked-cancelled", False),
+    ],
+)
+async def test_the_person_is_asked_and_decides(
+    tmp_path: Path, mode: str, version: str, answer: str, decision: str, sent: bool
+) -> None:
+    limits(tmp_path, max_order_value=100_000)
+    person = Person(answer)  # type: ignore[arg-type]
+    guard = guard_argv(tmp_path, *over_sandbox(tmp_path, "--tools", "legacy"))
+    async with client(guard, tmp_path, mode=mode, person=person) as c:  # type: ignore[arg-type]
+        assert c.protocol_version == version
+        result = await c.call_tool("place_order", {**BIG, "variety": "regular"})
+        orders = text_of(await c.call_tool("get_orders", {}))
+    assert person.asked == [
+        "This order is ₹1,60,000, above your ₹1,00,000 limit per order [order-value]. Place it?"
+    ]
+    assert (not result.is_error) is sent
+    assert ('"quantity":100,' in orders) is sent
+    if not sent:
+        word = "cancelled" if answer == "cancel" else "declined"
+        assert text_of(result).startswith(f"The person {word} it: This order is ₹1,60,000")
+    assert [e["decision"] for e in journal(tmp_path)] == [decision]
+
+
+async def test_a_client_that_cannot_ask_is_refused_with_the_limit(tmp_path: Path) -> None:
+    limits(tmp_path, max_order_value=100_000)
+    guard = guard_argv(tmp_path, *over_sandbox(tmp_path, "--tools", "grouped"))
+    async with client(guard, tmp_path, mode="auto") as c:
+        result = await c.call_tool("orders", {"mode": "place", **BIG})
+    assert result.is_error
+    assert text_of(result) == (
+        "kite-skills guard refused place BUY 100 NSE:INFY at 1600: this order is ₹1,60,000, "
+        "above your ₹1,00,000 limit per order [order-value]. Nothing was sent; the person can "
+        "change a limit with 'kite-skills guard limits set' or on the dashboard's Guard page, "
+        "or place it themselves."
+    )
+
+
+async def test_it_fails_closed_when_the_book_cannot_be_read(tmp_path: Path) -> None:
+    """The upstream answers get_orders with an error (not served): writes are refused with
+    the reason; reads keep working."""
+    guard = guard_argv(tmp_path, *over_sandbox(tmp_path, "--tools", "legacy"))
+    async with client(guard, tmp_path, environ={"EXCLUDED_TOOLS": "get_orders"}) as c:
+        result = await c.call_tool(
+            "place_order", {**ORDER, "variety": "regular", "quantity": 1, "price": 1600}
+        )
+        assert result.is_error and "could not check your limits (get_orders failed" in text_of(
+            result
+        )
+        assert not (await c.call_tool("get_positions", {})).is_error
+    assert journal(tmp_path)[-1]["decision"] == "fail-closed"
+
+
+async def test_it_fails_closed_when_the_upstream_times_out(tmp_path: Path) -> None:
+    """The sandbox is stopped (SIGSTOP) after the tools are listed: the read before a write
+    times out, and the write is refused; once it runs again, so does the guard."""
+    pid_file = tmp_path / "upstream.pid"
+    words = " ".join(f"'{w}'" for w in sandbox_command(tmp_path / "s.jsonl", "--tools", "legacy"))
+    shell = ["--", "/bin/sh", "-c", f"echo $$ > '{pid_file}'; exec {words}"]
+    guard = guard_argv(tmp_path, *shell, timeout=1.0)
+    async with client(guard, tmp_path) as c:
+        pid = int(pid_file.read_text())
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            order = {**ORDER, "variety": "regular", "quantity": 1, "price": 1600}
+            result = await c.call_tool("place_order", order)
+            assert result.is_error
+            assert "could not check your limits (get_orders did not answer within 1 s)" in text_of(
+                result
+            )
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        with anyio.fail_after(30):
+            while True:  # the late answers drain; then the guard judges again
+                result = await c.call_tool("place_order", {**order, "quantity": 2})
+                if not result.is_error:
+                    break
+    assert journal(tmp_path)[0]["decision"] == "fail-closed"
+
+
+async def test_over_http_with_the_sandboxs_bearer_token(tmp_path: Path) -> None:
+    limits(tmp_path, max_order_value=100_000)
+    with http_sandbox(tmp_path, tmp_path / "s.jsonl") as (port, token, _):
+        guard = guard_argv(
+            tmp_path, "--url", f"http://127.0.0.1:{port}/mcp", "--bearer-env", "SANDBOX_TOKEN"
+        )
+        person = Person("accept")
+        async with client(guard, tmp_path, person=person, environ={"SANDBOX_TOKEN": token}) as c:
+            assert "portfolio" in {t.name for t in (await c.list_tools()).tools}
+            small = await c.call_tool(
+                "orders", {"mode": "place", **ORDER, "quantity": 1, "price": 1600}
+            )
+            big = await c.call_tool("orders", {"mode": "place", **BIG})
+        assert not small.is_error and not big.is_error and len(person.asked) == 1
+    path = tmp_path / "guard.jsonl"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert token not in path.read_text()
+    assert [e["decision"] for e in journal(tmp_path)] == ["allow", "asked-accepted"]
+
+
+def test_a_wrong_bearer_token_stops_the_guard_before_serving(tmp_path: Path) -> None:
+    with http_sandbox(tmp_path, tmp_path / "s.jsonl") as (port, _token, _):
+        argv = guard_argv(tmp_path, "--url", f"http://127.0.0.1:{port}/mcp", "--bearer-env", "T")
+        done = subprocess.run(
+            argv,
+            env={**env(tmp_path), "T": "tok-x9z-wrong"},
+            input=b"",
+            capture_output=True,
+            timeout=60,
+        )
+    said = done.stderr.decode()
+    assert done.returncode == 1 and done.stdout == b""
+    assert f"error: cannot reach the Kite MCP server http://127.0.0.1:{port}/mcp: " in said
+    assert "Traceback" not in said and "tok-x9z" not in said  # the token is never shown
+
+
+@pytest.mark.zipapp
+async def test_the_built_file_guards_its_own_sandbox(tmp_path: Path, shiv_root: Path) -> None:
+    """The built file's `guard --sandbox` (the guard and the sandbox from the zipapp, started
+    the way `setup --guard` writes it): the sandbox's tools, and a limit that fires."""
+    from ..server.harness import zipapp
+
+    limits(tmp_path, max_order_value=100_000)
+    pyz = str(zipapp())
+    argv = [sys.executable, pyz, "guard", "--limits", str(tmp_path / "limits.json"),
+            "--journal", str(tmp_path / "guard.jsonl"), "--sandbox", "--",
+            "--journal", str(tmp_path / "s.jsonl")]  # fmt: skip
+    person = Person("decline")
+    async with client(argv, tmp_path, person=person, environ={"SHIV_ROOT": str(shiv_root)}) as c:
+        assert "portfolio" in {t.name for t in (await c.list_tools()).tools}
+        result = await c.call_tool("orders", {"mode": "place", **BIG})
+    assert result.is_error and len(person.asked) == 1
+    assert [e["decision"] for e in journal(tmp_path)] == ["asked-declined"]
