@@ -191,3 +191,29 @@ async def test_the_built_file_guards_its_own_sandbox(tmp_path: Path, shiv_root: 
         result = await c.call_tool("orders", {"mode": "place", **BIG})
     assert result.is_error and len(person.asked) == 1
     assert [e["decision"] for e in journal(tmp_path)] == ["asked-declined"]
+
+
+@pytest.mark.zipapp
+def test_the_built_file_says_what_to_do_for_url_without_its_http_client(
+    tmp_path: Path, shiv_root: Path
+) -> None:
+    """The one-file build leaves httpcore2 out (15 MB): `guard --url` says so in one line and
+    names the two ways that work, instead of "cannot reach" with a module name. It runs on a
+    CPython of the machine's own (as a person's client starts it), not the test venv's, whose
+    site-packages would lend the file the missing module."""
+    from ..server.harness import zipapp
+    from ..zipapp_platforms import runnable
+
+    done = subprocess.run(
+        [runnable()[-1].path, str(zipapp()), "guard", "--limits", str(tmp_path / "limits.json"),
+         "--journal", str(tmp_path / "guard.jsonl"), "--url", "http://127.0.0.1:9/mcp"],
+        env={**env(tmp_path), "SHIV_ROOT": str(shiv_root)},
+        input=b"",
+        capture_output=True,
+        timeout=120,
+    )  # fmt: skip
+    said = done.stderr.decode()
+    assert done.returncode == 1 and done.stdout == b"", said
+    assert "this copy of kite-skills has no HTTP client for --url (httpcore2 is not in it" in said
+    assert "pipx install" in said and "kite-skills guard -- kite-mcp-server" in said
+    assert "Traceback" not in said
