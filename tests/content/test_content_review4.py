@@ -265,8 +265,12 @@ def test_cash_funded_buys_are_judged_against_cash():
 
 
 def test_the_equity_share_cap_is_stated():
-    """Y16: Kite takes at most 1,00,000 shares in one equity order."""
-    assert "at most 1,00,000 shares an order" in step_with("orders/prepare.md", "Check the size")
+    """Y16: Kite takes at most 1,00,000 shares in one equity order, and an iceberg is not
+    available for MARKET or SL-M orders on BSE (catalog review 4 Y16: rules.md §1, support
+    kite-order-rejections)."""
+    step = step_with("orders/prepare.md", "Check the size")
+    assert "at most 1,00,000 shares an order" in step
+    assert "BSE MARKET/SL-M" in step.split("iceberg", 1)[1]
 
 
 def test_greeks_rate_is_current_and_black76_is_preferred():
