@@ -363,24 +363,32 @@ def kite_names(servers: Mapping[str, Any], client: Client, path: Path) -> list[s
     ]
 
 
-def park_kite(path: Path, client: Client) -> tuple[list[str], Edited]:
-    """Move the client's Kite MCP server entries from its servers to :data:`PARK_KEY` in
-    the same file: (their names, what was done)."""
+def _keep_kite_entries(
+    path: Path,
+    client: Client,
+    stand_in: Callable[[str, Any], Any] | None,
+    clash: Callable[[str], str],
+    by_hand: str,
+) -> tuple[list[str], Edited]:
+    """Keep each of the client's Kite MCP server entries under :data:`PARK_KEY` in the same
+    file, and leave in its place ``stand_in(name, entry)`` (None: nothing): (their names, what
+    was done). ``clash(name)`` says what to do when another entry by that name is kept."""
     moved: list[str] = []
 
-    def park(config: dict[str, Any]) -> bool:
+    def keep(config: dict[str, Any]) -> bool:
         servers = dict(config.get(client.key, {}))
         parked = config.get(PARK_KEY, {})
         if not isinstance(parked, dict):
             raise ConfigError(f'{path}: "{PARK_KEY}" is not an object — fix the file')
         for name in kite_names(servers, client, path):
             if name in parked and parked[name] != servers[name]:
-                raise ConfigError(
-                    f'{path}: another "{name}" is parked already — restore it first '
-                    f"({invocation.current().run('setup', client.name, '--unpark-kite')}) or "
-                    "remove one of the two; nothing was changed"
-                )
-            parked = {**parked, name: servers.pop(name)}
+                raise ConfigError(clash(name))
+            original = servers[name]
+            if stand_in is None:
+                del servers[name]
+            else:  # in its place: the file keeps its order
+                servers[name] = stand_in(name, original)
+            parked = {**parked, name: original}
             moved.append(name)
         if moved:
             config[client.key] = servers
@@ -389,8 +397,24 @@ def park_kite(path: Path, client: Client) -> tuple[list[str], Edited]:
 
     if not path.exists():
         return [], Edited(changed=False, backup=None)
-    done = edit_config(path, client, park, f'move the Kite entry under "{PARK_KEY}" by hand')
+    done = edit_config(path, client, keep, by_hand)
     return moved, done
+
+
+def park_kite(path: Path, client: Client) -> tuple[list[str], Edited]:
+    """Move the client's Kite MCP server entries from its servers to :data:`PARK_KEY` in
+    the same file: (their names, what was done)."""
+    return _keep_kite_entries(
+        path,
+        client,
+        None,
+        lambda name: (
+            f'{path}: another "{name}" is parked already — restore it first '
+            f"({invocation.current().run('setup', client.name, '--unpark-kite')}) or "
+            "remove one of the two; nothing was changed"
+        ),
+        f'move the Kite entry under "{PARK_KEY}" by hand',
+    )
 
 
 def unpark_kite(path: Path, client: Client) -> tuple[list[str], Edited]:
@@ -445,33 +469,17 @@ def guard_entry(client: Client, original: dict[str, Any], path: Path, name: str)
 def guard_kite(path: Path, client: Client) -> tuple[list[str], Edited]:
     """Put ``kite-skills guard`` in front of each of the client's Kite MCP server entries,
     under the same name; the original is kept under :data:`PARK_KEY` for ``--unguard``."""
-    moved: list[str] = []
-
-    def guard(config: dict[str, Any]) -> bool:
-        servers = dict(config.get(client.key, {}))
-        parked = config.get(PARK_KEY, {})
-        if not isinstance(parked, dict):
-            raise ConfigError(f'{path}: "{PARK_KEY}" is not an object — fix the file')
-        for name in kite_names(servers, client, path):
-            if name in parked and parked[name] != servers[name]:
-                raise ConfigError(
-                    f'{path}: another "{name}" is kept under "{PARK_KEY}" already — restore '
-                    f"it first ({invocation.current().run('setup', client.name, '--unguard')}) "
-                    "or remove one of the two; nothing was changed"
-                )
-            original = servers[name]
-            servers[name] = guard_entry(client, original, path, name)
-            parked = {**parked, name: original}
-            moved.append(name)
-        if moved:
-            config[client.key] = servers
-            config[PARK_KEY] = parked
-        return bool(moved)
-
-    if not path.exists():
-        return [], Edited(changed=False, backup=None)
-    done = edit_config(path, client, guard, "put the guard in front of the Kite entry by hand")
-    return moved, done
+    return _keep_kite_entries(
+        path,
+        client,
+        lambda name, original: guard_entry(client, original, path, name),
+        lambda name: (
+            f'{path}: another "{name}" is kept under "{PARK_KEY}" already — restore '
+            f"it first ({invocation.current().run('setup', client.name, '--unguard')}) "
+            "or remove one of the two; nothing was changed"
+        ),
+        "put the guard in front of the Kite entry by hand",
+    )
 
 
 def unguard_kite(path: Path, client: Client) -> tuple[list[str], Edited]:
