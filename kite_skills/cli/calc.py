@@ -8,18 +8,21 @@ import argparse
 import json
 import sys
 from importlib import resources
-from typing import Any
+from typing import Any, Final
 
 from ..display import for_terminal
 from ..errors import CalcError
 
 
+# The modes as the tool lists them (calc/tool.json), read with this module, once a process:
+# building the parser imports no calculator, so no other command pays for pydantic.
+MODE: Final[dict[str, Any]] = json.loads(
+    (resources.files("kite_skills") / "calc" / "tool.json").read_text(encoding="utf-8")
+)["input"]["properties"]["mode"]
+
+
 def register(commands: Any) -> None:
-    # The modes as the tool lists them (calc/tool.json): building the parser imports no
-    # calculator, so no other command pays for pydantic.
-    mode = json.loads(
-        (resources.files("kite_skills") / "calc" / "tool.json").read_text(encoding="utf-8")
-    )["input"]["properties"]["mode"]
+    mode = MODE
     calc = commands.add_parser(
         "calc",
         help="the calculators of the MCP 'calc' tool: tick, lots, charges, greeks, payoff …",
