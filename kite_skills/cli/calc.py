@@ -13,7 +13,6 @@ from typing import Any, Final
 from ..display import for_terminal
 from ..errors import CalcError
 
-
 # The modes as the tool lists them (calc/tool.json), read with this module, once a process:
 # building the parser imports no calculator, so no other command pays for pydantic.
 MODE: Final[dict[str, Any]] = json.loads(
