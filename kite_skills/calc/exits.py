@@ -13,6 +13,28 @@ from ._common import Answer, Inputs
 from .rounding import slices_of
 
 _UNDERLYING = re.compile(r"[A-Z&-]+?(?=\d|$)")
+# Kite's derivative exchanges: their symbols are UNDERLYING + expiry (+ strike) + FUT/CE/PE.
+DERIVATIVE_EXCHANGES = frozenset({"NFO", "BFO", "MCX", "CDS", "BCD"})
+KINDS = ("FUT", "CE", "PE")
+
+
+def kind_of(exchange: str, tradingsymbol: str) -> str:
+    """FUT, CE or PE, read off a derivative's symbol; EQ for anything else (an NSE share
+    named ...CE is a share)."""
+    if exchange in DERIVATIVE_EXCHANGES:
+        for kind in KINDS:
+            if tradingsymbol.endswith(kind):
+                return kind
+    return "EQ"
+
+
+def underlying_name(exchange: str, tradingsymbol: str) -> str:
+    """A derivative's underlying read off its symbol (NIFTY26D1525900CE -> NIFTY); a share's
+    own symbol, so that RELIANCE and RELIANCE26DEC1600CE group together."""
+    if exchange not in DERIVATIVE_EXCHANGES:
+        return tradingsymbol
+    match = _UNDERLYING.match(tradingsymbol)
+    return match.group() if match else tradingsymbol
 
 
 class Position(Inputs):
@@ -41,8 +63,7 @@ def underlying_of(p: Position) -> tuple[str, bool]:
     """The underlying's name, and whether it was read off the symbol."""
     if p.underlying:
         return p.underlying, False
-    match = _UNDERLYING.match(p.tradingsymbol)
-    return (match.group() if match else p.tradingsymbol), True
+    return underlying_name(p.exchange, p.tradingsymbol), True
 
 
 def exit_plan(i: ExitPlanInputs) -> Answer:
@@ -65,7 +86,7 @@ def exit_plan(i: ExitPlanInputs) -> Answer:
         # before the options, as a short does (issue 43: the watch's hedge-broken)
         longs = sorted(
             (p for p in rows if p.quantity > 0),
-            key=lambda p: (not p.tradingsymbol.endswith("FUT"), p.tradingsymbol),
+            key=lambda p: (kind_of(p.exchange, p.tradingsymbol) != "FUT", p.tradingsymbol),
         )
         for short in shorts:
             for long in longs:

@@ -1,25 +1,26 @@
 """The watch (issue 41 §1): after every tool call and every simulation event, each rule looks at
 the account and says whether it is exposed. A rule is one row of :data:`RULES`: its name, what
 it detects, the message a person reads, its source, and the two tests that prove it (one where
-it fires, one where it must not, in tests/sandbox/test_watch.py).
+it fires, one where it must not, in tests/sandbox/test_watch.py). Four of them (hedge broken,
+short before its hedge, over-exit, protection removed) are the guard's too: their checks and
+texts are :mod:`kite_skills.exposure`'s, which both ask.
 
 The watch never changes what a tool answers. A state that begins is a ``began`` finding and
 one that ends an ``ended`` finding (with how long it lasted); the adapter journals both, and
 ``--watch strict`` refuses a call whose effect would begin one.
 
-Quantities are in units (Kite's F&O quantities are units, not lots). An underlying's two
-sides are judged apart: the *up* side (short calls and short futures are exposed; long calls,
-long futures and held shares cover them) and the *down* side (short puts and long futures are
-exposed; long puts and short futures cover them).
+Quantities are in units; an underlying's two sides (up, down) as :mod:`kite_skills.exposure`
+describes them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final, Protocol
 
+from ... import exposure
 from ...calc.holdings import standing_authorisation
 from ...calc.orders import FAT_FINGER  # the fat-finger thresholds' one owner (issue 42)
 from .engine import WORKING, Engine, Order
@@ -41,136 +42,22 @@ class Watched(Protocol):
 # Two orders alike placed this close together are one intent sent twice (the catalog's
 # duplicate checks look at today's book; a retry after a lost answer comes within seconds).
 DUPLICATE_WINDOW: Final = timedelta(minutes=5)
-SQUARE_OFF_USER: Final = "ADMINSQF"  # who places the broker's auto square-off orders
-
-
-@dataclass(frozen=True)
-class Leg:
-    """An open position or a holding."""
-
-    inst: Instrument
-    product: str
-    quantity: int  # signed units
-
-
-@dataclass(frozen=True)
-class Live:
-    """A working order, or an active GTT's legs on one side (a two-leg GTT sells once)."""
-
-    ref: str  # "order 261202200000004" or "GTT 100001"
-    inst: Instrument
-    side: str
-    quantity: int  # pending units
-    product: str
-    order_type: str  # "GTT" for a GTT
-    price: float
-    trigger: float
-    placed_at: datetime
-    seq: int  # the order's place in the day's sequence (0 for a GTT)
-    placed_by: str = ""
-
-
-def group(inst: Instrument) -> str:
-    """The underlying a leg belongs to: a derivative's underlying, else the instrument."""
-    return inst.underlying or inst.key
-
-
-def _sides(legs: Iterable[Leg]) -> dict[tuple[str, str], list[int]]:
-    """(underlying, side) → [exposed, covered, exposed by MIS legs, covered by MIS legs]."""
-    out: dict[tuple[str, str], list[int]] = {}
-
-    def add(g: str, side: str, index: int, qty: int, mis: bool) -> None:
-        row = out.setdefault((g, side), [0, 0, 0, 0])
-        row[index] += qty
-        if mis:
-            row[index + 2] += qty
-
-    for leg in legs:
-        q = leg.quantity
-        if q == 0:
-            continue
-        g, kind, mis = group(leg.inst), leg.inst.instrument_type, leg.product == "MIS"
-        if kind == "CE":
-            add(g, "up", 0 if q < 0 else 1, abs(q), mis)
-        elif kind == "PE":
-            add(g, "down", 0 if q < 0 else 1, abs(q), mis)
-        elif kind == "FUT":
-            add(g, "up", 1 if q > 0 else 0, abs(q), mis)
-            add(g, "down", 0 if q > 0 else 1, abs(q), mis)
-        elif q > 0:  # shares held or bought cover a short call
-            add(g, "up", 1, q, mis)
-    return out
-
-
-def _side_of(inst: Instrument) -> str:
-    return "up" if inst.instrument_type == "CE" else "down"
+Leg = exposure.Leg[Instrument]
+Live = exposure.Live[Instrument]
+Hit = exposure.Hit
+Memory = exposure.Memory
 
 
 @dataclass
-class Book:
-    """The account as a rule sees it at one moment."""
+class Book(exposure.Book[Instrument]):
+    """The account as a rule sees it at one moment, with what the sandbox's own rules read:
+    the orders placed since the last look, and the simulation."""
 
     at: datetime
-    cause: str  # "call" or "event"
-    legs: list[Leg]
-    live: list[Live]
-    placed: list[tuple[Order, Live]]  # orders new since the last look (any status now)
-    gone_by_call: set[str]  # live at the last look, cancelled or deleted by this call
+    orders_placed: list[Order]
     sim: Watched
-    _sides: dict[tuple[str, str], list[int]] | None = None
-    _open: dict[tuple[str, bool], int] | None = None
-    _by_key: dict[str, list[Live]] | None = None
-
-    def sides(self) -> dict[tuple[str, str], list[int]]:
-        if self._sides is None:
-            self._sides = _sides(self.legs)
-        return self._sides
-
-    def open_quantity(self, key: str, cnc: bool) -> int:
-        """The open quantity of an instrument: its CNC legs (holdings and delivery) or the
-        others (MIS, NRML)."""
-        if self._open is None:
-            self._open = {}
-            for leg in self.legs:
-                at = (leg.inst.key, leg.product == "CNC")
-                self._open[at] = self._open.get(at, 0) + leg.quantity
-        return self._open.get((key, cnc), 0)
-
-    def live_on(self, key: str) -> list[Live]:
-        if self._by_key is None:
-            self._by_key = {}
-            for item in self.live:
-                self._by_key.setdefault(item.inst.key, []).append(item)
-        return self._by_key.get(key, [])
-
-    def opposite(self, key: str, qty: int, cnc: bool) -> list[Live]:
-        side = "SELL" if qty > 0 else "BUY"
-        return [
-            item
-            for item in self.live_on(key)
-            if item.side == side and (item.product == "CNC") == cnc
-        ]
-
-    def short_pending(self, g: str, side: str) -> int:
-        kind = "CE" if side == "up" else "PE"
-        return sum(
-            item.quantity
-            for item in self.live
-            if item.order_type != "GTT"
-            and item.side == "SELL"
-            and item.inst.instrument_type == kind
-            and group(item.inst) == g
-        )
 
 
-@dataclass(frozen=True)
-class Hit:
-    key: tuple[Any, ...]
-    instruments: tuple[str, ...]
-    detail: str
-
-
-Memory = dict[str, Any]
 Check = Callable[[Book, Memory], list[Hit]]
 
 
@@ -189,139 +76,6 @@ class Rule:
 # ----- the checks ---------------------------------------------------------------------------
 
 
-def _hedge_broken(book: Book, mem: Memory) -> list[Hit]:
-    broken: set[tuple[str, str]] = mem.setdefault("broken", set())
-    before: dict[tuple[str, str], int] = mem.get("cover", {})
-    sides = book.sides()
-    hits = []
-    for key, (exposed, cover, _mis_exposed, _mis_cover) in sides.items():
-        if cover >= exposed:
-            broken.discard(key)
-            continue
-        # Cover lost under an open exposure; exposure that only grew (a new short or future
-        # beside the hedge) is not a broken hedge.
-        if cover < before.get(key, 0):
-            broken.add(key)
-        if key in broken:
-            hits.append(
-                Hit(
-                    key,
-                    _keys(book.legs, key),
-                    f"{key[0]} {key[1]} side: {exposed} exposed, {cover} covered",
-                )
-            )
-    broken.intersection_update(sides)
-    mem["cover"] = {key: row[1] for key, row in sides.items()}
-    return hits
-
-
-def _short_before_hedge(book: Book, mem: Memory) -> list[Hit]:
-    ahead: set[tuple[str, str]] = mem.setdefault("ahead", set())
-    naked_first: set[tuple[str, str]] = mem.setdefault("naked_first", set())
-    sides = book.sides()
-
-    def uncovered(key: tuple[str, str]) -> bool:
-        exposed, cover = sides.get(key, [0, 0])[:2]
-        return exposed + book.short_pending(*key) > cover
-
-    for order, _item in book.placed:
-        if not order.inst.is_option or order.placed_by == SQUARE_OFF_USER:
-            continue
-        key = (group(order.inst), _side_of(order.inst))
-        if order.transaction_type == "SELL":
-            hedge_waiting = any(
-                item.side == "BUY"
-                and item.order_type != "GTT"
-                and item.inst.instrument_type == order.inst.instrument_type
-                and group(item.inst) == key[0]
-                for item in book.live
-            )
-            if hedge_waiting:
-                ahead.add(key)
-            elif uncovered(key):
-                naked_first.add(key)
-        elif key in naked_first:
-            ahead.add(key)
-    hits = []
-    for key in sorted(ahead):
-        if uncovered(key):
-            hits.append(
-                Hit(key, _keys(book.legs, key), f"{key[0]} {key[1]} side: short ahead of its hedge")
-            )
-        else:
-            ahead.discard(key)
-            naked_first.discard(key)
-    return hits
-
-
-def _quantity(items: Iterable[Live]) -> int:
-    return sum(item.quantity for item in items)
-
-
-def _over_exit(book: Book, mem: Memory) -> list[Hit]:
-    exits: dict[str, bool] = mem.setdefault("exits", {})
-    hits = []
-    keys = {item.inst.key for item in book.live if item.product != "CNC"}
-    for key in sorted(keys):
-        qty = book.open_quantity(key, cnc=False)
-        for item in book.live_on(key):
-            if item.ref not in exits:
-                exits[item.ref] = qty != 0 and item.side == ("SELL" if qty > 0 else "BUY")
-        live = [i for i in book.live_on(key) if exits.get(i.ref) and i.product != "CNC"]
-        pending = _quantity(live)
-        if pending > abs(qty):
-            hits.append(
-                Hit(
-                    (key,),
-                    (key,),
-                    f"{key}: exits for {pending} ({', '.join(i.ref for i in live)}) "
-                    f"against {abs(qty)} open",
-                )
-            )
-    return hits
-
-
-def _protection(items: Iterable[Live]) -> list[Live]:
-    return [i for i in items if i.order_type in ("SL", "SL-M", "GTT")]
-
-
-def _protection_removed(book: Book, mem: Memory) -> list[Hit]:
-    before: dict[tuple[str, bool], tuple[int, set[str]]] = mem.get("before", {})
-    removed: dict[tuple[str, bool], int] = mem.setdefault("removed", {})
-    now: dict[tuple[str, bool], tuple[int, set[str]]] = {}
-    hits = []
-    # Only an instrument with something on its exit side now, or protected at the last look,
-    # can lose protection.
-    keys = set(before) | set(removed) | {(i.inst.key, i.product == "CNC") for i in book.live}
-    for key, cnc in sorted(keys):
-        qty = book.open_quantity(key, cnc)
-        if qty == 0:
-            removed.pop((key, cnc), None)
-            continue
-        opposite = book.opposite(key, qty, cnc)
-        guards = _protection(opposite)
-        now[(key, cnc)] = (_quantity(guards), {g.ref for g in guards})
-        was, refs = before.get((key, cnc), (0, set()))
-        if book.cause == "call" and refs & book.gone_by_call and (key, cnc) not in removed:
-            if _quantity(opposite) < min(abs(qty), was):
-                removed[(key, cnc)] = min(abs(qty), was)
-        need = removed.get((key, cnc))
-        if need is not None:
-            left = _quantity(opposite)
-            if left < need:
-                hits.append(
-                    Hit(
-                        (key, cnc),
-                        (key,),
-                        f"{key}: {abs(qty)} open, {left} of {need} still protected",
-                    )
-                )
-            else:
-                del removed[(key, cnc)]
-    mem["before"] = now
-    return hits
-
-
 def _product_mismatch(book: Book, mem: Memory) -> list[Hit]:
     hits = []
     for key, (exposed, cover, mis_exposed, mis_cover) in sorted(book.sides().items()):
@@ -330,7 +84,7 @@ def _product_mismatch(book: Book, mem: Memory) -> list[Hit]:
             hits.append(
                 Hit(
                     key,
-                    _keys(book.legs, key),
+                    exposure.instruments_on(book.legs, key),
                     f"{key[0]} {key[1]} side: {carried_exposed} carried (NRML/CNC) exposed, "
                     f"{mis_cover} of its cover is MIS",
                 )
@@ -368,8 +122,8 @@ def _duplicate_intent(book: Book, mem: Memory) -> list[Hit]:
 
 def _fat_finger(book: Book, mem: Memory) -> list[Hit]:
     hits = []
-    for order, _item in book.placed:
-        if order.placed_by == SQUARE_OFF_USER or order.status == "REJECTED":
+    for order in book.orders_placed:
+        if order.placed_by == exposure.SQUARE_OFF_USER or order.status == "REJECTED":
             continue
         inst = order.inst
         ltp = book.sim.engine.ltp(inst)
@@ -424,70 +178,25 @@ def _stop_cannot_fire(book: Book, mem: Memory) -> list[Hit]:
     return hits
 
 
-def _keys(legs: Iterable[Leg], key: tuple[str, str]) -> tuple[str, ...]:
-    kinds = ("CE", "FUT", "EQ") if key[1] == "up" else ("PE", "FUT")
-    return tuple(
-        sorted(
-            {
-                leg.inst.key
-                for leg in legs
-                if group(leg.inst) == key[0] and leg.inst.instrument_type in kinds and leg.quantity
-            }
-        )
+_TESTS: Final = "tests/sandbox/test_watch.py::"
+
+
+def _shared(row: exposure.Rule) -> Rule:
+    """One of the four rules the guard enforces too: its check and texts are exposure's."""
+    slug = row.name.replace("-", "_")
+    return Rule(
+        row.name,
+        row.detects,
+        row.message,
+        row.source,
+        f"{_TESTS}test_{slug}_fires",
+        f"{_TESTS}test_{slug}_quiet",
+        row.check,
     )
 
 
-_TESTS: Final = "tests/sandbox/test_watch.py::"
-
 RULES: Final[tuple[Rule, ...]] = (
-    Rule(
-        "hedge-broken",
-        "an option short (or a future) that had a covering long of the same underlying loses "
-        "it while the short stays open, even for one call",
-        "a hedged leg is now naked: close the short before its hedge, or restore the hedge",
-        "derivatives/spreads.md ('buy back the short leg first, then sell the long'); Zerodha "
-        "support gtt-fno ('if a GTT closes one side of a hedged position, the margin "
-        "requirement … may go up'); catalog review 4 X2",
-        _TESTS + "test_hedge_broken_fires",
-        _TESTS + "test_hedge_broken_quiet",
-        _hedge_broken,
-    ),
-    Rule(
-        "short-before-hedge",
-        "a new short option leg placed while the long leg that hedges it is not yet filled "
-        "(or before that long leg is placed)",
-        "the short leg went in before its hedge filled: place the hedge first and the short "
-        "only once the hedge is COMPLETE",
-        "derivatives/spreads.md step 8 ('the short leg gets its own approval after the hedge "
-        "has filled'); catalog review 4 X2",
-        _TESTS + "test_short_before_hedge_fires",
-        _TESTS + "test_short_before_hedge_quiet",
-        _short_before_hedge,
-    ),
-    Rule(
-        "over-exit",
-        "live exit orders (SL, LIMIT, GTT legs) on a position for more than its open "
-        "quantity: when one fills, the other opens a new position (CNC sells are left to "
-        "Kite, which refuses a sell beyond the holdings)",
-        "exit orders exceed the open quantity: when one fills, cancel the other at once, or "
-        "use one two-leg GTT",
-        "orders/entry-stop-target.md ('When one fills, the other must be cancelled at once, "
-        "or it opens a new position'); catalog review 4 X3",
-        _TESTS + "test_over_exit_fires",
-        _TESTS + "test_over_exit_quiet",
-        _over_exit,
-    ),
-    Rule(
-        "protection-removed",
-        "a stop (SL or SL-M order) or a GTT that protected an open position or holding is "
-        "cancelled or deleted by a call while the position stays open, with no replacement "
-        "(an order on the exit side for as much)",
-        "the only stop on an open position was removed: keep it, or place its replacement first",
-        "orders/cancel-all.md; catalog review 4 X6",
-        _TESTS + "test_protection_removed_fires",
-        _TESTS + "test_protection_removed_quiet",
-        _protection_removed,
-    ),
+    *(_shared(row) for row in exposure.RULES),
     Rule(
         "product-mismatch",
         "an MIS leg hedging an NRML or CNC leg: the 15:25 auto square-off closes the hedge "
@@ -558,28 +267,6 @@ def _order_live(order: Order) -> Live:
     )
 
 
-def _gtt_live(trigger: Gtt) -> list[Live]:
-    out = []
-    for side in ("SELL", "BUY"):
-        legs = [leg for leg in trigger.orders if leg["transaction_type"] == side]
-        if legs:  # a two-leg GTT's legs are one-cancels-other: it trades once
-            out.append(
-                Live(
-                    f"GTT {trigger.id}",
-                    trigger.inst,
-                    side,
-                    max(int(leg["quantity"]) for leg in legs),
-                    str(legs[0]["product"]),
-                    "GTT",
-                    float(legs[0]["price"]),
-                    0.0,
-                    trigger.created_at,
-                    0,
-                )
-            )
-    return out
-
-
 @dataclass
 class Watch:
     """The rules' state over one simulation. :meth:`look` returns the findings it made."""
@@ -601,17 +288,23 @@ class Watch:
         legs = [Leg(p.inst, p.product, p.quantity) for p in engine.positions.values() if p.quantity]
         legs += [Leg(h.inst, "CNC", h.quantity) for h in engine.holdings.values() if h.quantity]
         live: list[Live] = []
-        placed: list[tuple[Order, Live]] = []
+        placed: list[Live] = []
+        orders_placed: list[Order] = []
         for order in engine.orders.values():
             item = _order_live(order)
             if order.status in WORKING:
                 live.append(item)
             if order.order_id not in self._seen:
                 self._seen.add(order.order_id)
-                placed.append((order, item))
+                placed.append(item)
+                orders_placed.append(order)
         for trigger in self.sim.gtts.values():
             if trigger.status == "active":
-                live.extend(_gtt_live(trigger))
+                live.extend(
+                    exposure.gtt_live(
+                        f"GTT {trigger.id}", trigger.inst, trigger.orders, trigger.created_at
+                    )
+                )
         refs = {item.ref for item in live}
         gone = set()
         if cause == "call":
@@ -624,7 +317,7 @@ class Watch:
                 elif self.sim.gtts[int(ident)].status == "deleted":
                     gone.add(ref)
         self._live = refs
-        return Book(engine.now, cause, legs, live, placed, gone, self.sim)
+        return Book(cause, legs, live, placed, gone, engine.now, orders_placed, self.sim)
 
     def look(self, cause: str) -> list[Finding]:
         """Judge the account now; returns the states that began or ended."""
