@@ -18,6 +18,12 @@ from .judge import Account
 from .writes import Write
 
 CACHE_SECONDS: Final = 2.0  # an order book two seconds old still counts today's orders
+# The account's books the watch rules read, by generation: (legacy tool), (grouped tool, mode).
+BOOKS: Final[dict[str, tuple[str, tuple[str, str]]]] = {
+    "positions": ("get_positions", ("portfolio", "positions")),
+    "holdings": ("get_holdings", ("portfolio", "holdings")),
+    "gtts": ("get_gtts", ("gtt", "list")),
+}
 Call = Callable[[str, dict[str, Any]], Awaitable[tuple[str, bool]]]
 
 
@@ -34,9 +40,10 @@ class AccountReader:
         self._timeout = timeout
         self._cache: dict[tuple[str, ...], tuple[float, Any]] = {}
 
-    def forget_orders(self) -> None:
-        """A write went through: the next judgement reads the book again."""
-        self._cache.pop(("orders",), None)
+    def forget_account(self) -> None:
+        """A write went through: the next judgement reads the books again."""
+        for key in ("orders", *BOOKS):
+            self._cache.pop((key,), None)
 
     async def _json(self, key: tuple[str, ...], tool: str, arguments: dict[str, Any]) -> Any:
         kept = self._cache.get(key)
@@ -65,11 +72,17 @@ class AccountReader:
             value = await self._json(("orders",), "orders", {"mode": "list"})
         else:
             value = await self._json(("orders",), "get_orders", {})
-        if isinstance(value, dict) and isinstance(value.get("data"), list):
-            value = value["data"]
-        if not isinstance(value, list) or not all(isinstance(o, dict) for o in value):
-            raise Unreadable("the order book is not a list of orders")
-        return tuple(value)
+        return _rows(value, "the order book is not a list of orders")
+
+    async def book(self, name: str) -> tuple[dict[str, Any], ...]:
+        """One of :data:`BOOKS`: the positions (Day rows, then Net rows), the holdings, the
+        GTTs; a bare list, or the pagination envelope's ``data``."""
+        legacy, (tool, mode) = BOOKS[name]
+        if self.grouped:
+            value = await self._json((name,), tool, {"mode": mode})
+        else:
+            value = await self._json((name,), legacy, {})
+        return _rows(value, f"the {name} are not a list")
 
     async def last_price(self, instrument: str) -> float:
         tool, args = ("market", {"mode": "ltp"}) if self.grouped else ("get_ltp", {})
@@ -108,11 +121,23 @@ class AccountReader:
         """What ``wanted`` names, each failure kept as a reason."""
         problems: dict[str, str] = {}
         orders = price = lot = None
-        if "orders" in wanted:
+        books: dict[str, tuple[dict[str, Any], ...]] = {}
+
+        async def read_book(name: str) -> None:
             try:
-                orders = await self.orders()
+                books[name] = await self.book(name)
             except Unreadable as exc:
-                problems["orders"] = str(exc)
+                problems[name] = str(exc)
+
+        async with anyio.create_task_group() as group:  # the books side by side
+            for name in BOOKS:
+                if name in wanted:
+                    group.start_soon(read_book, name)
+            if "orders" in wanted:
+                try:
+                    orders = await self.orders()
+                except Unreadable as exc:
+                    problems["orders"] = str(exc)
         instrument, exchange, symbol = write.instrument, write.exchange, write.tradingsymbol
         if orders is not None and (instrument is None) and write.order_id:
             order = next((o for o in orders if str(o.get("order_id")) == write.order_id), None)
@@ -129,4 +154,20 @@ class AccountReader:
                 lot = await self.lot_size(exchange, symbol)
             except Unreadable as exc:
                 problems["lot"] = str(exc)
-        return Account(orders, price, lot, problems)
+        return Account(
+            orders,
+            price,
+            lot,
+            problems,
+            books.get("positions"),
+            books.get("holdings"),
+            books.get("gtts"),
+        )
+
+
+def _rows(value: Any, wrong: str) -> tuple[dict[str, Any], ...]:
+    if isinstance(value, dict) and isinstance(value.get("data"), list):
+        value = value["data"]
+    if not isinstance(value, list) or not all(isinstance(row, dict) for row in value):
+        raise Unreadable(wrong)
+    return tuple(value)

@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .. import os_dirs
+from .. import exposure, os_dirs
 from ..errors import KiteError
 
 APP: Final = "kite-skills"
@@ -62,6 +62,11 @@ class Limits(BaseModel):
     instruments: tuple[str, ...] | None = None
     market_orders: bool = True
     trading_hours: tuple[time, time] | None = None  # IST, weekdays
+    # The sandbox's watch rules (kite_skills/exposure.py), judged before a write goes out.
+    hedge_broken: bool = True
+    short_before_hedge: bool = True
+    over_exit: bool = True
+    protection_removed: bool = True
     ask: bool = True  # ask the person (MCP elicitation) where the client can; else refuse
 
     @field_validator("segments", "products", "instruments")
@@ -97,6 +102,19 @@ def _rule(name: str, setting: str, checks: str, message: str, default: str) -> R
         default,
         f"{_TESTS}test_{slug}_fires",
         f"{_TESTS}test_{slug}_quiet",
+    )
+
+
+def _watch_rule(row: exposure.Rule) -> Rule:
+    """One of the sandbox's watch rules: its name, what it detects and its advice are
+    :mod:`kite_skills.exposure`'s; the guard says what the write would leave."""
+    return _rule(
+        row.name,
+        row.name.replace("-", "_"),
+        f"{row.detects}; judged on the account as this write would leave it (an order "
+        "as if filled for a broken hedge, as if resting for the others)",
+        f"after this write {{detail}} ({{instruments}}): {row.message}",
+        "on",
     )
 
 
@@ -195,6 +213,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "it is {value} IST, outside your trading hours {limit}",
         "none",
     ),
+    *(_watch_rule(row) for row in exposure.RULES),
 )
 
 
@@ -266,10 +285,11 @@ def with_setting(limits: Limits, setting: str, text: str) -> Limits:
             f"{setting!r} is not a limit — one of: {names} (the kill switch: "
             "'kite-skills guard limits kill REASON')"
         )
+    switch = fields[setting].annotation is bool  # on or off, never "no limit"
     value: Any = text.strip()
     if value.lower() in ("off", "none", ""):
-        value = False if setting in ("market_orders", "ask") else None
-    elif setting in ("market_orders", "ask"):
+        value = False if switch else None
+    elif switch:
         if value.lower() not in ("on", "off"):
             raise LimitsError(f"{setting}: say on or off (got {text!r})")
         value = True

@@ -171,7 +171,7 @@ class Guard:
         decision: str,
     ) -> types.CallToolResult:
         result = await self.forward(params.name, params.arguments)
-        self.reader.forget_orders()
+        self.reader.forget_account()
         self.sent = [s for s in self.sent if now - s.at < HISTORY]
         self.sent.append(judge.Sent(now, verdict.write))
         upstream = "error: " + clipped(_text(result), 300) if result.is_error else "ok"

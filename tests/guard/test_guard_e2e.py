@@ -111,6 +111,48 @@ async def test_it_fails_closed_when_the_book_cannot_be_read(tmp_path: Path) -> N
     assert journal(tmp_path)[-1]["decision"] == "fail-closed"
 
 
+# How each generation places an order: the tool and the words it adds.
+PLACE = {
+    "grouped": ("orders", {"mode": "place"}),
+    "legacy": ("place_order", {}),
+    "legacy-oldest": ("place_order", {}),
+}
+
+
+@pytest.mark.parametrize("generation", ["grouped", "legacy", "legacy-oldest"])
+async def test_a_watch_rule_reads_the_account_by_each_generations_tools(
+    tmp_path: Path, generation: str
+) -> None:
+    """The hedged book's iron condor: selling its long call wing while the short call is open
+    is refused as a broken hedge, the positions read through the generation's own tools."""
+    sandbox = over_sandbox(tmp_path, "--tools", generation, "--scenario", "hedged-book")
+    tool, words = PLACE[generation]
+    wing = {
+        **ORDER, **words, "exchange": "NFO", "tradingsymbol": "BANKNIFTY26DEC59900CE",
+        "transaction_type": "SELL", "product": "NRML", "quantity": 30, "price": 250,
+    }  # fmt: skip
+    async with client(guard_argv(tmp_path, *sandbox), tmp_path) as c:
+        result = await c.call_tool(tool, wing)
+    assert result.is_error and "[hedge-broken]" in text_of(result)
+    assert "after this write BANKNIFTY up side: 30 exposed, 0 covered" in text_of(result)
+    assert journal(tmp_path)[-1]["limits"] == ["hedge-broken"]
+
+
+async def test_it_fails_closed_when_the_gtts_cannot_be_read(tmp_path: Path) -> None:
+    """The upstream does not serve get_gtts: a cancel (which could remove a stop) is refused
+    with the reason; with the watch rules off it goes through, and reads keep working."""
+    guard = guard_argv(tmp_path, *over_sandbox(tmp_path, "--tools", "legacy"))
+    cancel = {"variety": "regular", "order_id": "261202200000002"}  # the default book's SBIN
+    async with client(guard, tmp_path, environ={"EXCLUDED_TOOLS": "get_gtts"}) as c:
+        result = await c.call_tool("cancel_order", cancel)
+        assert result.is_error and "could not check your limits (get_gtts failed" in text_of(result)
+        assert not (await c.call_tool("get_positions", {})).is_error
+        off = ("hedge_broken", "short_before_hedge", "over_exit", "protection_removed")
+        limits(tmp_path, **dict.fromkeys(off, False))
+        assert not (await c.call_tool("cancel_order", cancel)).is_error
+    assert [e["decision"] for e in journal(tmp_path)] == ["fail-closed", "allow"]
+
+
 async def test_it_fails_closed_when_the_upstream_times_out(tmp_path: Path) -> None:
     """The sandbox is stopped (SIGSTOP) after the tools are listed: the read before a write
     times out, and the write is refused; once it runs again, so does the guard."""

@@ -4,6 +4,7 @@ here cannot ask the person, so a limit that fires refuses, naming itself."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, time
 from pathlib import Path
 from typing import Any
@@ -236,3 +237,191 @@ async def test_trading_hours_fires(tmp_path: Path, at: str) -> None:
 async def test_trading_hours_quiet(tmp_path: Path, at: str) -> None:
     async with guarded(tmp_path, limits=Limits(trading_hours=HOURS), at=ist(at)) as g:
         assert (await place(g))["decision"] == "allow"
+
+
+# ----- the sandbox's watch rules (kite_skills/exposure.py), judged before the write ----------
+# The hedged book (kite_skills/sandbox/sim/data/scenarios/hedged-book.yaml): a NIFTY bull call
+# spread, a BANKNIFTY iron condor, a RELIANCE covered call, a NIFTY future hedged by a put; its
+# orders are large, so the watch rules are judged here without the value and rate limits.
+WATCH_ALONE = Limits(
+    max_order_value=None, max_orders_per_minute=None, duplicate_window_seconds=None
+)
+FUT = "NIFTY26DECFUT"
+
+
+async def last_price(g: Guarded, key: str) -> float:
+    return float(json.loads(text_of(await g.call("get_ltp", instruments=[key])))[key]["last_price"])
+
+
+async def leg(
+    g: Guarded, symbol: str, side: str, quantity: int, *, share: float | None = None, **kw: Any
+) -> tuple[dict[str, Any], str]:
+    """A LIMIT order through the guard at ``share`` of the last price (default: marketable,
+    so that it fills); its journal entry and its order id ("" when nothing was sent)."""
+    exchange = kw.pop("exchange", "NFO")
+    ltp = await last_price(g, f"{exchange}:{symbol}")
+    share = share if share is not None else (1.02 if side == "BUY" else 0.98)
+    arguments = {
+        **ORDER,
+        "exchange": exchange,
+        "tradingsymbol": symbol,
+        "transaction_type": side,
+        "quantity": quantity,
+        "product": "NRML" if exchange == "NFO" else "CNC",
+        "price": float(round(ltp * share)),  # whole rupees: a multiple of every tick
+        **kw,
+    }
+    result = await g.call("place_order", **arguments)
+    sent = "" if result.is_error else str(json.loads(text_of(result))["order_id"])
+    return g.last(), sent
+
+
+async def stop_on_the_future(g: Guarded, share: float = 0.98) -> str:
+    """An SL for the hedged book's whole NIFTY future (65): exactly the open quantity."""
+    trigger = float(round(await last_price(g, f"NFO:{FUT}") * share))
+    entry, order_id = await leg(
+        g, FUT, "SELL", 65, order_type="SL", trigger_price=trigger, price=trigger - 5
+    )
+    assert entry["decision"] == "allow", entry
+    return order_id
+
+
+@pytest.mark.parametrize(
+    ("structure", "first", "symbol", "quantity", "exchange", "naked"),
+    [
+        ("iron condor, call wing", None, "BANKNIFTY26DEC59900CE", 30, "NFO",
+         "BANKNIFTY up side: 30 exposed, 0 covered (NFO:BANKNIFTY26DEC59500CE)"),
+        ("iron condor, put wing", None, "BANKNIFTY26DEC58200PE", 30, "NFO",
+         "BANKNIFTY down side: 30 exposed, 0 covered (NFO:BANKNIFTY26DEC58600PE)"),
+        ("covered call", None, "RELIANCE", 500, "NSE",
+         "RELIANCE up side: 500 exposed, 0 covered (NFO:RELIANCE26DEC1600CE)"),
+        ("future hedged by a put", None, "NIFTY26D1525500PE", 65, "NFO",
+         "NIFTY down side: 65 exposed, 0 covered (NFO:NIFTY26DECFUT)"),
+        ("bull call spread", FUT, "NIFTY26D1525900CE", 65, "NFO",
+         "NIFTY up side: 65 exposed, 0 covered (NFO:NIFTY26D1526100CE)"),
+    ],
+)  # fmt: skip
+async def test_hedge_broken_fires(
+    tmp_path: Path,
+    structure: str,
+    first: str | None,
+    symbol: str,
+    quantity: int,
+    exchange: str,
+    naked: str,
+) -> None:
+    """Selling the long leg while its short is open: when it fills, the short is naked."""
+    async with guarded(tmp_path, limits=WATCH_ALONE, scenario="hedged-book") as g:
+        if first:  # the spread's other cover (the future) goes first, and may
+            assert (await leg(g, first, "SELL", 65))[0]["decision"] == "allow"
+        entry, sent = await leg(g, symbol, "SELL", quantity, exchange=exchange)
+        assert refused_by(entry, "hedge-broken") and sent == ""
+        assert f"after this write {naked}: a hedged leg is now naked" in entry["message"]
+
+
+async def test_hedge_broken_quiet(tmp_path: Path) -> None:
+    """The iron condor closed short first, then its long: never naked."""
+    async with guarded(tmp_path, limits=WATCH_ALONE, scenario="hedged-book") as g:
+        for symbol, side in (
+            ("BANKNIFTY26DEC59500CE", "BUY"),
+            ("BANKNIFTY26DEC59900CE", "SELL"),
+            ("BANKNIFTY26DEC58600PE", "BUY"),
+            ("BANKNIFTY26DEC58200PE", "SELL"),
+        ):
+            entry, sent = await leg(g, symbol, side, 30)
+            assert entry["decision"] == "allow" and sent, entry
+
+
+async def test_short_before_hedge_fires(tmp_path: Path) -> None:
+    """A new BANKNIFTY put spread: the short put while its long put still rests unfilled."""
+    async with guarded(tmp_path, limits=WATCH_ALONE, scenario="hedged-book") as g:
+        hedge, sent = await leg(g, "BANKNIFTY26DEC58100PE", "BUY", 30, share=0.9)
+        assert hedge["decision"] == "allow" and sent
+        entry, sent = await leg(g, "BANKNIFTY26DEC58400PE", "SELL", 30)
+        assert refused_by(entry, "short-before-hedge") and sent == ""
+        assert "BANKNIFTY down side: short ahead of its hedge" in entry["message"]
+
+
+async def test_short_before_hedge_quiet(tmp_path: Path) -> None:
+    """The long put filled first, then the short: allowed."""
+    async with guarded(tmp_path, limits=WATCH_ALONE, scenario="hedged-book") as g:
+        assert (await leg(g, "BANKNIFTY26DEC58100PE", "BUY", 30))[0]["decision"] == "allow"
+        entry, sent = await leg(g, "BANKNIFTY26DEC58400PE", "SELL", 30)
+        assert entry["decision"] == "allow" and sent
+
+
+async def test_over_exit_fires(tmp_path: Path) -> None:
+    """A stop and a target, each for the whole future: when one fills the other opens a
+    short."""
+    async with guarded(tmp_path, limits=WATCH_ALONE, scenario="hedged-book") as g:
+        stop = await stop_on_the_future(g)
+        entry, sent = await leg(g, FUT, "SELL", 65, share=1.02)  # the target
+        assert refused_by(entry, "over-exit") and sent == ""
+        assert (
+            f"NFO:{FUT}: exits for 130 (order {stop}, a new order) against 65 open"
+            in entry["message"]
+        )
+
+
+async def two_leg_gtt(g: Guarded, quantity: int) -> dict[str, Any]:
+    """A two-leg SELL GTT (a stop and a target) on the hedged book's future."""
+    price = await last_price(g, f"NFO:{FUT}")
+    legs = {
+        f"{edge}_{name}": value
+        for edge, at in (("lower", 0.98), ("upper", 1.02))
+        for name, value in (
+            ("trigger_value", float(round(price * at))),
+            ("limit_price", float(round(price * (at - 0.005)))),
+            ("quantity", quantity),
+        )
+    }
+    await g.call(
+        "place_gtt_order", exchange="NFO", tradingsymbol=FUT, last_price=price,
+        transaction_type="SELL", product="NRML", trigger_type="two-leg", **legs,
+    )  # fmt: skip
+    return g.last()
+
+
+async def test_over_exit_quiet(tmp_path: Path) -> None:
+    """Exits for exactly the open quantity: a stop for the whole future; or a two-leg GTT
+    (one-cancels-other: it sells once)."""
+    async with guarded(tmp_path, limits=WATCH_ALONE, scenario="hedged-book") as g:
+        await stop_on_the_future(g)
+    (tmp_path / "gtt").mkdir()
+    async with guarded(tmp_path / "gtt", limits=WATCH_ALONE, scenario="hedged-book") as g:
+        assert (await two_leg_gtt(g, 65))["decision"] == "allow"
+
+
+async def test_protection_removed_fires(tmp_path: Path) -> None:
+    """The only stop on the future cancelled, the future still open."""
+    async with guarded(tmp_path, limits=WATCH_ALONE, scenario="hedged-book") as g:
+        stop = await stop_on_the_future(g)
+        result = await g.call("cancel_order", variety="regular", order_id=stop)
+        assert result.is_error and refused_by(g.last(), "protection-removed")
+        assert f"NFO:{FUT}: 65 open, 0 of 65 still protected" in g.last()["message"]
+
+
+async def test_protection_removed_fires_for_the_gtt_on_a_holding(tmp_path: Path) -> None:
+    """The default account's two-leg GTT on its 500 ITC shares, deleted."""
+    async with guarded(tmp_path) as g:
+        (itc,) = [t for t in json.loads(text_of(await g.call("get_gtts"))) if t["condition"]
+                  ["tradingsymbol"] == "ITC"]  # fmt: skip
+        result = await g.call("delete_gtt_order", trigger_id=itc["id"])
+        assert result.is_error and refused_by(g.last(), "protection-removed")
+        assert "NSE:ITC: 500 open, 0 of 500 still protected" in g.last()["message"]
+
+
+async def test_protection_removed_quiet(tmp_path: Path) -> None:
+    """The replacement stop went in first (two stops for a moment: the person is asked about
+    that over-exit and says yes), then the old stop is cancelled: allowed."""
+    person = Person("accept")
+    async with guarded(tmp_path, limits=WATCH_ALONE, scenario="hedged-book", person=person) as g:
+        stop = await stop_on_the_future(g)
+        trigger = float(round(await last_price(g, f"NFO:{FUT}") * 0.97))
+        entry, _ = await leg(
+            g, FUT, "SELL", 65, order_type="SL", trigger_price=trigger, price=trigger - 5
+        )
+        assert entry["decision"] == "asked-accepted" and entry["limits"] == ["over-exit"]
+        result = await g.call("cancel_order", variety="regular", order_id=stop)
+        assert not result.is_error and g.last()["decision"] == "allow"
+    assert len(person.asked) == 1
