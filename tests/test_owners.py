@@ -895,3 +895,53 @@ def test_the_upstream_sign_in_and_its_tokens_are_only_in_guard_oauth() -> None:
         "the guard's upstream sign-in is set up again: use kite_skills.guard.oauth "
         "(upstream_auth; its tokens stay in MemoryTokens, in memory only)"
     )
+
+
+# ---- the watch rules both the sandbox and the guard enforce --------------------------------
+
+EXPOSURE = "kite_skills/exposure.py"
+WATCH_RULE_NAMES = ("hedge-broken", "short-before-hedge", "over-exit", "protection-removed")
+# What the four checks decide with: a function of this name is a second copy of one.
+WATCH_CHECKS = {"_hedge_broken", "_short_before_hedge", "_over_exit", "_protection_removed"}
+
+
+def test_the_four_watch_rules_are_written_only_in_exposure() -> None:
+    """The sandbox's watch and the guard's limits take the rows (name, detects, message,
+    source, check) from kite_skills/exposure.py; a second copy of a name or a check would let
+    the two judge an account differently."""
+    named = _found(lambda text: text in WATCH_RULE_NAMES, skip=frozenset({EXPOSURE}))
+    checks = [
+        _where(path, node.lineno)
+        for path in _python_files()
+        if _rel(path) != EXPOSURE
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.FunctionDef) and node.name in WATCH_CHECKS
+    ]
+    assert named + checks == [], (
+        "a watch rule the guard enforces is written again: take its row from "
+        "kite_skills/exposure.py (RULES, HEDGE_BROKEN …)"
+    )
+
+
+def test_a_kite_symbol_is_read_only_in_calc_exits() -> None:
+    """A contract's kind (FUT, CE, PE) and its underlying are read off the symbol in one place
+    (kite_skills/calc/exits.py: kind_of, underlying_name), so that exit_plan and the guard
+    group the same legs together."""
+    suffixes = {"CE", "PE", "FUT"}
+    found = [
+        _where(path, node.lineno)
+        for path in _python_files()
+        if _rel(path) != "kite_skills/calc/exits.py"
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Call)
+        and _name_of(node.func) == "endswith"
+        and any(
+            isinstance(c, ast.Constant) and c.value in suffixes
+            for a in node.args
+            for c in ast.walk(a)
+        )
+    ]
+    found += _found(lambda text: "[A-Z&-]" in text, skip=frozenset({"kite_skills/calc/exits.py"}))
+    assert found == [], (
+        "a Kite symbol is read again: ask kite_skills.calc.exits (kind_of, underlying_name)"
+    )
