@@ -108,12 +108,12 @@ def _rule(name: str, setting: str, checks: str, message: str, default: str) -> R
 def _watch_rule(row: exposure.Rule) -> Rule:
     """One of the sandbox's watch rules: its name, what it detects and its advice are
     :mod:`kite_skills.exposure`'s; the guard says what the write would leave."""
+    how = "its order as if it filled" if row is exposure.HEDGE_BROKEN else "its effect applied"
     return _rule(
         row.name,
         row.name.replace("-", "_"),
-        f"{row.detects}; judged on the account as this write would leave it (an order "
-        "as if filled for a broken hedge, as if resting for the others)",
-        f"after this write {{detail}} ({{instruments}}): {row.message}",
+        f"{row.detects} (judged before the write: {how})",
+        f"after this write, {{detail}} ({{instruments}}): {row.message}",
         "on",
     )
 

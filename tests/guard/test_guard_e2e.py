@@ -134,7 +134,7 @@ async def test_a_watch_rule_reads_the_account_by_each_generations_tools(
     async with client(guard_argv(tmp_path, *sandbox), tmp_path) as c:
         result = await c.call_tool(tool, wing)
     assert result.is_error and "[hedge-broken]" in text_of(result)
-    assert "after this write BANKNIFTY up side: 30 exposed, 0 covered" in text_of(result)
+    assert "after this write, BANKNIFTY up side: 30 exposed, 0 covered" in text_of(result)
     assert journal(tmp_path)[-1]["limits"] == ["hedge-broken"]
 
 

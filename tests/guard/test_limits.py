@@ -316,7 +316,7 @@ async def test_hedge_broken_fires(
             assert (await leg(g, first, "SELL", 65))[0]["decision"] == "allow"
         entry, sent = await leg(g, symbol, "SELL", quantity, exchange=exchange)
         assert refused_by(entry, "hedge-broken") and sent == ""
-        assert f"after this write {naked}: a hedged leg is now naked" in entry["message"]
+        assert f"after this write, {naked}: a hedged leg is now naked" in entry["message"]
 
 
 async def test_hedge_broken_quiet(tmp_path: Path) -> None:
