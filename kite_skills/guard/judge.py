@@ -3,7 +3,9 @@ A pure module: the guard reads the account through the upstream and hands it in.
 
 Three outcomes (:attr:`Verdict.decision`): ``allow``; ``ask`` the person (every limit but the
 kill switch can be passed by the person's yes, where the client can ask and the limits say
-``ask``); ``refuse``, naming each limit and its numbers. When a number the judgement needs
+``ask``); ``refuse``, naming each limit and its numbers. The sandbox's watch rules
+(:mod:`kite_skills.exposure`) are judged on the account as the upstream reports it with the
+write applied (:func:`_watch`). When a number the judgement needs
 could not be read, the write is refused with the reason (fail closed).
 """
 
@@ -100,7 +102,8 @@ class Verdict:
 
 def needs(limits: Limits, write: Write) -> frozenset[str]:
     """What must be read before :func:`judge` can decide: ``orders`` (the book), ``price``
-    (the last price of the write's instrument), ``lot`` (its lot size)."""
+    (the last price of the write's instrument), ``lot`` (its lot size); for the watch rules,
+    the :data:`BOOKS` (a cancel or a GTT delete too: it can remove a stop)."""
     if limits.kill_switch is not None:
         return frozenset()
     watching = write.action in WATCHED and bool(_watch_rules(limits))

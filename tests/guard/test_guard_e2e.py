@@ -4,6 +4,7 @@ client in both protocol eras."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import stat
@@ -136,6 +137,32 @@ async def test_a_watch_rule_reads_the_account_by_each_generations_tools(
     assert result.is_error and "[hedge-broken]" in text_of(result)
     assert "after this write, BANKNIFTY up side: 30 exposed, 0 covered" in text_of(result)
     assert journal(tmp_path)[-1]["limits"] == ["hedge-broken"]
+
+
+# How each generation lists and deletes GTTs.
+GTTS = {
+    "grouped": (("gtt", {"mode": "list"}), ("gtt", {"mode": "delete"})),
+    "legacy": (("get_gtts", {}), ("delete_gtt_order", {})),
+    "legacy-oldest": (("get_gtts", {}), ("delete_gtt_order", {})),
+}
+
+
+@pytest.mark.parametrize("generation", ["grouped", "legacy", "legacy-oldest"])
+async def test_deleting_the_only_stop_on_a_holding_is_refused_in_each_generation(
+    tmp_path: Path, generation: str
+) -> None:
+    """The default account's two-leg GTT on its 500 ITC shares: its delete is refused as
+    protection removed, the GTTs and holdings read through the generation's own tools."""
+    (list_tool, list_words), (delete_tool, delete_words) = GTTS[generation]
+    guard = guard_argv(tmp_path, *over_sandbox(tmp_path, "--tools", generation))
+    async with client(guard, tmp_path) as c:
+        listed = json.loads(text_of(await c.call_tool(list_tool, list_words)))
+        (itc,) = [t for t in listed if t["condition"]["tradingsymbol"] == "ITC"]
+        result = await c.call_tool(delete_tool, {**delete_words, "trigger_id": itc["id"]})
+        assert result.is_error and "[protection-removed]" in text_of(result)
+        assert "NSE:ITC: 500 open, 0 of 500 still protected" in text_of(result)
+        listed = json.loads(text_of(await c.call_tool(list_tool, list_words)))
+    assert [t["status"] for t in listed if t["id"] == itc["id"]] == ["active"]
 
 
 async def test_it_fails_closed_when_the_gtts_cannot_be_read(tmp_path: Path) -> None:
