@@ -5,6 +5,7 @@ with no other change; the tool docs checked against both registries."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 from typing import Any, Final
 
@@ -128,3 +129,23 @@ async def test_a_tool_added_to_the_sandboxs_registry_is_listed_and_dispatched() 
         result = await client.call_tool("zz_echo", {"word": "hi"})
     assert listed == [*GROUPED, "zz_echo"]  # by name, as the upstream lists
     assert not result.is_error and result.content[0].text == "echo hi"  # type: ignore[union-attr]
+
+
+def test_a_tools_listing_is_made_only_by_the_registry() -> None:
+    """One owner of ``tools/list``: ``ToolRegistry.listing`` (the guard relays its upstream's
+    listing, which no registry here holds). A server that builds a ``ListToolsResult`` of its
+    own would list tools its dispatch does not know, or the other way round."""
+    package = ROOT / "kite_skills"
+    allowed = {"kite_skills/mcpkit/tools.py", "kite_skills/guard/server.py"}
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                called = node.func
+                name = (
+                    called.attr if isinstance(called, ast.Attribute) else getattr(called, "id", "")
+                )
+                if name == "ListToolsResult":
+                    found.append(f"{path.relative_to(ROOT).as_posix()}:{node.lineno}")
+    strays = [f for f in found if f.rsplit(":", 1)[0] not in allowed]
+    assert strays == [], f"{strays}: list a server's tools with ToolRegistry.listing"
