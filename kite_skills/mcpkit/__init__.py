@@ -18,8 +18,9 @@ puts a :class:`HandshakeState` in its lifespan under :data:`HANDSHAKE`, appends
 ``stdio.serve``. The kit imports the SDK, pydantic, anyio and :mod:`kite_skills.display`;
 never a server, the sandbox, the store or the catalog (tests/test_imports.py).
 
-Each part that works around an SDK fault names the fault in its module's docstring, with the
-SDK's file and line or a minimal reproduction.
+Each part that works around an SDK fault names the fault where it is worked around, with the
+upstream issue where there is one; ``tests/test_sdk_faults.py`` reproduces each on the bare SDK
+and fails once an upgrade fixes it (then the workaround goes).
 """
 
 from . import stdio

@@ -5,11 +5,13 @@ The SDK (``mcp`` 2.3.0, pinned in requirements/) leaves loose what every server 
 
 - **One ``initialize`` per session.** The SDK answers every ``initialize`` and commits its
   negotiation again (``mcp/server/runner.py:201-202, 239``), re-judging the client in the middle
-  of a session. Minimal reproduction: send ``initialize`` twice on one stdio connection; without
-  :class:`SessionRules` both are answered (``tests/server/test_rules_in_process.py``).
+  of a session (python-sdk#2605). Minimal reproduction: send ``initialize`` twice on one stdio
+  connection; the bare SDK answers both (``tests/test_sdk_faults.py``), and with
+  :class:`SessionRules` the second is refused (``tests/server/test_rules_in_process.py``).
 - **A request before ``initialize``.** The SDK refuses it as "Invalid request parameters" with
   data ``""`` (``runner.py:211-213``), which names nothing to fix; :class:`SessionRules` says what
   to send first (only for a method the server serves: others keep "method not found").
+  Reproduced by ``tests/test_sdk_faults.py``, as are the errors below.
 - **Errors.** Params that do not fit get the same "Invalid request parameters", data ``""``
   (``mcp/shared/jsonrpc_dispatcher.py:104-105``), and an unexpected exception ``code 0`` on the
   handshake era (``jsonrpc_dispatcher.py:775-777``, its TODO L58: not a JSON-RPC error code);
@@ -89,7 +91,8 @@ def handshake_of(ctx: Context) -> HandshakeState | None:
 
 class SessionRules:
     """Middleware: one ``initialize`` per session, and a clear word to a request sent before
-    it (only for a method ``server`` serves: others get the SDK's "method not found")."""
+    it (only for a method ``server`` serves: others get the SDK's "method not found").
+    SDK faults: python-sdk#2605; test_a_request_before_initialize_is_refused_naming_nothing."""
 
     def __init__(self, server: Server[Any]) -> None:
         self._server = server
@@ -117,7 +120,8 @@ class SessionRules:
 
 def internal_errors(internal: str) -> Middleware:
     """Middleware: params that do not fit get -32602 naming each field (:func:`invalid_params`),
-    and unexpected exceptions -32603 saying ``internal`` (logged with their traceback)."""
+    and unexpected exceptions -32603 saying ``internal`` (logged with their traceback). SDK
+    faults: data ``""`` and ``code 0`` (its TODO L58), tests/test_sdk_faults.py."""
 
     async def middleware(ctx: Context, call_next: CallNext) -> HandlerResult:
         try:

@@ -3,22 +3,30 @@
 The SDK's stdio transport (``mcp`` 2.3.0, ``mcp/server/stdio.py:184-197``: ``async for line in
 stdin`` holds each line whole, however long, and passes a line that does not parse to the
 session as an exception, not as an answer) is replaced because of what it leaves to chance
-(each point below is reproduced by ``tests/server/test_wire_raw.py`` and
-``tests/server/test_faults.py``):
+(each point below is reproduced against the bare SDK by ``tests/test_sdk_faults.py``, with the
+upstream issue where there is one, and its fix here tested by ``tests/server/test_wire_raw.py``
+and ``tests/server/test_faults.py``):
 
 - **Every line is judged before the SDK sees it.** Not JSON → -32700; not a message, a batch,
   or a request whose id is not a string or an integer (``null``, ``1.5``, an object, an array,
-  ``true``) → -32600 with ``id: null``. The SDK takes a request with an invalid id for a
-  notification and never answers it, so the client would wait forever.
-- **A line longer than MAX_LINE_BYTES** is refused without being held in memory.
+  ``true``) → -32600 with ``id: null``. The SDK answers none of these (python-sdk#2751); it
+  takes a request with an invalid id for a notification and never answers it
+  (python-sdk#2057), so the client would wait forever.
+- **A line longer than MAX_LINE_BYTES** is refused without being held in memory (the SDK's
+  ``async for line in stdin``, ``mcp/server/stdio.py:187``, holds any line whole).
 - **At stdin EOF every request already read is answered** (a client that writes its requests
   and closes the pipe gets every reply), within EOF_GRACE_SECONDS, and then the server stops.
-  The SDK cancels whatever is in flight at EOF, so work done (a save committed) went unsaid.
+  The SDK cancels whatever is in flight at EOF, so work done (a save committed) went unsaid
+  (python-sdk#2678).
 - **Ctrl-C ends the process.** stdin is read and stdout written by daemon threads with
   ``os.read``/``os.write``, so nothing waits for a read blocked on a pipe that is still open,
   or for a write blocked on a pipe the client stopped reading; SIGINT stops serving and
-  :func:`serve` reports it (the caller exits 130).
-- **Echoed input is cut short** in every error message, whichever layer wrote it.
+  :func:`serve` reports it (the caller exits 130). The SDK's worker thread blocked on stdin
+  ignores the first Ctrl-C presses (python-sdk#3551).
+- **Echoed input is cut short** in every error message, whichever layer wrote it (the SDK's
+  "Method not found" carries the method whole in ``data``).
+- **A reply that cannot be written** (text JSON cannot carry a lone surrogate) is answered
+  -32603; the SDK's writer raises and stops the whole server.
 - **stdout belongs to the protocol.** While serving, file descriptor 1 points at stderr, so a
   stray write from any library can never corrupt the wire (the SDK transport does the same).
 """
@@ -152,11 +160,12 @@ def judge(line: bytes) -> list[SessionMessage | JSONRPCError]:
         return []  # an empty line carries nothing
     try:
         value = json.loads(text)
-    except (ValueError, RecursionError):
+    except (ValueError, RecursionError):  # python-sdk#2751: the SDK answers nothing
         return [_error(PARSE_ERROR, NOT_JSON)]
     if isinstance(value, list):
-        # MCP dropped JSON-RPC batches. Answer each request in it (a client waits for those
-        # ids), or the whole line when nothing in it can be answered by id.
+        # MCP dropped JSON-RPC batches; the SDK drops the line unanswered
+        # (tests/test_sdk_faults.py::test_a_batch_gets_no_answer). Answer each request in it (a
+        # client waits for those ids), or the whole line when nothing in it can be answered by id.
         ids = [
             m["id"]
             for m in value
@@ -167,6 +176,7 @@ def judge(line: bytes) -> list[SessionMessage | JSONRPCError]:
         return [_error(INVALID_REQUEST, f"{NOT_A_MESSAGE} (got {_kind(value)})")]
     request_id = value.get("id") if "method" in value else None  # what a reply can carry
     if "method" in value and "id" in value and not isinstance(request_id, str):
+        # python-sdk#2057: the SDK takes it for a notification and never answers it.
         if not valid_id(request_id):  # a string's only fault, a lone surrogate, is named below
             return [
                 _error(
@@ -179,7 +189,8 @@ def judge(line: bytes) -> list[SessionMessage | JSONRPCError]:
         message = jsonrpc_message_adapter.validate_json(text, by_name=False)
     except ValidationError:
         # What is wrong, named: the SDK's parser refuses every lone surrogate, and any other
-        # refusal is the shape of the message.
+        # refusal is the shape of the message. The SDK answers neither
+        # (test_a_request_holding_a_lone_surrogate_gets_no_answer).
         found = lone_surrogate(value)
         if found is not None:
             return [_not_unicode(*found, request_id)]
@@ -230,7 +241,8 @@ def _what_is_wrong(value: dict[str, Any]) -> str:
 
 
 def bounded(message: Any) -> Any:
-    """Cut an error's message and data to a sane length (they may echo input)."""
+    """Cut an error's message and data to a sane length (they may echo input: the SDK's
+    "Method not found" carries the method whole, test_an_error_echoes_the_input_whole)."""
     if not isinstance(message, JSONRPCError):
         return message
     error = message.error
@@ -248,7 +260,8 @@ def bounded(message: Any) -> Any:
 
 def _unwritable(message: Any) -> JSONRPCError | None:
     """What to send instead of a message that cannot be written: its request still gets one
-    answer; anything else is dropped (it was logged)."""
+    answer; anything else is dropped (it was logged). The SDK's writer raises instead and the
+    server stops (test_a_reply_that_cannot_be_written_as_json_ends_the_transport)."""
     request_id = getattr(message, "id", None)
     if not isinstance(message, JSONRPCResponse | JSONRPCError) or not valid_id(request_id):
         return None
@@ -446,7 +459,8 @@ async def _serve(server: Server[Any], options: Any, wire: _Wire, grace: float) -
                         await outbound.send(SessionMessage(message))
                         continue
                     await _pass_on(message)
-            # stdin ended: answer what was asked, then let the server stop.
+            # stdin ended: answer what was asked, then let the server stop (python-sdk#2678:
+            # the SDK cancels the requests in flight).
             with anyio.move_on_after(grace) as waited:
                 await outstanding.wait_empty()
             if waited.cancelled_caught:
@@ -488,6 +502,7 @@ async def _serve(server: Server[Any], options: Any, wire: _Wire, grace: float) -
                 if isinstance(inner, JSONRPCResponse | JSONRPCError) and inner.id is not None:
                     outstanding.done(inner.id)
 
+    # python-sdk#3551: the SDK's stdin worker thread ignores Ctrl-C; here SIGINT ends serving.
     async def on_sigint(tasks: anyio.abc.TaskGroup) -> None:
         nonlocal interrupted
         try:

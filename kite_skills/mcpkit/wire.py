@@ -96,5 +96,6 @@ def serve(
     handler: Callable[[Context, P], Awaitable[BaseModel | WireJSON]],
 ) -> None:
     """Serve ``method`` with a handler that answers with the SDK's model or its kept wire
-    form (the ``on_*`` constructor arguments are typed for the model alone)."""
+    form (the ``on_*`` constructor arguments are typed for the model alone:
+    tests/test_sdk_faults.py::test_on_call_tool_is_typed_for_the_model_alone)."""
     server.add_request_handler(method, params_type, handler)

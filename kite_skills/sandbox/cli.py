@@ -226,7 +226,7 @@ def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> 
     with loading_the_stack():
         from ..mcpkit import parse_excluded
         from . import sim
-        from .handlers import Generation, generation
+        from .handlers import generation
         from .server import Sandbox
     if args.scenario not in sim.scenario_names() and not Path(args.scenario).is_file():
         raise UsageError(
@@ -263,15 +263,18 @@ def _prepare_and_serve(args: argparse.Namespace, sock: socket.socket | None) -> 
         journal = journal_module.Journal(path)
     except journal_module.JournalError as exc:
         raise UsageError(str(exc)) from exc
-    tools = generation(args.tools, clock.now)
-    excluded = parse_excluded(os.environ.get("EXCLUDED_TOOLS"))
-    unknown = sorted(excluded - set(tools.handlers))
-    if unknown:
+    sandbox = Sandbox(
+        simulation,
+        clock.now,
+        generation(args.tools, clock.now),
+        journal,
+        strict=args.watch == "strict",
+        excluded=parse_excluded(os.environ.get("EXCLUDED_TOOLS")),
+    )
+    if sandbox.unknown_excluded:
         logging.getLogger("kite_skills.sandbox").warning(
-            "EXCLUDED_TOOLS names no %s tool: %s", args.tools, ", ".join(unknown)
+            "EXCLUDED_TOOLS names no %s tool: %s", args.tools, ", ".join(sandbox.unknown_excluded)
         )
-    tools = Generation(tools.name, {n: h for n, h in tools.handlers.items() if n not in excluded})
-    sandbox = Sandbox(simulation, clock.now, tools, journal, strict=args.watch == "strict")
     begun = simulation.now.strftime(AT_FORMAT)
     transport = "http" if sock is not None else "stdio"
     journal.start(

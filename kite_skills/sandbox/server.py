@@ -2,7 +2,9 @@
 protocol eras, through the kit's wire, :mod:`kite_skills.mcpkit.stdio`) or on streamable HTTP at
 127.0.0.1 behind a per-launch bearer token or, with ``--oauth``, an OAuth 2.1 sign-in
 (:mod:`.oauth`). The session rules and the error middleware are the kit's too
-(:mod:`kite_skills.mcpkit.session`), as the main server keeps them.
+(:mod:`kite_skills.mcpkit.session`), as the main server keeps them, and so is its tool
+registry: :attr:`Sandbox.tools` registers the upstream's recorded tools that have a handler,
+and ``tools/list``, the dispatch and ``EXCLUDED_TOOLS`` are read from it.
 
 Each tool call advances the simulation to the simulated clock's now, runs the handler,
 writes the journal entry, and only then answers.
@@ -28,8 +30,19 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import __version__, kite_schemas
 from ..display import clipped
-from ..mcpkit import HANDSHAKE, Context, HandshakeState, SessionRules, internal_errors
+from ..mcpkit import (
+    HANDSHAKE,
+    Context,
+    HandshakeState,
+    SessionRules,
+    ToolRegistry,
+    ToolResult,
+    ToolRun,
+    ToolSpec,
+    internal_errors,
+)
 from ..mcpkit.localhost import Door, header
+from ..mcpkit.wire import serve as serve_kept
 from . import schemas
 from .handlers import Generation, Result
 from .journal import Journal, JournalError, recorded
@@ -54,6 +67,8 @@ JOURNAL_FAILED: Final = (
 
 
 def tool_models(generation: str) -> list[types.Tool]:
+    """The upstream's tools of ``generation`` as recorded (:mod:`kite_skills.kite_schemas`):
+    name, description, JSON input schema and annotations, in its registration order."""
     tools = []
     for spec in schemas.load(generation):
         annotations = spec.get("annotations")
@@ -76,7 +91,10 @@ class Sandbox:
     After each call the simulation's watch judges the account (issue 41); what it finds, and
     what the market did meanwhile, is journalled around the call's entry. With ``strict`` a
     call whose effect would begin a watch finding is first tried on a copy of the simulation
-    and refused with the rule's message."""
+    and refused with the rule's message.
+
+    ``tools`` is the one registry of the tools served (``EXCLUDED_TOOLS``, ``excluded``,
+    already left out); ``tools/list`` and the dispatch of ``tools/call`` read it."""
 
     def __init__(
         self,
@@ -86,11 +104,20 @@ class Sandbox:
         journal: Journal | None,
         *,
         strict: bool = False,
+        excluded: frozenset[str] = frozenset(),
     ) -> None:
         self.sim = sim
         self.clock = clock
         self.generation = generation
         self.journal = journal
+        every = ToolRegistry(
+            ToolSpec(tool, self._runner(tool.name))
+            for tool in tool_models(generation.name)
+            if tool.name in generation.handlers
+        )
+        self.tools = every.excluding(excluded)
+        self.unknown_excluded = sorted(excluded - set(every.names()))
+        """The names in ``excluded`` that name no tool of this generation."""
         self.parameters = {
             spec["name"]: frozenset(spec["inputSchema"].get("properties", ()))
             for spec in schemas.load(generation.name)
@@ -106,7 +133,7 @@ class Sandbox:
         that, so nothing is done that the journal does not hold."""
         if self.journal is not None and self.journal.failure is not None:
             return Result(JOURNAL_FAILED.format(reason=self.journal.failure), True)
-        handler = self.generation.handlers.get(name)
+        handler = self.generation.handlers.get(name) if name in self.tools else None
         args = arguments if isinstance(arguments, dict) else {}
         before: list[Any] = []
         after: list[Any] = []
@@ -157,6 +184,16 @@ class Sandbox:
                     clipped(name, 64),
                 )
         return result
+
+    def _runner(self, name: str) -> ToolRun:
+        """The registry's handler of the tool ``name``: :meth:`call`, its result on the wire."""
+
+        async def run(ctx: Context, arguments: dict[str, Any]) -> types.CallToolResult:
+            result = self.call(name, _as_sent(ctx, arguments))
+            assert result is not None  # a registered tool has a handler
+            return _reply(result)
+
+        return run
 
     def _refusal(self, handler: Any, args: Any) -> tuple[Result, list[Any]] | None:
         """``--watch strict``: the call tried on a copy; the rule's refusal when it would
@@ -218,34 +255,41 @@ def unknown_tool(name: str, generation: str = "grouped") -> str:
     return f'unknown tool "{shown}"'
 
 
-def build_server(sandbox: Sandbox) -> Server[Any]:
-    # Sorted by name, as the upstream SDKs send tools/list (issue 41 §2; mcp-go v0.31.0, the
-    # oldest generation's: server/server.go:894 sort.Strings(toolNames)).
-    tools = types.ListToolsResult(
-        tools=sorted(
-            (
-                t
-                for t in tool_models(sandbox.generation.name)
-                if t.name in sandbox.generation.handlers
-            ),
-            key=lambda t: t.name,
-        )
+def _as_sent(ctx: Context, arguments: dict[str, Any]) -> dict[str, Any] | None:
+    """The call's arguments as the client sent them, which the journal keeps: None when it
+    sent none (or null), where the dispatch hands every tool a dict."""
+    if arguments or (ctx.params or {}).get("arguments") is not None:
+        return arguments
+    return None
+
+
+def _reply(result: Result) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=result.text)], is_error=result.is_error
     )
+
+
+def build_server(sandbox: Sandbox) -> Server[Any]:
+    """The SDK server over ``sandbox``: its tools are ``sandbox.tools``, nothing more."""
+    # Sorted by name (the registry's order), as the upstream SDKs send tools/list (issue 41
+    # §2; mcp-go v0.31.0, the oldest generation's: server/server.go:894 sort.Strings(toolNames)).
+    tools = sandbox.tools.listing()
 
     async def list_tools(ctx: Context, params: Any) -> types.ListToolsResult:
         return tools
 
-    async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
-        result = sandbox.call(params.name, params.arguments)
+    async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> ToolResult:
+        spec = sandbox.tools.get(params.name)
+        if spec is not None:
+            return await spec.run(ctx, dict(params.arguments or {}))
+        result = sandbox.call(params.name, params.arguments)  # journalled as unknown
         if result is None:
             raise MCPError(
                 INVALID_PARAMS,
                 unknown_tool(params.name, sandbox.generation.name),
                 {"name": clipped(params.name, 64)},
             )
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=result.text)], is_error=result.is_error
-        )
+        return _reply(result)
 
     @asynccontextmanager
     async def per_connection(server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
@@ -257,8 +301,8 @@ def build_server(sandbox: Sandbox) -> Server[Any]:
         instructions=INSTRUCTIONS,
         lifespan=per_connection,
         on_list_tools=list_tools,
-        on_call_tool=call_tool,
     )
+    serve_kept(server, "tools/call", types.CallToolRequestParams, call_tool)
     server.middleware.append(internal_errors(INTERNAL))
     server.middleware.append(SessionRules(server))
     return server

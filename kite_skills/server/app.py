@@ -81,7 +81,8 @@ def build_server(
         on_get_prompt=prompts.get_prompt,
     )
     serve_kept(server, "tools/call", types.CallToolRequestParams, handlers.call_tool)
-    # Declares the logging capability (the SDK's on_set_logging_level= warns on every start).
+    # Declares the logging capability (the SDK's on_set_logging_level= warns on every start:
+    # tests/test_sdk_faults.py::test_on_set_logging_level_warns_at_every_start).
     server.add_request_handler(
         "logging/setLevel", types.SetLevelRequestParams, handlers.set_log_level
     )
@@ -116,7 +117,8 @@ def serve_stdio(db_path: Path, environ: Mapping[str, str] = os.environ) -> int:
 def _quiet_drops(record: logging.LogRecord) -> bool:
     """Not logged: a notification the SDK drops for malformed params (``notifications/progress``
     with an object as its token). It gets no answer, as JSON-RPC wants, and no stderr line
-    either: a client could fill the log with them."""
+    either: a client could fill the log with them (the SDK logs each one:
+    tests/test_sdk_faults.py::test_each_malformed_notification_is_logged)."""
     return not str(record.msg).startswith("dropped ")
 
 

@@ -127,7 +127,8 @@ class BoundedListen:
     refuses a stream past its bound with ``-32603`` internal error, which tells the client
     nothing it can act on. Past :data:`MAX_LISTEN_STREAMS` open streams this answers
     ``-32602`` naming the limit (issue 38). It counts a stream from before the SDK's handler
-    takes it until after it let it go, so the SDK never sees more than this lets through."""
+    takes it until after it let it go, so the SDK never sees more than this lets through.
+    (tests/test_sdk_faults.py::test_a_listen_stream_past_the_bound_is_an_internal_error)"""
 
     def __init__(self, handler: ListenHandler) -> None:
         self._handler = handler

@@ -182,7 +182,8 @@ def _messages(
 
 async def legacy_cache_fields(ctx: Context, call_next: CallNext) -> HandlerResult:
     """Keep ``ttlMs``/``cacheScope`` on ``prompts/list`` in the legacy era too: the SDK sieves
-    them out of 2025-11-25 results, where extra result fields are allowed."""
+    them out of 2025-11-25 results, where extra result fields are allowed
+    (tests/test_sdk_faults.py::test_a_legacy_prompts_list_loses_its_cache_fields)."""
     result = await call_next(ctx)
     if ctx.method == "prompts/list" and isinstance(result, dict):
         for key, value in CACHE_FIELDS.items():

@@ -112,7 +112,8 @@ def client_has_skills(ctx: Context) -> bool:
 
 async def legacy_initialize_extensions(ctx: Context, call_next: CallNext) -> HandlerResult:
     """Middleware: put ``capabilities.extensions`` back into the legacy initialize result: the
-    SDK sieves it out because the 2025-11-25 schema has no such field."""
+    SDK sieves it out because the 2025-11-25 schema has no such field (modelcontextprotocol/
+    modelcontextprotocol#3364; test_a_legacy_initialize_loses_the_extensions_capability)."""
     result = await call_next(ctx)
     if ctx.method == "initialize" and isinstance(result, dict):
         capabilities = result.setdefault("capabilities", {})
