@@ -16,6 +16,7 @@ from pathlib import Path
 import kite_skills
 from kite_skills.dashboard.app import _environment
 from kite_skills.store import Store
+from kite_skills.store.desk import PersonDesk
 from kite_skills.store.lifecycle import (
     STATES,
     VIAS,
@@ -793,12 +794,58 @@ def test_the_person_verbs_are_tabled_only_in_store_verbs() -> None:
                 continue
             words = any(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in items)
             calls = any(
-                isinstance(e, ast.Attribute) and _name_of(e.value) == "human" for e in items
+                isinstance(e, ast.Attribute)
+                and (_name_of(e.value) == "human" or e.attr in DESK_METHODS)
+                for e in items
             )
             if words and calls:
                 found.append(_where(path, node.lineno))
     assert found == [], (
         "a table of the person's verbs outside kite_skills/store/verbs.py: read PERSON_VERBS"
+    )
+
+
+DESK = "kite_skills/store/desk.py"
+DESK_METHODS = frozenset(n for n in vars(PersonDesk) if not n.startswith("_"))
+DOORS = ("kite_skills/cli/common.py", "kite_skills/dashboard/app.py")
+CHECKS_NOT_WRITES = frozenset({"MAX_REASON_CHARS", "field_problems"})  # of store/human.py
+
+
+def _imports_human(node: ast.AST) -> list[str]:
+    """The names a node imports from ``store.human`` (``human`` itself for the module)."""
+    if isinstance(node, ast.Import):
+        return ["human" for a in node.names if a.name == "kite_skills.store.human"]
+    if not isinstance(node, ast.ImportFrom):
+        return []
+    module = node.module or ""
+    if module == "store" or module.endswith(".store"):
+        return [a.name for a in node.names if a.name == "human"]
+    if module == "human" or module.endswith(".store.human"):
+        return [a.name for a in node.names]
+    return []
+
+
+def test_every_write_of_a_person_goes_through_the_desk() -> None:
+    """The person's typed entry point (issue 40): outside the store, the CLI and the dashboard
+    write only through a PersonDesk (store/desk.py), opened once per door (cli/common.py,
+    dashboard/app.py): no module calls store.human's actions itself (its checks and limits,
+    which write nothing, may be imported by name) nor opens a write transaction."""
+    found = []
+    opened = []
+    for path in _outside("kite_skills/store/"):
+        for node in ast.walk(_tree(path)):
+            if set(_imports_human(node)) - CHECKS_NOT_WRITES:
+                found.append(_where(path, getattr(node, "lineno", 0)))
+            if isinstance(node, ast.Call) and _name_of(node.func) == "transaction":
+                found.append(_where(path, node.lineno))
+            if isinstance(node, ast.Call) and _name_of(node.func) == "PersonDesk":
+                opened.append(_rel(path))
+    assert found == [], (
+        "a person's write outside the desk: write through the door's PersonDesk "
+        "(kite_skills/store/desk.py; the CLI's person_desk, the dashboard's desk)"
+    )
+    assert sorted(opened) == sorted(DOORS), (
+        f"a PersonDesk is opened in {opened}: each door opens one, in {DOORS}"
     )
 
 
@@ -872,6 +919,34 @@ def test_the_read_receipt_writer_is_the_one_second_writer() -> None:
     assert found == [], (
         "a writing connection outside the store and its read-receipt writer: write through "
         "Store.transaction() (kite_skills/store/db.py)"
+    )
+
+
+AGENT = "kite_skills/store/agent.py"
+
+
+def test_the_read_receipts_have_one_writer() -> None:
+    """The read receipts' rows and their setting are written in store/receipts.py only: the
+    agent's reads through its ReceiptWriter, which only AgentView.receipt_writer (store/
+    agent.py) makes, the person's setting through its set_recording. A second writer
+    (another INSERT, DELETE or setting row, or a ReceiptWriter made elsewhere) fails here."""
+    writes = re.compile(
+        r"\b(INSERT(\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE|DELETE\s+FROM)\s+read_receipts\b"
+        r"|'read_receipts'|^read_receipts$",
+        re.IGNORECASE,
+    )
+    found = _found(writes.search, skip=frozenset({RECEIPTS}))
+    found += [
+        _where(path, node.lineno)
+        for path in _python_files()
+        if _rel(path) != AGENT
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Call) and _name_of(node.func) == "ReceiptWriter"
+    ]
+    assert found == [], (
+        "a second writer of read receipts: record them through AgentView.receipt_writer() "
+        "(kite_skills/store/receipts.py ReceiptWriter), and change the setting through the "
+        "person's desk (PersonDesk.set_read_receipts)"
     )
 
 

@@ -13,6 +13,7 @@ from kite_skills import invocation
 from kite_skills.errors import KiteError, StoreUnavailable
 from kite_skills.person import login_name
 from kite_skills.store import VIA_CLI, Skill, Store
+from kite_skills.store.desk import PersonDesk
 from kite_skills.store.lifecycle import LIVE, Action, Actor, find_rule, puts_text_in_service
 
 from . import confirm as terminal
@@ -36,6 +37,12 @@ def open_store(args: argparse.Namespace, *, create: bool = False) -> Store:
             f"agent's first skillSave or '{kite_command()} skills new' creates it"
         )
     return Store.open(path, command=kite_command())
+
+
+def person_desk(store: Store) -> PersonDesk:
+    """The person's entry point to ``store``: every write a CLI command makes goes through it,
+    audited as the CLI's, under the login name."""
+    return PersonDesk(store, via=VIA_CLI, who=person_name())
 
 
 def kite_command() -> str:

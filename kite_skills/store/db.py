@@ -37,7 +37,7 @@ from kite_skills.errors import (
 )
 from kite_skills.skill_rules import NAME_CHARS, is_skill_name
 
-from . import _failures, _search, _sql
+from . import _failures, _search, _sql, receipts
 from ._validate import (
     DEFAULT_LIMIT,
     LINE_FORBIDDEN,
@@ -835,8 +835,7 @@ class Store:
     def read_receipts_on(self) -> bool:
         """Whether the server records read receipts (the person's setting; on by default)."""
         with self._read() as conn:
-            row = conn.execute(_sql.SETTING, ("read_receipts",)).fetchone()
-        return row is None or row[0] != "off"
+            return receipts.recording(conn)
 
     def integrity_check(self) -> list[str]:
         """``PRAGMA integrity_check`` plus the FTS index check; ``[]`` when all is well."""
