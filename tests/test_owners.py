@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 
+import pytest
+
 import kite_skills
 from kite_skills.dashboard.app import _environment
 from kite_skills.store import Store
@@ -920,6 +922,86 @@ def test_the_read_receipt_writer_is_the_one_second_writer() -> None:
         "a writing connection outside the store and its read-receipt writer: write through "
         "Store.transaction() (kite_skills/store/db.py)"
     )
+
+
+def _door_files() -> list[Path]:
+    """The doors to the store: the server's user-skill adapter, the dashboard, the CLI."""
+    return [
+        p
+        for p in _python_files()
+        if _rel(p) == "kite_skills/server/user_skills.py"
+        or _rel(p).startswith(("kite_skills/dashboard/", "kite_skills/cli/"))
+    ]
+
+
+def _untyped_dispatch(tree: ast.Module, path: str) -> list[str]:
+    """Where ``tree`` hides a call from a reader: a ``Callable[..., X]``, a function returning
+    ``Any``, arguments spread (``*``/``**``) into a callable it was handed rather than one it
+    names (``run(ctx, **arguments)``, ``call(store, name, **kwargs)``), or a name looked up
+    at run time (``getattr(store, verb)``)."""
+    named = {  # what the module itself defines or imports: a call to it is followed by name
+        alias.asname or alias.name.split(".")[0]
+        for node in tree.body
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    } | {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+    found = []
+    for node in ast.walk(tree):
+        where = f"{path}:{getattr(node, 'lineno', 0)}"
+        if (
+            isinstance(node, ast.Subscript)
+            and _name_of(node.value) == "Callable"
+            and isinstance(node.slice, ast.Tuple)
+            and isinstance(node.slice.elts[0], ast.Constant)
+            and node.slice.elts[0].value is Ellipsis
+        ):
+            found.append(f"{where}: Callable[..., …]")
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and (
+            node.returns is not None and ast.unparse(node.returns) == "Any"
+        ):
+            found.append(f"{where}: {node.name} returns Any")
+        elif isinstance(node, ast.Call):
+            spread = any(k.arg is None for k in node.keywords) or any(
+                isinstance(a, ast.Starred) for a in node.args
+            )
+            if spread and isinstance(node.func, ast.Name) and node.func.id not in named:
+                found.append(f"{where}: arguments spread into {node.func.id}")
+            looked_up = isinstance(node.func, ast.Name) and node.func.id == "getattr"
+            if looked_up and len(node.args) > 1 and not isinstance(node.args[1], ast.Constant):
+                found.append(f"{where}: getattr by a name known only at run time")
+    return found
+
+
+def test_no_untyped_dispatch_between_a_door_and_the_store() -> None:
+    """Issue 40 §4: a reader follows each call from a door (the server's user-skill adapter,
+    the dashboard, the CLI) to the store by name: the agent's save to AgentView.save, the
+    person's Publish to PersonDesk.publish."""
+    found = [
+        where for path in _door_files() for where in _untyped_dispatch(_tree(path), _rel(path))
+    ]
+    assert found == [], (
+        "untyped dispatch between a door and the store: give the handler a typed signature "
+        "(a dataclass of its arguments; a Verb's run takes a PersonDesk) and call it by name"
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "async def g(run: Callable[..., Awaitable[int]], a: dict) -> int:\n"
+        "    return await run(**a)\n",
+        "def g(call: object, store: object, kwargs: dict) -> None:\n"
+        "    call(store, 'x', **kwargs)\n",
+        "def _call(self, name: str) -> Any: ...\n",
+        "def g(store: object, verb: str) -> None:\n    getattr(store, verb)()\n",
+    ],
+)
+def test_the_dispatch_scan_finds_each_untyped_seam(source: str) -> None:
+    assert _untyped_dispatch(ast.parse(source), "probe.py"), source
 
 
 AGENT = "kite_skills/store/agent.py"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from kite_skills import invocation
@@ -18,6 +19,11 @@ from kite_skills.store.lifecycle import LIVE, Action, Actor, find_rule, puts_tex
 
 from . import confirm as terminal
 from .db import db_path
+
+Handler = Callable[[argparse.Namespace], int]
+"""What a subcommand runs: its parsed arguments in, the exit status out."""
+Command = Callable[[str, str, str, Handler], argparse.ArgumentParser]
+"""Adds one subcommand of a group: its name, help, example and what it runs."""
 
 
 class Refused(KiteError):

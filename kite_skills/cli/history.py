@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-from collections.abc import Callable
 from typing import Any
 
 from kite_skills.cli.db import add_db_option, db_parent
@@ -21,6 +20,7 @@ from kite_skills.store.lifecycle import Action, puts_text_in_service
 from kite_skills.store.records import short_revision
 
 from .common import (
+    Command,
     colour,
     confirm,
     confirm_in_service,
@@ -29,8 +29,6 @@ from .common import (
     paint,
     person_desk,
 )
-
-Command = Callable[[str, str, str, Callable[[argparse.Namespace], int]], Any]
 
 
 def _t(text: str) -> str:

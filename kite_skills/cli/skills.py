@@ -24,6 +24,8 @@ from typing import Any, Final
 from kite_skills.cli import common
 from kite_skills.cli import confirm as cli_confirm
 from kite_skills.cli.common import (
+    Command,
+    Handler,
     Refused,
     ask,
     ask_text,
@@ -689,8 +691,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parent = db_parent()  # also accepted after the subcommand ("skills list --db PATH")
     sub = skills.add_subparsers(dest="skills_command", metavar="COMMAND", required=True)
 
-    def command(name: str, help_text: str, example: str, run: Callable[..., int]) -> Any:
-        p = sub.add_parser(
+    def command(name: str, help_text: str, example: str, run: Handler) -> argparse.ArgumentParser:
+        p: argparse.ArgumentParser = sub.add_parser(
             name,
             help=help_text,
             formatter_class=fmt,
@@ -704,10 +706,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     _register_reviewing(command)
     _register_writing(command)
     _register_records(command)
-
-
-Command = Callable[[str, str, str, Callable[..., int]], Any]
-"""Adds one ``skills`` subcommand: its name, help, example and what it runs."""
 
 
 def _register_reading(command: Command) -> None:

@@ -30,6 +30,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp
 
 from kite_skills.catalog import hidden_constructs
 from kite_skills.display import count_hidden, text_size, visible
@@ -450,7 +451,7 @@ class Dashboard:
         )
 
 
-def build_app(store: Store, door: Door, guard_files: GuardFiles | None = None) -> Any:
+def build_app(store: Store, door: Door, guard_files: GuardFiles | None = None) -> ASGIApp:
     """The dashboard as an ASGI app, behind :func:`.security.guard`; its Guard page shows
     ``guard_files`` (default: the guard's own default files)."""
     d = Dashboard(store, door)
