@@ -214,7 +214,7 @@ def test_the_short_revision_is_cut_only_in_records() -> None:
     and the dashboard ask records.short_revision (the dashboard's markup, with the whole id on
     hover and copy, is render.revision_html); no module or template cuts one itself."""
     owner = "kite_skills/store/records.py"
-    cut = re.compile(r"(rev\w*|revision|seen|now)\)?\s*\[\s*:")
+    cut = re.compile(r"(rev\w*|revision|seen|now)\)?\s*\[\s*:|\[\s*:\s*SHORT_REVISION_CHARS")
     python = [
         f"{_rel(path)}:{number}"
         for path in _python_files()
@@ -365,8 +365,42 @@ def test_messages_in_the_store_ask_the_store_for_the_command() -> None:
     ``{kite}`` of the lifecycle's messages): 'python3 kite-skills.pyz skills …' when that is
     how it runs, never a hard-coded 'kite-skills skills …'."""
     store = [p for p in _python_files() if _rel(p).startswith("kite_skills/store/")]
-    found = _found(lambda text: "kite-skills skills" in text, files=store)
-    assert found == [], "a store message names 'kite-skills skills' itself: use store.command"
+    commands = "|".join(sorted(_cli_commands()))
+    # "their kite-skills dashboard" names the page, not a command
+    names_one = re.compile(rf"(?<!their )(?<!the )kite-skills ({commands})\b")
+    found = _found(names_one.search, files=store)
+    # and no default of its own: a store opened without a command says invocation.NAME
+    found += [
+        _where(path, default.lineno)
+        for path in store
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.arguments)
+        for arg, default in _defaults(node)
+        if arg.arg in ("command", "kite") and isinstance(default, ast.Constant)
+    ]
+    assert found == [], (
+        "a store message names a kite-skills command itself: use store.command (the command "
+        "kite_skills.invocation says started this program)"
+    )
+
+
+def _defaults(node: ast.arguments) -> list[tuple[ast.arg, ast.expr]]:
+    """Each parameter that has a default, with it."""
+    positional = [*node.posonlyargs, *node.args]
+    given = zip(positional[len(positional) - len(node.defaults) :], node.defaults, strict=True)
+    keywords = zip(node.kwonlyargs, node.kw_defaults, strict=True)
+    return [*given, *((a, d) for a, d in keywords if d is not None)]
+
+
+def _cli_commands() -> set[str]:
+    """The top-level commands of ``kite-skills`` (skills, dashboard, settings, doctor …)."""
+    from kite_skills.cli import build_parser
+
+    return {
+        name
+        for action in build_parser()._subparsers._group_actions  # type: ignore[union-attr]
+        for name in getattr(action, "choices", None) or ()
+    }
 
 
 def test_the_audit_log_is_filtered_by_via_in_sql_only() -> None:
