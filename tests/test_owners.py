@@ -13,9 +13,12 @@ from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 
+import pytest
+
 import kite_skills
 from kite_skills.dashboard.app import _environment
 from kite_skills.store import Store
+from kite_skills.store.desk import PersonDesk
 from kite_skills.store.lifecycle import (
     STATES,
     VIAS,
@@ -211,7 +214,7 @@ def test_the_short_revision_is_cut_only_in_records() -> None:
     and the dashboard ask records.short_revision (the dashboard's markup, with the whole id on
     hover and copy, is render.revision_html); no module or template cuts one itself."""
     owner = "kite_skills/store/records.py"
-    cut = re.compile(r"(rev\w*|revision|seen|now)\)?\s*\[\s*:")
+    cut = re.compile(r"(rev\w*|revision|seen|now)\)?\s*\[\s*:|\[\s*:\s*SHORT_REVISION_CHARS")
     python = [
         f"{_rel(path)}:{number}"
         for path in _python_files()
@@ -362,8 +365,42 @@ def test_messages_in_the_store_ask_the_store_for_the_command() -> None:
     ``{kite}`` of the lifecycle's messages): 'python3 kite-skills.pyz skills …' when that is
     how it runs, never a hard-coded 'kite-skills skills …'."""
     store = [p for p in _python_files() if _rel(p).startswith("kite_skills/store/")]
-    found = _found(lambda text: "kite-skills skills" in text, files=store)
-    assert found == [], "a store message names 'kite-skills skills' itself: use store.command"
+    commands = "|".join(sorted(_cli_commands()))
+    # "their kite-skills dashboard" names the page, not a command
+    names_one = re.compile(rf"(?<!their )(?<!the )kite-skills ({commands})\b")
+    found = _found(names_one.search, files=store)
+    # and no default of its own: a store opened without a command says invocation.NAME
+    found += [
+        _where(path, default.lineno)
+        for path in store
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.arguments)
+        for arg, default in _defaults(node)
+        if arg.arg in ("command", "kite") and isinstance(default, ast.Constant)
+    ]
+    assert found == [], (
+        "a store message names a kite-skills command itself: use store.command (the command "
+        "kite_skills.invocation says started this program)"
+    )
+
+
+def _defaults(node: ast.arguments) -> list[tuple[ast.arg, ast.expr]]:
+    """Each parameter that has a default, with it."""
+    positional = [*node.posonlyargs, *node.args]
+    given = zip(positional[len(positional) - len(node.defaults) :], node.defaults, strict=True)
+    keywords = zip(node.kwonlyargs, node.kw_defaults, strict=True)
+    return [*given, *((a, d) for a, d in keywords if d is not None)]
+
+
+def _cli_commands() -> set[str]:
+    """The top-level commands of ``kite-skills`` (skills, dashboard, settings, doctor …)."""
+    from kite_skills.cli import build_parser
+
+    return {
+        name
+        for action in build_parser()._subparsers._group_actions  # type: ignore[union-attr]
+        for name in getattr(action, "choices", None) or ()
+    }
 
 
 def test_the_audit_log_is_filtered_by_via_in_sql_only() -> None:
@@ -793,12 +830,58 @@ def test_the_person_verbs_are_tabled_only_in_store_verbs() -> None:
                 continue
             words = any(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in items)
             calls = any(
-                isinstance(e, ast.Attribute) and _name_of(e.value) == "human" for e in items
+                isinstance(e, ast.Attribute)
+                and (_name_of(e.value) == "human" or e.attr in DESK_METHODS)
+                for e in items
             )
             if words and calls:
                 found.append(_where(path, node.lineno))
     assert found == [], (
         "a table of the person's verbs outside kite_skills/store/verbs.py: read PERSON_VERBS"
+    )
+
+
+DESK = "kite_skills/store/desk.py"
+DESK_METHODS = frozenset(n for n in vars(PersonDesk) if not n.startswith("_"))
+DOORS = ("kite_skills/cli/common.py", "kite_skills/dashboard/app.py")
+CHECKS_NOT_WRITES = frozenset({"MAX_REASON_CHARS", "field_problems"})  # of store/human.py
+
+
+def _imports_human(node: ast.AST) -> list[str]:
+    """The names a node imports from ``store.human`` (``human`` itself for the module)."""
+    if isinstance(node, ast.Import):
+        return ["human" for a in node.names if a.name == "kite_skills.store.human"]
+    if not isinstance(node, ast.ImportFrom):
+        return []
+    module = node.module or ""
+    if module == "store" or module.endswith(".store"):
+        return [a.name for a in node.names if a.name == "human"]
+    if module == "human" or module.endswith(".store.human"):
+        return [a.name for a in node.names]
+    return []
+
+
+def test_every_write_of_a_person_goes_through_the_desk() -> None:
+    """The person's typed entry point (issue 40): outside the store, the CLI and the dashboard
+    write only through a PersonDesk (store/desk.py), opened once per door (cli/common.py,
+    dashboard/app.py): no module calls store.human's actions itself (its checks and limits,
+    which write nothing, may be imported by name) nor opens a write transaction."""
+    found = []
+    opened = []
+    for path in _outside("kite_skills/store/"):
+        for node in ast.walk(_tree(path)):
+            if set(_imports_human(node)) - CHECKS_NOT_WRITES:
+                found.append(_where(path, getattr(node, "lineno", 0)))
+            if isinstance(node, ast.Call) and _name_of(node.func) == "transaction":
+                found.append(_where(path, node.lineno))
+            if isinstance(node, ast.Call) and _name_of(node.func) == "PersonDesk":
+                opened.append(_rel(path))
+    assert found == [], (
+        "a person's write outside the desk: write through the door's PersonDesk "
+        "(kite_skills/store/desk.py; the CLI's person_desk, the dashboard's desk)"
+    )
+    assert sorted(opened) == sorted(DOORS), (
+        f"a PersonDesk is opened in {opened}: each door opens one, in {DOORS}"
     )
 
 
@@ -872,6 +955,114 @@ def test_the_read_receipt_writer_is_the_one_second_writer() -> None:
     assert found == [], (
         "a writing connection outside the store and its read-receipt writer: write through "
         "Store.transaction() (kite_skills/store/db.py)"
+    )
+
+
+def _door_files() -> list[Path]:
+    """The doors to the store: the server's user-skill adapter, the dashboard, the CLI."""
+    return [
+        p
+        for p in _python_files()
+        if _rel(p) == "kite_skills/server/user_skills.py"
+        or _rel(p).startswith(("kite_skills/dashboard/", "kite_skills/cli/"))
+    ]
+
+
+def _untyped_dispatch(tree: ast.Module, path: str) -> list[str]:
+    """Where ``tree`` hides a call from a reader: a ``Callable[..., X]``, a function returning
+    ``Any``, arguments spread (``*``/``**``) into a callable it was handed rather than one it
+    names (``run(ctx, **arguments)``, ``call(store, name, **kwargs)``), or a name looked up
+    at run time (``getattr(store, verb)``)."""
+    named = {  # what the module itself defines or imports: a call to it is followed by name
+        alias.asname or alias.name.split(".")[0]
+        for node in tree.body
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    } | {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+    found = []
+    for node in ast.walk(tree):
+        where = f"{path}:{getattr(node, 'lineno', 0)}"
+        if (
+            isinstance(node, ast.Subscript)
+            and _name_of(node.value) == "Callable"
+            and isinstance(node.slice, ast.Tuple)
+            and isinstance(node.slice.elts[0], ast.Constant)
+            and node.slice.elts[0].value is Ellipsis
+        ):
+            found.append(f"{where}: Callable[..., …]")
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and (
+            node.returns is not None and ast.unparse(node.returns) == "Any"
+        ):
+            found.append(f"{where}: {node.name} returns Any")
+        elif isinstance(node, ast.Call):
+            spread = any(k.arg is None for k in node.keywords) or any(
+                isinstance(a, ast.Starred) for a in node.args
+            )
+            if spread and isinstance(node.func, ast.Name) and node.func.id not in named:
+                found.append(f"{where}: arguments spread into {node.func.id}")
+            looked_up = isinstance(node.func, ast.Name) and node.func.id == "getattr"
+            if looked_up and len(node.args) > 1 and not isinstance(node.args[1], ast.Constant):
+                found.append(f"{where}: getattr by a name known only at run time")
+    return found
+
+
+def test_no_untyped_dispatch_between_a_door_and_the_store() -> None:
+    """Issue 40 §4: a reader follows each call from a door (the server's user-skill adapter,
+    the dashboard, the CLI) to the store by name: the agent's save to AgentView.save, the
+    person's Publish to PersonDesk.publish."""
+    found = [
+        where for path in _door_files() for where in _untyped_dispatch(_tree(path), _rel(path))
+    ]
+    assert found == [], (
+        "untyped dispatch between a door and the store: give the handler a typed signature "
+        "(a dataclass of its arguments; a Verb's run takes a PersonDesk) and call it by name"
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "async def g(run: Callable[..., Awaitable[int]], a: dict) -> int:\n"
+        "    return await run(**a)\n",
+        "def g(call: object, store: object, kwargs: dict) -> None:\n"
+        "    call(store, 'x', **kwargs)\n",
+        "def _call(self, name: str) -> Any: ...\n",
+        "def g(store: object, verb: str) -> None:\n    getattr(store, verb)()\n",
+    ],
+)
+def test_the_dispatch_scan_finds_each_untyped_seam(source: str) -> None:
+    assert _untyped_dispatch(ast.parse(source), "probe.py"), source
+
+
+AGENT = "kite_skills/store/agent.py"
+
+
+def test_the_read_receipts_have_one_writer() -> None:
+    """The read receipts' rows and their setting are written in store/receipts.py only: the
+    agent's reads through its ReceiptWriter, which only AgentView.receipt_writer (store/
+    agent.py) makes, the person's setting through its set_recording. A second writer
+    (another INSERT, DELETE or setting row, or a ReceiptWriter made elsewhere) fails here."""
+    writes = re.compile(
+        r"\b(INSERT(\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE|DELETE\s+FROM)\s+read_receipts\b"
+        r"|'read_receipts'|^read_receipts$",
+        re.IGNORECASE,
+    )
+    found = _found(writes.search, skip=frozenset({RECEIPTS}))
+    found += [
+        _where(path, node.lineno)
+        for path in _python_files()
+        if _rel(path) != AGENT
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Call) and _name_of(node.func) == "ReceiptWriter"
+    ]
+    assert found == [], (
+        "a second writer of read receipts: record them through AgentView.receipt_writer() "
+        "(kite_skills/store/receipts.py ReceiptWriter), and change the setting through the "
+        "person's desk (PersonDesk.set_read_receipts)"
     )
 
 

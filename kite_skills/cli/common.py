@@ -7,16 +7,23 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from kite_skills import invocation
 from kite_skills.errors import KiteError, StoreUnavailable
 from kite_skills.person import login_name
 from kite_skills.store import VIA_CLI, Skill, Store
+from kite_skills.store.desk import PersonDesk
 from kite_skills.store.lifecycle import LIVE, Action, Actor, find_rule, puts_text_in_service
 
 from . import confirm as terminal
 from .db import db_path
+
+Handler = Callable[[argparse.Namespace], int]
+"""What a subcommand runs: its parsed arguments in, the exit status out."""
+Command = Callable[[str, str, str, Handler], argparse.ArgumentParser]
+"""Adds one subcommand of a group: its name, help, example and what it runs."""
 
 
 class Refused(KiteError):
@@ -36,6 +43,12 @@ def open_store(args: argparse.Namespace, *, create: bool = False) -> Store:
             f"agent's first skillSave or '{kite_command()} skills new' creates it"
         )
     return Store.open(path, command=kite_command())
+
+
+def person_desk(store: Store) -> PersonDesk:
+    """The person's entry point to ``store``: every write a CLI command makes goes through it,
+    audited as the CLI's, under the login name."""
+    return PersonDesk(store, via=VIA_CLI, who=person_name())
 
 
 def kite_command() -> str:

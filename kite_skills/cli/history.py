@@ -10,26 +10,25 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-from collections.abc import Callable
 from typing import Any
 
 from kite_skills.cli.db import add_db_option, db_parent
 from kite_skills.display import for_terminal, local_time
-from kite_skills.store import VIA_CLI, PastText, ReadReceipt, Skill, human
+from kite_skills.store import PastText, ReadReceipt, Skill
+from kite_skills.store.human import MAX_REASON_CHARS
 from kite_skills.store.lifecycle import Action, puts_text_in_service
 from kite_skills.store.records import short_revision
 
 from .common import (
+    Command,
     colour,
     confirm,
     confirm_in_service,
     kite_command,
     open_store,
     paint,
-    person_name,
+    person_desk,
 )
-
-Command = Callable[[str, str, str, Callable[[argparse.Namespace], int]], Any]
 
 
 def _t(text: str) -> str:
@@ -38,9 +37,7 @@ def _t(text: str) -> str:
 
 def _reject(args: argparse.Namespace) -> int:
     with open_store(args) as store:
-        result = human.reject_revision(
-            store, args.name, via=VIA_CLI, who=person_name(), reason=args.reason or ""
-        )
+        result = person_desk(store).reject_revision(args.name, reason=args.reason or "")
     print(result.message)
     return 0
 
@@ -151,7 +148,7 @@ def _revert(args: argparse.Namespace) -> int:
                 f"make text #{text.id} (revision {text.revision}) the text of "
                 f"{for_terminal(repr(args.name))} ({current.status})?",
             )
-        result = human.revert(store, args.name, text_id=args.id, via=VIA_CLI, who=person_name())
+        result = person_desk(store).revert(args.name, text_id=args.id)
     print(result.message)
     return 0
 
@@ -188,7 +185,7 @@ def register(command: Command) -> None:
     p.add_argument(
         "--reason",
         metavar="TEXT",
-        help=f"why, in a few sentences (up to {human.MAX_REASON_CHARS} characters)",
+        help=f"why, in a few sentences (up to {MAX_REASON_CHARS} characters)",
     )
     p = command(
         "history",
@@ -234,7 +231,7 @@ def register(command: Command) -> None:
 
 def _settings(args: argparse.Namespace) -> int:
     with open_store(args, create=True) as store:
-        print(human.set_read_receipts(store, args.value == "on"))
+        print(person_desk(store).set_read_receipts(args.value == "on"))
     return 0
 
 

@@ -956,6 +956,20 @@ def _beside(
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``setup``, ``doctor``, ``prune`` and ``uninstall`` to the main parser's
     subparsers."""
+    _register_setup(subparsers)
+    doctor_parser = subparsers.add_parser(
+        "doctor",
+        help="show the interpreter, this file's platforms, its unpacked copies, the store and "
+        "which MCP clients start it, then what to fix (exit 1 when the store cannot be read, "
+        "or a client's config cannot be read or starts an interpreter or file that is gone)",
+        epilog="Example: kite-skills doctor",
+    )
+    add_db_option(doctor_parser)
+    doctor_parser.set_defaults(run=_run_doctor)
+    copies.register(subparsers, _doctor_entries, {c.title: c.name for c in CLIENTS.values()})
+
+
+def _register_setup(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     setup = subparsers.add_parser(
         "setup",
         help="print (or --write, --remove) the config that starts this file from an MCP client",
@@ -1011,16 +1025,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     add_db_option(setup)
     setup.set_defaults(run=_run_setup)
-    doctor_parser = subparsers.add_parser(
-        "doctor",
-        help="show the interpreter, this file's platforms, its unpacked copies, the store and "
-        "which MCP clients start it, then what to fix (exit 1 when the store cannot be read, "
-        "or a client's config cannot be read or starts an interpreter or file that is gone)",
-        epilog="Example: kite-skills doctor",
-    )
-    add_db_option(doctor_parser)
-    doctor_parser.set_defaults(run=_run_doctor)
-    copies.register(subparsers, _doctor_entries, {c.title: c.name for c in CLIENTS.values()})
 
 
 def _doctor_entries() -> list[doctor.Entry]:

@@ -24,6 +24,8 @@ from typing import Any, Final
 from kite_skills.cli import common
 from kite_skills.cli import confirm as cli_confirm
 from kite_skills.cli.common import (
+    Command,
+    Handler,
     Refused,
     ask,
     ask_text,
@@ -33,7 +35,7 @@ from kite_skills.cli.common import (
     kite_command,
     open_store,
     paint,
-    person_name,
+    person_desk,
 )
 from kite_skills.cli.db import add_db_option, db_named, db_parent, db_path
 from kite_skills.display import (
@@ -52,14 +54,12 @@ from kite_skills.rtl import lines_with_rtl, rtl_runs
 from kite_skills.store import (
     DEFAULT_LIMIT,
     MAX_LIMIT,
-    VIA_CLI,
     VIAS,
     AuditEntry,
     Author,
     Skill,
     SkillSummary,
     Store,
-    human,
 )
 from kite_skills.store.lifecycle import (
     STATES,
@@ -431,10 +431,11 @@ def _reviewed(
     action = person_verb.action
     verb, proposed = action.value, action is Action.ACCEPT
     with open_store(args) as store:
+        desk = person_desk(store)
         rev = args.rev
         skill = store.get(args.name)
         if rev is not None:  # a prefix is expanded to the full id, or refused
-            rev = human.resolve_revision(store, args.name, rev, proposed=proposed)
+            rev = desk.resolve_revision(args.name, rev, proposed=proposed)
         else:
             if not common.interactive():
                 raise Refused(
@@ -449,10 +450,9 @@ def _reviewed(
                 ask(f"\n{verb} revision {rev} of '{args.name}'? [y/N] ") != "y"
             ):
                 raise Refused(f"did not {verb} '{args.name}'; nothing changed")
-        human.check_reviewed(store, args.name, rev, proposed=proposed)
+        desk.check_reviewed(args.name, rev, proposed=proposed)
         confirm_in_service(action, skill, f"revision {rev}")
-        asked = Asked(VIA_CLI, person_name(), rev=rev)
-        print(person_verb.run(store, args.name, asked).message)
+        print(person_verb.run(desk, args.name, Asked(rev=rev)).message)
     return 0
 
 
@@ -473,7 +473,7 @@ def _plain_verb(verb: Verb) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         with open_store(args) as store:
             confirm_in_service(verb.action, store.get(args.name), "")
-            print(verb.run(store, args.name, Asked(VIA_CLI, person_name())).message)
+            print(verb.run(person_desk(store), args.name, Asked()).message)
         return 0
 
     return run
@@ -491,14 +491,14 @@ def _delete(args: argparse.Namespace) -> int:
         except UnreadableSkill:  # written by another tool: deleting it is the way out
             what = "a row kite-skills cannot read"
         confirm(args, f"delete {for_terminal(repr(args.name))} ({what})?")
-        print(for_terminal(human.delete(store, args.name, via=VIA_CLI, who=person_name()).message))
+        print(for_terminal(person_desk(store).delete(args.name).message))
     return 0
 
 
 def _purge(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         confirm(args, f"forget every text the deleted skill {for_terminal(repr(args.name))} had?")
-        print(human.purge(store, args.name, via=VIA_CLI, who=person_name()).message)
+        print(person_desk(store).purge(args.name).message)
     return 0
 
 
@@ -532,20 +532,14 @@ def _editor(initial: str, suffix: str = ".md") -> str:
 def _new(args: argparse.Namespace) -> int:
     body = _read_file(args.body_file) if args.body_file else _editor("# " + args.name + "\n\n")
     with open_store(args, create=True) as store:
-        result = human.create(
-            store,
-            args.name,
-            description=args.description,
-            body=body,
-            via=VIA_CLI,
-            who=person_name(),
-        )
+        result = person_desk(store).create(args.name, description=args.description, body=body)
     print(result.message)
     return 0
 
 
 def _edit(args: argparse.Namespace) -> int:
     with open_store(args) as store:
+        desk = person_desk(store)
         current = store.get(args.name)
         description = args.description
         if args.body_file or description is not None:
@@ -555,23 +549,15 @@ def _edit(args: argparse.Namespace) -> int:
                     f"{current.revision}, as '{kite_command()} skills show {args.name}' prints); "
                     "nothing changed"
                 )
-            rev = human.resolve_revision(store, args.name, args.rev, proposed=False)
+            rev = desk.resolve_revision(args.name, args.rev, proposed=False)
             body = _read_file(args.body_file) if args.body_file else None
         else:  # $EDITOR: the revision it opened is the one this edit starts from
             rev = current.revision
             if args.rev is not None:  # and it must be the one the person named
-                rev = human.resolve_revision(store, args.name, args.rev, proposed=False)
+                rev = desk.resolve_revision(args.name, args.rev, proposed=False)
             body = _editor(current.body)
         confirm_in_service(Action.EDIT, current, "with your new text")
-        result = human.edit(
-            store,
-            args.name,
-            rev=rev,
-            description=description,
-            body=body,
-            via=VIA_CLI,
-            who=person_name(),
-        )
+        result = desk.edit(args.name, rev=rev, description=description, body=body)
     print(result.message)
     return 0
 
@@ -601,7 +587,7 @@ def _import(args: argparse.Namespace) -> int:
             what = "straight into service (live): agents will read it"
             cli_confirm.confirm("import", name, what, kite=kite_command())
     with open_store(args, create=True) as store:
-        count = human.import_skills(store, skills, live=args.live, via=VIA_CLI, who=person_name())
+        count = person_desk(store).import_skills(skills, live=args.live)
     state = "live" if args.live else "draft(s); publish each after review"
     print(f"imported {count} skill(s) as {state}")
     return 0
@@ -637,7 +623,7 @@ _REVIEW_OUTCOMES = ("published", "accepted", "rejected", "deleted", "skipped")
 
 def _review_one(store: Store, skill: Skill) -> str:
     """Show one waiting skill, ask what to do, do it; returns what was done (or ``quit``)."""
-    who = person_name()
+    desk = person_desk(store)
     allowed = person_actions(skill.status, **skill.facts)
     if skill.proposed is not None:  # the revision waits: decide it
         print(_diff(skill, coloured=colour()))
@@ -655,20 +641,20 @@ def _review_one(store: Store, skill: Skill) -> str:
         return "quit"
     if answer == "a" and Action.ACCEPT in offered and skill.proposed is not None:
         rev = skill.proposed.revision
-        print(human.accept_revision(store, skill.name, rev=rev, via=VIA_CLI, who=who).message)
+        print(desk.accept_revision(skill.name, rev=rev).message)
         return "accepted"
     if answer == "r" and Action.REJECT in offered:
         reason = ask_text("why (optional; the agent's next save is told)? ")
-        print(human.reject_revision(store, skill.name, via=VIA_CLI, who=who, reason=reason).message)
+        print(desk.reject_revision(skill.name, reason=reason).message)
         return "rejected"
     if answer == "p" and Action.PUBLISH in offered:
         rev = skill.revision
-        print(human.publish(store, skill.name, rev=rev, via=VIA_CLI, who=who).message)
+        print(desk.publish(skill.name, rev=rev).message)
         return "published"
     if answer == "d" and Action.DELETE in offered:
         what = f"{skill.status}; its audit history stays"
         if ask(f"delete {for_terminal(repr(skill.name))} ({what})? [y/N] ") == "y":
-            print(for_terminal(human.delete(store, skill.name, via=VIA_CLI, who=who).message))
+            print(for_terminal(desk.delete(skill.name).message))
             return "deleted"
     return "skipped"
 
@@ -705,8 +691,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parent = db_parent()  # also accepted after the subcommand ("skills list --db PATH")
     sub = skills.add_subparsers(dest="skills_command", metavar="COMMAND", required=True)
 
-    def command(name: str, help_text: str, example: str, run: Callable[..., int]) -> Any:
-        p = sub.add_parser(
+    def command(name: str, help_text: str, example: str, run: Handler) -> argparse.ArgumentParser:
+        p: argparse.ArgumentParser = sub.add_parser(
             name,
             help=help_text,
             formatter_class=fmt,
@@ -720,10 +706,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     _register_reviewing(command)
     _register_writing(command)
     _register_records(command)
-
-
-Command = Callable[[str, str, str, Callable[..., int]], Any]
-"""Adds one ``skills`` subcommand: its name, help, example and what it runs."""
 
 
 def _register_reading(command: Command) -> None:

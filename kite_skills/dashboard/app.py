@@ -1,8 +1,8 @@
 """The dashboard's pages: one routing table, server-rendered HTML, no script.
 
 Every state change is a POST carrying the session's CSRF token (and, for publish and accept,
-the revision id the page showed); GET never changes anything. Actions go through
-:mod:`kite_skills.store.human` with ``via="dashboard"``.
+the revision id the page showed); GET never changes anything. Every write goes through the
+person's desk (:class:`kite_skills.store.desk.PersonDesk`, opened with ``via="dashboard"``).
 
 Handlers are plain functions run in a worker thread (:func:`_off_loop` reads a POSTed form
 first), so a store that waits (busy, slow disk) never stalls the event loop. A store error
@@ -30,6 +30,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp
 
 from kite_skills.catalog import hidden_constructs
 from kite_skills.display import count_hidden, text_size, visible
@@ -47,7 +48,9 @@ from kite_skills.guard import limits as guard_limits
 from kite_skills.look_alikes import LOOK_ALIKE_RULE, is_new_draft, look_alikes
 from kite_skills.os_dirs import home
 from kite_skills.skill_rules import NAME_CHARS
-from kite_skills.store import VIA_DASHBOARD, VIAS, AuditEntry, Skill, Store, human
+from kite_skills.store import VIA_DASHBOARD, VIAS, AuditEntry, Skill, Store
+from kite_skills.store.desk import PersonDesk
+from kite_skills.store.human import MAX_REASON_CHARS, field_problems
 from kite_skills.store.lifecycle import (
     ARCHIVED,
     LIVE,
@@ -93,7 +96,7 @@ def _environment() -> Environment:
     env.globals["LIVE"] = LIVE
     env.globals["VIAS"] = VIAS
     env.globals["NAME_CHARS"] = NAME_CHARS
-    env.globals["MAX_REASON_CHARS"] = human.MAX_REASON_CHARS
+    env.globals["MAX_REASON_CHARS"] = MAX_REASON_CHARS
     env.globals["GUARD_REASON_CHARS"] = guard_limits.MAX_REASON_CHARS
     env.globals["LOOK_ALIKE_RULE"] = LOOK_ALIKE_RULE
     return env
@@ -177,7 +180,8 @@ class Dashboard:
     """Pages over one open store."""
 
     def __init__(self, store: Store, door: Door) -> None:
-        self.store = store
+        self.store = store  # what the pages read
+        self.desk = PersonDesk(store, via=VIA_DASHBOARD, who=person())  # every write
         self.door = door
         self.env = _environment()
         self._flash: dict[str, str] = {}
@@ -305,13 +309,11 @@ class Dashboard:
         if verb.asks_first and form.get("confirm") != "yes":
             return RedirectResponse(f"/skills/{name}/{action}", status_code=303)
         asked = Asked(
-            via=VIA_DASHBOARD,
-            who=person(),
             rev=form.get("rev", "") if verb.needs.names_a_revision else "",
             reason=form.get("reason", "") if verb.needs is Needs.REASON else "",
         )
         try:
-            result = verb.run(self.store, name, asked)
+            result = verb.run(self.desk, name, asked)
         except StaleRevision as exc:
             skill = self.skill_or_404(name)
             stale = self.stale(skill, action, form, exc)
@@ -323,7 +325,7 @@ class Dashboard:
             raise HTTPException(404, str(exc)) from exc
         message = result.message
         if action == "delete" and form.get("purge") == "yes":  # and forget what it kept
-            message += "; " + human.purge(self.store, name, via=VIA_DASHBOARD, who=person()).message
+            message += "; " + self.desk.purge(name).message
         where = "/skills" if action == "delete" else skill_url(name)
         if action in ("publish", "accept"):  # on to the next thing to review, if any
             after = [w.skill.name for w in self.store.waiting() if w.skill.name != name]
@@ -348,16 +350,11 @@ class Dashboard:
         if request.method == "POST":
             form = self.form(request)
             values = {k: form.get(k, "") for k in values}
-            problems = human.field_problems(values["name"], values["description"], values["body"])
+            problems = field_problems(values["name"], values["description"], values["body"])
             if not problems:
                 try:
-                    result = human.create(
-                        self.store,
-                        values["name"],
-                        description=values["description"],
-                        body=values["body"],
-                        via=VIA_DASHBOARD,
-                        who=person(),
+                    result = self.desk.create(
+                        values["name"], description=values["description"], body=values["body"]
                     )
                 except IllegalTransition as exc:
                     problems = {"name": str(exc)}
@@ -377,7 +374,7 @@ class Dashboard:
             )
         form = self.form(request)
         values.update(description=form.get("description", ""), body=form.get("body", ""))
-        problems = human.field_problems(skill.name, values["description"], values["body"])
+        problems = field_problems(skill.name, values["description"], values["body"])
         problems.pop("name", None)
         if not problems and (values["description"], values["body"]) == (
             skill.description,
@@ -388,14 +385,11 @@ class Dashboard:
             )
         if not problems:
             try:  # the library compares the revision the editor opened, in its transaction
-                result = human.edit(
-                    self.store,
+                result = self.desk.edit(
                     skill.name,
                     rev=form.get("rev", ""),
                     description=values["description"],
                     body=values["body"],
-                    via=VIA_DASHBOARD,
-                    who=person(),
                 )
             except StaleRevision as exc:
                 problems["form"] = str(exc)
@@ -457,7 +451,7 @@ class Dashboard:
         )
 
 
-def build_app(store: Store, door: Door, guard_files: GuardFiles | None = None) -> Any:
+def build_app(store: Store, door: Door, guard_files: GuardFiles | None = None) -> ASGIApp:
     """The dashboard as an ASGI app, behind :func:`.security.guard`; its Guard page shows
     ``guard_files`` (default: the guard's own default files)."""
     d = Dashboard(store, door)

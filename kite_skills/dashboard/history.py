@@ -3,8 +3,8 @@ has had, any two compared, an earlier one restored) and the read receipts.
 
 Pages are GET and change nothing; restoring a text and switching read receipts are POSTs
 carrying the session's CSRF token (the Origin check is :func:`.security.guard`'s, as for
-every form). Restoring goes through :func:`kite_skills.store.human.revert`, audited with
-``via="dashboard"``.
+every form). Both go through the person's desk (:class:`kite_skills.store.desk.PersonDesk`),
+audited with ``via="dashboard"``.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from kite_skills.errors import IllegalTransition, InvalidSkill, UnknownSkill
-from kite_skills.store import VIA_DASHBOARD, PastText, Skill, human
+from kite_skills.store import PastText, Skill
 from kite_skills.store.lifecycle import Action, person_action_meanings
 
 from . import render
-from .pages import Pages, person, skill_url
+from .pages import Pages, skill_url
 
 CURRENT = "current"
 
@@ -100,9 +100,7 @@ def restore(dashboard: Pages, request: Request) -> Response:
     if form.get("confirm") != "yes":
         raise HTTPException(400, "restoring needs the form's confirmation; nothing changed")
     try:
-        result = human.revert(
-            dashboard.store, name, text_id=text_id, via=VIA_DASHBOARD, who=person()
-        )
+        result = dashboard.desk.revert(name, text_id=text_id)
     except UnknownSkill as exc:
         raise HTTPException(404, str(exc)) from exc
     except (InvalidSkill, IllegalTransition) as exc:
@@ -142,6 +140,4 @@ def reads_setting(dashboard: Pages, request: Request) -> Response:
     value = form.get("value")
     if value not in ("on", "off"):
         raise HTTPException(400, "the setting is 'on' or 'off'; nothing changed")
-    return dashboard.done(
-        request, human.set_read_receipts(dashboard.store, value == "on"), "/skills/reads"
-    )
+    return dashboard.done(request, dashboard.desk.set_read_receipts(value == "on"), "/skills/reads")

@@ -11,6 +11,7 @@ from starlette.responses import Response
 
 from kite_skills.person import login_name
 from kite_skills.store import VIA_DASHBOARD, Skill, Store
+from kite_skills.store.desk import PersonDesk
 
 RESERVED: Final = frozenset({"new", "log", "reads", "guard"})
 
@@ -27,9 +28,11 @@ def person() -> str:
 
 
 class Pages(Protocol):
-    """What a page handler uses of the dashboard: its store, and how it answers."""
+    """What a page handler uses of the dashboard: its store (to read), the person's desk
+    (every write), and how it answers."""
 
     store: Store
+    desk: PersonDesk
 
     def page(
         self, request: Request, template: str, status: int = 200, **values: Any

@@ -11,8 +11,9 @@ from __future__ import annotations
 import logging
 import sqlite3
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from functools import partial
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from mcp import types
 
@@ -35,8 +36,44 @@ from .receipts import ReadReceipts
 
 log = logging.getLogger("kite_skills.server")
 
-# A tool's body: the context and the tool's arguments, by name, in; its result out.
-_Run = Callable[..., Awaitable[types.CallToolResult]]
+Args = TypeVar("Args")
+
+
+@dataclass(frozen=True)
+class SkillsArgs:
+    """``skills``' arguments: words to search for (none or blank: list them all), how many."""
+
+    q: str | None
+    limit: int
+
+    @classmethod
+    def of(cls, arguments: dict[str, Any]) -> SkillsArgs:
+        return cls(arguments.get("q"), arguments.get("limit", DEFAULT_LIMIT))
+
+
+@dataclass(frozen=True)
+class NameArgs:
+    """``skillRead``, ``skillUnpublish`` and ``skillPublish``'s argument: the skill's name."""
+
+    name: str
+
+    @classmethod
+    def of(cls, arguments: dict[str, Any]) -> NameArgs:
+        return cls(arguments["name"])
+
+
+@dataclass(frozen=True)
+class SaveArgs:
+    """``skillSave``'s arguments: the draft's name, description and body."""
+
+    name: str
+    description: str
+    body: str
+
+    @classmethod
+    def of(cls, arguments: dict[str, Any]) -> SaveArgs:
+        return cls(arguments["name"], arguments["description"], arguments["body"])
+
 
 __all__ = ["URI_SCHEME", "UserSkills", "uri_of"]
 
@@ -115,28 +152,41 @@ class UserSkills:
     # -- tools ------------------------------------------------------------------------------
 
     def tools(self) -> list[ToolSpec]:
-        specs: list[tuple[str, dict[str, Any], _Run, types.ToolAnnotations, str]] = [
-            ("skills", SKILLS_INPUT, self._skills, _reads(), "Find the user's own skills"),
-            ("skillRead", NAME_INPUT, self._read, _reads(), "Read one skill's procedure"),
-            ("skillSave", SAVE_INPUT, self._save, _WRITES, "Draft a skill"),
-            ("skillUnpublish", NAME_INPUT, self._unpublish, _destructive(), "Take out of service"),
-            ("skillPublish", NAME_INPUT, self._publish, _WRITES, "Put a withdrawn skill back"),
-        ]
+        """The five tools, each handler taking its arguments as a typed value."""
         return [
-            ToolSpec(
-                types.Tool(
-                    name=name,
-                    title=title,
-                    description=DESCRIPTIONS[name],
-                    input_schema=schema,
-                    annotations=annotations,
-                ),
-                self._guarded(name, schema, run),
-            )
-            for name, schema, run, annotations, title in specs
+            self._tool("skills", SKILLS_INPUT, _reads(), SkillsArgs.of, self._skills),
+            self._tool("skillRead", NAME_INPUT, _reads(), NameArgs.of, self._read),
+            self._tool("skillSave", SAVE_INPUT, _WRITES, SaveArgs.of, self._save),
+            self._tool("skillUnpublish", NAME_INPUT, _destructive(), NameArgs.of, self._unpublish),
+            self._tool("skillPublish", NAME_INPUT, _WRITES, NameArgs.of, self._publish),
         ]
 
-    def _guarded(self, tool: str, schema: dict[str, Any], run: _Run) -> ToolRun:
+    def _tool(
+        self,
+        name: str,
+        schema: dict[str, Any],
+        annotations: types.ToolAnnotations,
+        parse: Callable[[dict[str, Any]], Args],
+        run: Callable[[Context, Args], Awaitable[types.CallToolResult]],
+    ) -> ToolSpec:
+        """The tool ``name``: its declaration, and a handler that checks the arguments against
+        ``schema``, makes them the typed value ``parse`` returns and gives it to ``run``."""
+        declared = types.Tool(
+            name=name,
+            title=TITLES[name],
+            description=DESCRIPTIONS[name],
+            input_schema=schema,
+            annotations=annotations,
+        )
+        return ToolSpec(declared, self._guarded(name, schema, parse, run))
+
+    def _guarded(
+        self,
+        tool: str,
+        schema: dict[str, Any],
+        parse: Callable[[dict[str, Any]], Args],
+        run: Callable[[Context, Args], Awaitable[types.CallToolResult]],
+    ) -> ToolRun:
         async def guarded(ctx: Context, arguments: dict[str, Any]) -> types.CallToolResult:
             problems = argument_problems(schema, arguments)
             if problems:
@@ -148,7 +198,7 @@ class UserSkills:
                     "MCP server (your client does) once the store is fixed"
                 )
             try:
-                return await run(ctx, **arguments)
+                return await run(ctx, parse(arguments))
             except REFUSALS as exc:
                 return tool_error(str(exc))
             except FAILURES as exc:
@@ -158,10 +208,9 @@ class UserSkills:
 
         return guarded
 
-    async def _skills(
-        self, ctx: Context, q: str | None = None, limit: int = DEFAULT_LIMIT
-    ) -> types.CallToolResult:
+    async def _skills(self, ctx: Context, args: SkillsArgs) -> types.CallToolResult:
         assert self.view is not None
+        q, limit = args.q, args.limit
         if q is None or not q.strip():  # blank q lists, as no q does
             found = await store_thread.run(partial(self.view.list_live, limit))
             heading = f"{len(found)} live skill(s)" if found else "No live skills yet."
@@ -178,20 +227,17 @@ class UserSkills:
         structured = {"skills": [{"name": s.name, "description": s.description} for s in found]}
         return text_result("\n".join(lines), structured)
 
-    async def _read(self, ctx: Context, name: str) -> types.CallToolResult:
+    async def _read(self, ctx: Context, args: NameArgs) -> types.CallToolResult:
         assert self.view is not None
-        skill: Skill = await store_thread.run(partial(self.view.read_live, name))
+        skill: Skill = await store_thread.run(partial(self.view.read_live, args.name))
         self.receipts.note(ctx, "skill", skill.name, "skillRead")
         structured = {"name": skill.name, "description": skill.description, "body": skill.body}
         return text_result(skill.document(), structured)
 
-    async def _save(
-        self, ctx: Context, name: str, description: str, body: str
-    ) -> types.CallToolResult:
+    async def _save(self, ctx: Context, args: SaveArgs) -> types.CallToolResult:
         assert self.view is not None
-        result = await store_thread.run(
-            partial(self.view.save, name, description, body, who=client_label(ctx))
-        )
+        save = partial(self.view.save, args.name, args.description, args.body)
+        result = await store_thread.run(partial(save, who=client_label(ctx)))
         structured: dict[str, Any] = {
             "name": result.name,
             "outcome": result.outcome,
@@ -224,17 +270,19 @@ class UserSkills:
             message = said + "\n\n" + message
         return text_result(message, structured)
 
-    async def _unpublish(self, ctx: Context, name: str) -> types.CallToolResult:
+    async def _unpublish(self, ctx: Context, args: NameArgs) -> types.CallToolResult:
         assert self.view is not None
-        result = await store_thread.run(partial(self.view.unpublish, name, who=client_label(ctx)))
+        who = client_label(ctx)
+        result = await store_thread.run(partial(self.view.unpublish, args.name, who=who))
         await self.changes.check()
-        return text_result(result.message, {"name": name, "status": result.to_status})
+        return text_result(result.message, {"name": args.name, "status": result.to_status})
 
-    async def _publish(self, ctx: Context, name: str) -> types.CallToolResult:
+    async def _publish(self, ctx: Context, args: NameArgs) -> types.CallToolResult:
         assert self.view is not None
-        result = await store_thread.run(partial(self.view.republish, name, who=client_label(ctx)))
+        who = client_label(ctx)
+        result = await store_thread.run(partial(self.view.republish, args.name, who=who))
         await self.changes.check()
-        return text_result(result.message, {"name": name, "status": result.to_status})
+        return text_result(result.message, {"name": args.name, "status": result.to_status})
 
     # -- resources --------------------------------------------------------------------------
 
@@ -323,6 +371,14 @@ def _destructive() -> types.ToolAnnotations:
         read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
     )
 
+
+TITLES = {
+    "skills": "Find the user's own skills",
+    "skillRead": "Read one skill's procedure",
+    "skillSave": "Draft a skill",
+    "skillUnpublish": "Take out of service",
+    "skillPublish": "Put a withdrawn skill back",
+}
 
 DESCRIPTIONS = {
     "skills": (

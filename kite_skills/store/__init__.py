@@ -1,11 +1,13 @@
 """The user's own skills: one SQLite file, their lifecycle, audit log and full-text search.
 
 A pure library (no MCP, no printing, no environment). Read with :class:`Store`; write through
-:mod:`kite_skills.store.agent` (what an MCP client may do) or :mod:`kite_skills.store.human`
-(what a person may do, from the dashboard or the CLI). The MCP server is given an
-:class:`AgentView` (the agent's reads and actions, and :class:`LiveSkills`, the one judge of
-whether the live skills changed), never the :class:`Store`. :mod:`kite_skills.store.report`
-describes a store file for ``kite-skills doctor`` without opening it as a store.
+one of three typed entry points: :class:`AgentView` (what an MCP client may do: the MCP server
+is given one, never the :class:`Store`; with :class:`LiveSkills`, the one judge of whether the
+live skills changed), :class:`~kite_skills.store.desk.PersonDesk` (what a person may do, from
+the dashboard or the CLI; imported by name, so that the MCP server never loads it) and the
+read receipts' :class:`~kite_skills.store.receipts.ReceiptWriter`, which only an
+``AgentView`` hands out. :mod:`kite_skills.store.report` describes a store file for
+``kite-skills doctor`` without opening it as a store.
 """
 
 from ._validate import DEFAULT_LIMIT, MAX_BODY_BYTES, MAX_LIMIT

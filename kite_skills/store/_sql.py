@@ -118,4 +118,3 @@ READS_FOR: Final = (
     "SELECT kind, item, client, via, at FROM read_receipts WHERE kind = ? AND item = ?"
     " ORDER BY at DESC"
 )
-SETTING: Final = "SELECT value FROM settings WHERE key = ?"

@@ -21,6 +21,8 @@ import os
 from types import TracebackType
 from typing import Final, Self
 
+from kite_skills import invocation
+
 from . import _engine, _history
 from ._validate import DEFAULT_LIMIT, check_body, check_description, check_name
 from .db import MEMORY, Clock, Store
@@ -109,7 +111,7 @@ class AgentView:
         path: str | os.PathLike[str],
         *,
         clock: Clock | None = None,
-        command: str = "kite-skills",
+        command: str = invocation.NAME,
     ) -> AgentView:
         """Open the store at ``path`` (see :meth:`Store.open <.db.Store.open>`, which raises
         what it raises) and view it as an agent; :meth:`close` closes it."""

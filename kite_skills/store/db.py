@@ -24,7 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Self
 
-from kite_skills import os_dirs
+from kite_skills import invocation, os_dirs
 from kite_skills.display import decoded, quoted
 from kite_skills.errors import (
     InvalidQuery,
@@ -37,7 +37,7 @@ from kite_skills.errors import (
 )
 from kite_skills.skill_rules import NAME_CHARS, is_skill_name
 
-from . import _failures, _search, _sql
+from . import _failures, _search, _sql, receipts
 from ._validate import (
     DEFAULT_LIMIT,
     LINE_FORBIDDEN,
@@ -246,7 +246,7 @@ class Store:
     connection). Use :meth:`open`; close it with :meth:`close` or a ``with`` block."""
 
     def __init__(
-        self, conn: sqlite3.Connection, path: str, clock: Clock, command: str = "kite-skills"
+        self, conn: sqlite3.Connection, path: str, clock: Clock, command: str = invocation.NAME
     ) -> None:
         self._conn = conn
         self.command = command
@@ -269,7 +269,7 @@ class Store:
         path: str | os.PathLike[str],
         *,
         clock: Clock | None = None,
-        command: str = "kite-skills",
+        command: str = invocation.NAME,
     ) -> Store:
         """Open (creating if needed) the store at ``path`` and bring its schema up to date.
         ``command`` starts kite-skills on this machine: the store's messages name it.
@@ -740,12 +740,18 @@ class Store:
         return found, unreadable
 
     def proposer(self, skill: Skill) -> tuple[Author, str]:
-        """Who wrote ``skill``'s waiting text, and when: the proposal's author, else the
-        newest audit row that left text waiting, else the text's writer."""
+        """Who wrote ``skill``'s waiting text, and when: the proposal's author; else the
+        text's recorded writer (what ``skills show`` says too: a person who edited an agent's
+        draft wrote it), since the audit row that wrote this revision; for a text written
+        before writers were recorded, the newest audit row that left text waiting."""
         if skill.proposed is not None:
             return skill.proposed.author, skill.proposed.proposed_at
+        entries = self.audit(limit=20, name=skill.name)
+        if skill.written_by.via:
+            wrote = (e.at for e in entries if e.revision == skill.revision)
+            return skill.written_by, next(wrote, skill.updated_at)
         waiting = waiting_audit_actions()
-        for entry in self.audit(limit=20, name=skill.name):
+        for entry in entries:
             if entry.action in waiting:
                 return entry.author, entry.at
         return skill.written_by, skill.updated_at
@@ -835,8 +841,7 @@ class Store:
     def read_receipts_on(self) -> bool:
         """Whether the server records read receipts (the person's setting; on by default)."""
         with self._read() as conn:
-            row = conn.execute(_sql.SETTING, ("read_receipts",)).fetchone()
-        return row is None or row[0] != "off"
+            return receipts.recording(conn)
 
     def integrity_check(self) -> list[str]:
         """``PRAGMA integrity_check`` plus the FTS index check; ``[]`` when all is well."""

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from kite_skills.display import one_line, quoted
 from kite_skills.errors import IllegalTransition, InvalidSkill, StaleRevision, StoreError
 
-from . import _engine, _history, _sql
+from . import _engine, _history, _sql, receipts
 from ._validate import check_body, check_description, check_name, check_via, clean_who
 from .db import Store
 from .lifecycle import HUMAN_VIAS, Action, Actor
@@ -260,13 +260,7 @@ def purge(store: Store, name: str, *, via: str, who: str) -> ActionResult:
 def set_read_receipts(store: Store, on: bool) -> str:
     """Turn read receipts on or off. Off also forgets the receipts kept so far."""
     with store.transaction() as conn:
-        conn.execute(
-            "INSERT INTO settings (key, value) VALUES ('read_receipts', ?)"
-            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            ("on" if on else "off",),
-        )
-        if not on:
-            conn.execute("DELETE FROM read_receipts")
+        receipts.set_recording(conn, on)
     if on:
         return "read receipts are on: the server records which client last read each skill"
     return "read receipts are off: nothing is recorded, and the receipts kept so far are deleted"

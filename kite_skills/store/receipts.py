@@ -1,5 +1,10 @@
 """Read receipts: which MCP client last read each live skill and catalog recipe, and when.
 
+This module is the one writer of the receipts (issue 40): the agent's reads are recorded
+through :class:`ReceiptWriter`, which only :meth:`AgentView.receipt_writer
+<kite_skills.store.AgentView.receipt_writer>` hands out, and the person's setting (on, or off
+and forgotten) is :func:`set_recording`, which the person's desk runs in its transaction.
+
 The MCP server records them through :class:`ReceiptWriter`, on its own SQLite connection and
 off the request path (see :mod:`kite_skills.server.receipts`); people read them with
 :meth:`Store.reads <kite_skills.store.Store.reads>`. One row per (item, client), at most
@@ -40,12 +45,33 @@ _PRUNE: Final = (
     "SELECT client FROM read_receipts WHERE kind = ? AND item = ? ORDER BY at DESC LIMIT ?)"
 )
 _SETTING: Final = "SELECT value FROM settings WHERE key = 'read_receipts'"
+_SET: Final = (
+    "INSERT INTO settings (key, value) VALUES ('read_receipts', ?)"
+    " ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+)
+_FORGET: Final = "DELETE FROM read_receipts"
 KINDS: Final = ("skill", "recipe")
 
 
+def recording(conn: sqlite3.Connection) -> bool:
+    """Whether receipts are recorded: the person's setting, on unless they turned it off."""
+    row = conn.execute(_SETTING).fetchone()
+    return row is None or row[0] != "off"
+
+
+def set_recording(conn: sqlite3.Connection, on: bool) -> None:
+    """The person's setting, in their write transaction ``conn``: on, or off, which also
+    forgets the receipts kept so far."""
+    conn.execute(_SET, ("on" if on else "off",))
+    if not on:
+        conn.execute(_FORGET)
+
+
 class ReceiptWriter:
-    """Writes read receipts to an existing store file (opened and migrated by
-    :meth:`Store.open <kite_skills.store.Store.open>` first). Use from one thread."""
+    """Writes the agent's read receipts to an existing store file (opened and migrated by
+    :meth:`Store.open <kite_skills.store.Store.open>` first): get one from
+    :meth:`AgentView.receipt_writer <kite_skills.store.AgentView.receipt_writer>`. Use from one
+    thread."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self._path = os.fspath(path)
@@ -71,8 +97,7 @@ class ReceiptWriter:
         conn = self._connection()
         conn.execute("BEGIN IMMEDIATE")
         try:
-            row = conn.execute(_SETTING).fetchone()
-            if row is not None and row[0] == "off":
+            if not recording(conn):
                 conn.execute("ROLLBACK")
                 return 0
             items = set()

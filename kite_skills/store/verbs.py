@@ -1,11 +1,12 @@
 """The person's verbs: what each word a person types (``kite-skills skills draft``) or clicks
 (the dashboard's Draft button) does, as one table both doors read (issue 40).
 
-Each :class:`Verb` names its lifecycle action, the typed library call it runs (a function of
-:mod:`.human`, called by name in :func:`_publish` … below, so a reader follows each call), what
-the call needs besides the skill's name (the revision the person reviewed, a reason), whether a
-person is asked before it is done, and what it means (the CLI's help; the dashboard's button
-title is the lifecycle table's meaning of the action).
+Each :class:`Verb` names its lifecycle action, the typed call it runs (a method of the person's
+:class:`~.desk.PersonDesk`, called by name in :func:`_publish` … below, so a reader follows
+each call from a door to the store), what the call needs besides the skill's name (the
+revision the person reviewed, a reason), whether a person is asked before it is done, and
+what it means (the CLI's help; the dashboard's button title is the lifecycle table's meaning
+of the action).
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
-from . import human
-from .db import Store
+from .desk import PersonDesk
 from .lifecycle import Action
 from .records import ActionResult
 
 
 class Needs(Enum):
-    """What a verb's call needs besides the skill's name, the door and the person."""
+    """What a verb's call needs besides the skill's name (the desk knows the door and the
+    person)."""
 
     NOTHING = "nothing"
     REVISION = "revision"  # the full id of the text the person reviewed
@@ -36,10 +37,8 @@ class Needs(Enum):
 
 @dataclass(frozen=True)
 class Asked:
-    """One request of a person at a door: who, through which door, and what they gave."""
+    """What a person gave with one request besides the skill's name (what the verb needs)."""
 
-    via: str
-    who: str
     rev: str = ""
     reason: str = ""
 
@@ -48,38 +47,38 @@ class Asked:
 class Verb:
     word: str
     action: Action
-    run: Callable[[Store, str, Asked], ActionResult]
+    run: Callable[[PersonDesk, str, Asked], ActionResult]
     needs: Needs
     asks_first: bool  # a person confirms before it is done (a question page, the terminal)
     meaning: str
 
 
-def _publish(store: Store, name: str, asked: Asked) -> ActionResult:
-    return human.publish(store, name, rev=asked.rev, via=asked.via, who=asked.who)
+def _publish(desk: PersonDesk, name: str, asked: Asked) -> ActionResult:
+    return desk.publish(name, rev=asked.rev)
 
 
-def _accept(store: Store, name: str, asked: Asked) -> ActionResult:
-    return human.accept_revision(store, name, rev=asked.rev, via=asked.via, who=asked.who)
+def _accept(desk: PersonDesk, name: str, asked: Asked) -> ActionResult:
+    return desk.accept_revision(name, rev=asked.rev)
 
 
-def _reject(store: Store, name: str, asked: Asked) -> ActionResult:
-    return human.reject_revision(store, name, via=asked.via, who=asked.who, reason=asked.reason)
+def _reject(desk: PersonDesk, name: str, asked: Asked) -> ActionResult:
+    return desk.reject_revision(name, reason=asked.reason)
 
 
-def _draft(store: Store, name: str, asked: Asked) -> ActionResult:
-    return human.move_to_draft(store, name, via=asked.via, who=asked.who)
+def _draft(desk: PersonDesk, name: str, asked: Asked) -> ActionResult:
+    return desk.move_to_draft(name)
 
 
-def _archive(store: Store, name: str, asked: Asked) -> ActionResult:
-    return human.archive(store, name, via=asked.via, who=asked.who)
+def _archive(desk: PersonDesk, name: str, asked: Asked) -> ActionResult:
+    return desk.archive(name)
 
 
-def _restore(store: Store, name: str, asked: Asked) -> ActionResult:
-    return human.restore(store, name, via=asked.via, who=asked.who)
+def _restore(desk: PersonDesk, name: str, asked: Asked) -> ActionResult:
+    return desk.restore(name)
 
 
-def _delete(store: Store, name: str, asked: Asked) -> ActionResult:
-    return human.delete(store, name, via=asked.via, who=asked.who)
+def _delete(desk: PersonDesk, name: str, asked: Asked) -> ActionResult:
+    return desk.delete(name)
 
 
 PERSON_VERBS: Final[dict[str, Verb]] = {

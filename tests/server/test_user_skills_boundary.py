@@ -15,10 +15,16 @@ import pytest
 
 import kite_skills.server
 
-FORBIDDEN = ("kite_skills.store.human", "kite_skills.cli.skills")
+# The person's entry point (the desk, the verb table and the actions behind them) and the CLI.
+FORBIDDEN = (
+    "kite_skills.store.desk",
+    "kite_skills.store.human",
+    "kite_skills.store.verbs",
+    "kite_skills.cli.skills",
+)
 
 
-def test_importing_the_mcp_server_never_loads_the_human_actions() -> None:
+def test_importing_the_mcp_server_never_loads_the_persons_entry_point() -> None:
     modules = sorted(
         f"kite_skills.server.{m.name}" for m in pkgutil.iter_modules(kite_skills.server.__path__)
     )
@@ -41,8 +47,14 @@ def test_importing_the_mcp_server_never_loads_the_human_actions() -> None:
 
 SERVER = Path(kite_skills.server.__file__).parent
 # What the server may not name: the store itself, and the modules that take one.
-STORE_NAMES = {"Store"}
-STORE_MODULES = {"kite_skills.store.db", "kite_skills.store.agent", "kite_skills.store.human"}
+STORE_NAMES = {"Store", "PersonDesk"}
+STORE_MODULES = {
+    "kite_skills.store.db",
+    "kite_skills.store.agent",
+    "kite_skills.store.desk",
+    "kite_skills.store.human",
+    "kite_skills.store.verbs",
+}
 STORE_ATTRIBUTES = {"store", "_store"}  # the view keeps its store to itself
 
 
@@ -93,6 +105,9 @@ def test_the_server_holds_an_agent_view_never_the_store() -> None:
     [
         "from ..store import Store",
         "from ..store import agent",
+        "from ..store.desk import PersonDesk",
+        "from ..store.verbs import PERSON_VERBS",
+        "def f(x: 'AgentView') -> None: PersonDesk(x)",
         "from ..store.db import MEMORY",
         "import kite_skills.store.human",
         "def f(x: 'AgentView') -> None: Store.open(x)",

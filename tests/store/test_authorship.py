@@ -139,3 +139,31 @@ def test_the_migration_fills_authors_from_the_audit_log(tmp_path: Path) -> None:
         assert agent.save(store, "no-audit", "d", "x", who="b").outcome == "proposed"
         assert agent.save(store, "by-person", "d", "x", who="b").outcome == "proposed"
         assert agent.save(store, "by-agent", "d", "x", who="b").outcome == "updated_draft"
+
+
+@pytest.mark.parametrize("moved_back", [False, True])
+def test_every_door_names_the_person_who_wrote_a_waiting_draft(
+    store: Store, moved_back: bool
+) -> None:
+    """A person edits an agent's draft (or a published skill, then takes it back for review):
+    the waiting text is theirs, so the dashboard's list (Store.waiting) names them, as
+    ``skills show`` (Skill.written_by) does, and not the agent whose text it replaced."""
+    agent.save(store, "mine", "My way", BODY, who="bot 1")
+    if moved_back:
+        human.publish(store, "mine", rev=store.get("mine").revision, via="cli", who="pat")
+    human.edit(store, "mine", rev=store.get("mine").revision, body=MINE, via="cli", who="pat")
+    if moved_back:
+        human.move_to_draft(store, "mine", via="dashboard", who="pat")
+    skill = store.get("mine")
+    [waiting] = store.waiting()
+    [edited] = [e for e in store.audit(name="mine") if e.action == "edit"]
+    assert (waiting.kind, waiting.by, waiting.at) == ("draft", skill.written_by, edited.at)
+    assert skill.written_by == kite_store.Author("cli", "pat")
+
+
+def test_an_agents_draft_is_named_after_its_newest_save(store: Store) -> None:
+    agent.save(store, "theirs", "Their way", BODY, who="bot 1")
+    agent.save(store, "theirs", "Their way", AGENTS, who="bot 2")
+    [waiting] = store.waiting()
+    [saved] = [e for e in store.audit(name="theirs") if e.action == "save_draft"]
+    assert (waiting.by, waiting.at) == (kite_store.Author("mcp", "bot 2"), saved.at)

@@ -97,7 +97,7 @@ def test_only_human_rules_set_published_at() -> None:
 def test_agent_module_cannot_reach_human_actions() -> None:
     source = Path(agent.__file__).read_text(encoding="utf-8")
     imports = _imports(Path(agent.__file__))
-    assert not any("human" in i for i in imports), imports
+    assert not any(part in i for i in imports for part in ("human", "desk", "verbs")), imports
     assert "published_at" not in source.replace("``published_at``", "")
     assert "Actor.HUMAN" not in source.replace("``Actor.HUMAN``", "")
 
@@ -107,6 +107,8 @@ def test_mcp_server_imports_only_the_agent_writer() -> None:
     tests/server/test_user_skills_boundary.py, which keeps the Store out of server/)."""
     forbidden = (
         "kite_skills.store.human",
+        "kite_skills.store.desk",
+        "kite_skills.store.verbs",
         "kite_skills.store._engine",
         "kite_skills.store.lifecycle.Actor",
     )
