@@ -696,13 +696,13 @@ _GUARD_WORDS = re.compile(r"guard \d+ ?%|above \d+ ?% of net|more than \d+ times
 def test_the_fat_finger_thresholds_are_only_in_calc() -> None:
     """calc/orders.py's ``FAT_FINGER`` owns the guard's defaults: prepare.md states the same
     numbers, and no other code (the rehearsals' scripts included) writes one of its own."""
-    from kite_skills.calc import FAT_FINGER
+    from kite_skills.calc.orders import FAT_FINGER
 
     files = [*_python_files(), REPO / "tests" / "rehearsal" / "scripts.py"]
     found = _found(_GUARD_WORDS.search, skip=frozenset({FAT_FINGER_OWNER}), files=files)
     assert found == [], (
         f"a fat-finger threshold written outside {FAT_FINGER_OWNER}: {found} — use "
-        "kite_skills.calc.FAT_FINGER"
+        "kite_skills.calc.orders.FAT_FINGER"
     )
     step = (
         " ".join(
@@ -784,7 +784,7 @@ def test_the_watch_rules_are_only_in_the_watch() -> None:
     ]
     assert found == [], (
         "a watch rule outside sandbox/sim/watch.py, or fat-finger thresholds of the sandbox's "
-        "own: add the rule there; import the thresholds from kite_skills.calc"
+        "own: add the rule there; import the thresholds from kite_skills.calc.orders"
     )
 
 

@@ -10,25 +10,22 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import resources
+from importlib import import_module, resources
+from types import ModuleType
 from typing import Any
 
 from pydantic import BaseModel
 
 from ..errors import CalcError
-from . import charges, exits, greeks, holdings, orders, payoff, rounding
 from ._common import Answer
 from ._validate import validated
-from .orders import FAT_FINGER, FatFinger
 
 __all__ = [
-    "FAT_FINGER",
     "MODES",
     "OUTPUT_SCHEMA",
     "TOOL_JSON",
     "Answer",
     "CalcError",
-    "FatFinger",
     "Mode",
     "calculate",
     "input_schema",
@@ -37,63 +34,90 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Mode:
+    """A mode: its name, what it works out, and the module of this package that does it
+    (``model`` its inputs, ``run`` the calculator). The module is imported at the mode's first
+    use: a server that answers greeks and payoff loads no charges table (bench section 5,
+    "peak RSS of the warm server")."""
+
     name: str
     summary: str
-    model: type[BaseModel]
-    run: Callable[[Any], Answer]
+    module: str
+    model_name: str
+    run_name: str
+
+    def _module(self) -> ModuleType:
+        return import_module(f"{__name__}.{self.module}")
+
+    @property
+    def model(self) -> type[BaseModel]:
+        model: type[BaseModel] = getattr(self._module(), self.model_name)
+        return model
+
+    @property
+    def run(self) -> Callable[[Any], Answer]:
+        run: Callable[[Any], Answer] = getattr(self._module(), self.run_name)
+        return run
 
 
 MODES: dict[str, Mode] = {
     m.name: m
     for m in (
-        Mode("tick", "a price to the tick for its purpose", rounding.TickInputs, rounding.tick),
+        Mode("tick", "a price to the tick for its purpose", "rounding", "TickInputs", "tick"),
         Mode(
             "lots",
             "a quantity to whole lots, split at the freeze quantity",
-            rounding.LotsInputs,
-            rounding.lots,
+            "rounding",
+            "LotsInputs",
+            "lots",
         ),
         Mode(
             "sellable",
             "what a holding can sell now, back with a GTT, and whether a TPIN is needed",
-            holdings.SellableInputs,
-            holdings.sellable,
+            "holdings",
+            "SellableInputs",
+            "sellable",
         ),
         Mode(
             "check_order",
             "every finding on a proposed order (fat finger, tick, lot, freeze, band, funds)",
-            orders.CheckOrderInputs,
-            orders.check_order,
+            "orders",
+            "CheckOrderInputs",
+            "check_order",
         ),
         Mode(
             "size",
             "the quantity that risks a given amount between entry and stop",
-            orders.SizeInputs,
-            orders.size,
+            "orders",
+            "SizeInputs",
+            "size",
         ),
         Mode(
             "greeks",
             "implied volatility and Greeks per leg and for the portfolio",
-            greeks.GreeksInputs,
-            greeks.run,
+            "greeks",
+            "GreeksInputs",
+            "run",
         ),
         Mode(
             "payoff",
             "a multi-leg payoff: grid, breakevens, maximum profit and loss",
-            payoff.PayoffInputs,
-            payoff.run,
+            "payoff",
+            "PayoffInputs",
+            "run",
         ),
         Mode(
             "charges",
             "brokerage, taxes and fees of a trade, and the breakeven move",
-            charges.ChargesInputs,
-            charges.run,
+            "charges",
+            "ChargesInputs",
+            "run",
         ),
         Mode(
             "exit_plan",
             "the order to square off the Net positions safely",
-            exits.ExitPlanInputs,
-            exits.exit_plan,
+            "exits",
+            "ExitPlanInputs",
+            "exit_plan",
         ),
     )
 }

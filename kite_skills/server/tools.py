@@ -145,12 +145,14 @@ CALC_DESCRIPTION = (
 # calc's answers kept in wire form, for this many distinct requests: an answer depends only on
 # its arguments (no clock is read), and an agent asks the same again before it writes (bench
 # section 2, "calc greeks" and "calc payoff"); past it, each new request is worked out anew.
-CALC_ANSWERS_KEPT = 32
+# Eight, not more: a kept payoff holds its grid (a 200-point one some 20 KB of objects), and
+# 32 of them were 0.6 MB of the warm server (bench section 5, "peak RSS of the warm server").
+CALC_ANSWERS_KEPT = 8
 
 
 class CalcTool:
     """The ``calc`` tool: the calculators imported at the first call, each answer in wire form,
-    the last :data:`CALC_ANSWERS_KEPT` distinct requests' kept."""
+    the first :data:`CALC_ANSWERS_KEPT` distinct requests' kept."""
 
     def __init__(self) -> None:
         self._kept: Kept[str, WireJSON] = Kept(CALC_ANSWERS_KEPT)

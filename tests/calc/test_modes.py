@@ -459,7 +459,10 @@ def test_a_long_straddle_has_two_breakevens_and_a_bounded_loss() -> None:
         [100],
         "unlimited",
     )
-    assert [r["underlying"] for r in result["grid"]] == [80, 90, 100, 110, 120]
+    assert result["grid"] == {
+        "underlying": [80, 90, 100, 110, 120],
+        "pnl": [110, 10, -90, 10, 110],
+    }
 
 
 def test_a_value_before_expiry_lies_above_the_expiry_payoff_of_a_long_option() -> None:
@@ -475,11 +478,14 @@ def test_a_value_before_expiry_lies_above_the_expiry_payoff_of_a_long_option() -
         }
     ]
     result = run("payoff", legs=legs, value_time="2026-12-02 11:30:00", grid_points=11)
+    grid = result["grid"]
+    assert [len(c) for c in grid.values()] == [11, 11, 11]  # a value for every point
+    expiry, before = grid["pnl"], grid["pnl_at_value_time"]
     # far from the strike the value nears the expiry payoff (deep in, less the discount)
-    assert abs(result["grid"][0]["pnl_at_value_time"] - result["grid"][0]["pnl"]) < Decimal("0.05")
-    assert abs(result["grid"][-1]["pnl_at_value_time"] - result["grid"][-1]["pnl"]) < Decimal("0.1")
-    (at_strike,) = [r for r in result["grid"] if r["underlying"] == 100]
-    assert at_strike["pnl_at_value_time"] > at_strike["pnl"] + 1  # about 27 days of time value
+    assert abs(before[0] - expiry[0]) < Decimal("0.05")
+    assert abs(before[-1] - expiry[-1]) < Decimal("0.1")
+    at_strike = grid["underlying"].index(100)
+    assert before[at_strike] > expiry[at_strike] + 1  # about 27 days of time value
     assert problems(
         "payoff", legs=[{**legs[0], "volatility": None}], value_time="2026-12-02 11:30:00"
     ) == ["`legs.0.volatility`: missing — value_time needs each option's volatility in %"]

@@ -105,12 +105,14 @@ def test_the_straight_pieces_are_the_payoff(position: list[PayoffLeg], xs: list[
 def test_the_payoff_tool_agrees_with_its_grid(position: list[PayoffLeg]) -> None:
     arguments = {"mode": "payoff", "legs": [g.model_dump(exclude_none=True) for g in position]}
     result = calculate(arguments).result
-    for row in result["grid"]:
-        assert row["pnl"] == pnl_at(position, row["underlying"]).quantize(Decimal("0.01"))
+    grid = result["grid"]
+    assert len(grid["underlying"]) == len(grid["pnl"]) == 41
+    for x, pnl in zip(grid["underlying"], grid["pnl"], strict=True):
+        assert pnl == pnl_at(position, x).quantize(Decimal("0.01"))
     if result["max_loss"] != "unlimited":
-        assert all(row["pnl"] >= -result["max_loss"] for row in result["grid"])
+        assert all(pnl >= -result["max_loss"] for pnl in grid["pnl"])
     if result["max_profit"] != "unlimited":
-        assert all(row["pnl"] <= result["max_profit"] for row in result["grid"])
+        assert all(pnl <= result["max_profit"] for pnl in grid["pnl"])
 
 
 @given(st.integers(1, 10**7), ticks, st.sampled_from(["buy", "sell"]), st.integers(1, 40))

@@ -467,9 +467,10 @@ def test_payoff_example_is_what_calc_answers():
         f"maximum profit = {result['max_profit']:.2f}; maximum loss = {result['max_loss']:.2f}"
         in text
     )
-    for label, point in zip(("−2σ", "−1σ", "0", "+1σ", "+2σ"), result["grid"], strict=True):
-        underlying, pnl = Decimal(point["underlying"]), Decimal(point["pnl"])
-        assert f"{label} ({underlying:.0f}) {signed(pnl)}" in text
+    grid = result["grid"]
+    points = zip(("−2σ", "−1σ", "0", "+1σ", "+2σ"), grid["underlying"], grid["pnl"], strict=True)
+    for label, underlying, pnl in points:
+        assert f"{label} ({Decimal(underlying):.0f}) {signed(Decimal(pnl))}" in text
 
 
 def test_expiry_day_example_recomputes():

@@ -18,7 +18,8 @@ from content_helpers import (
 )
 from test_content_fo_recipes import example, printed, read
 
-from kite_skills.calc import FAT_FINGER, calculate
+from kite_skills.calc import calculate
+from kite_skills.calc.orders import FAT_FINGER
 
 FUNCS = {"SMA": sma, "EMA": ema, "RSI": rsi}
 EXPECTED_KINDS = {

@@ -10,7 +10,8 @@ from datetime import datetime, timedelta
 from itertools import pairwise
 from typing import Any
 
-from kite_skills.calc import FAT_FINGER, calculate
+from kite_skills.calc import calculate
+from kite_skills.calc.orders import FAT_FINGER
 
 from .agent import Agent, Recipe, Where, part, recipe, step
 

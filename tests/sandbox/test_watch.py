@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from kite_skills.calc import FAT_FINGER
+from kite_skills.calc.orders import FAT_FINGER
 from kite_skills.sandbox import handlers, journal
 from kite_skills.sandbox.server import Sandbox
 from kite_skills.sandbox.sim import Simulation, parse_scenario

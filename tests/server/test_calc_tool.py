@@ -92,6 +92,27 @@ def test_listing_the_tools_imports_no_calculator() -> None:
     assert done.stdout.strip() == "[]", done.stderr
 
 
+def test_a_mode_loads_only_its_own_calculator() -> None:
+    """A server that answers payoff (which prices with greeks' Black-76) holds no other
+    mode's module, nor any model but payoff's built (bench section 5, the warm server's RSS)."""
+    code = (
+        "import sys\n"
+        "from kite_skills.server.tools import CalcTool\n"
+        f"assert not CalcTool.answer({SPREAD!r}).get('isError')\n"
+        "print(sorted(m for m in sys.modules if m.startswith('kite_skills.calc')))\n"
+        "from kite_skills.calc import MODES\n"
+        "print(sorted(n for n, m in MODES.items() if m.model.__pydantic_complete__))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    loaded, built = done.stdout.splitlines()
+    calculators = ["kite_skills.calc.greeks", "kite_skills.calc.payoff"]
+    common = ["kite_skills.calc", "kite_skills.calc._common", "kite_skills.calc._validate"]
+    assert loaded == str(sorted(common + calculators)), done.stderr
+    assert built == "['payoff']", done.stderr
+
+
 async def test_an_answer_is_kept_for_the_same_request_and_only_for_so_many() -> None:
     from kite_skills.server.tools import CALC_ANSWERS_KEPT, CalcTool
 
