@@ -36,10 +36,10 @@ from .terminal import at_terminal
 from .zipapp_platforms import (
     AUTHORS_CATALOG,
     BINARY,
-    GUARD_SESSION,
     MODES,
     PYTHONS,
     SANDBOX_URL,
+    TOOLS_SESSION,
     Interpreter,
     authors_catalog,
     binary_kinds,
@@ -173,6 +173,11 @@ def import_logs(shiv_root: Path, tmp_path_factory: pytest.TempPathFactory) -> di
                 assert set(replies) == sent, (python.version, label, err[-3000:])
                 assert all("result" in r for i, r in replies.items() if i != 10), (label, replies)
                 assert replies[11]["result"]["isError"] is True, replies[11]  # type: ignore[index]
+            elif label == "sandbox":
+                argv = [python.path, str(zipapp()), *args]
+                code, replies, err = session(argv, env, messages=TOOLS_SESSION)
+                tools = replies[2]["result"]["tools"]  # type: ignore[index]
+                assert "portfolio" in {t["name"] for t in tools}, (python.version, err[-3000:])
             elif label == "guard-url":
                 with http_sandbox(work, work / "sandbox.jsonl") as (port, token, _):
                     url = f"http://127.0.0.1:{port}/mcp"
@@ -182,7 +187,7 @@ def import_logs(shiv_root: Path, tmp_path_factory: pytest.TempPathFactory) -> di
                         *(url if a == SANDBOX_URL else a for a in args),
                     ]
                     code, replies, err = session(
-                        argv, {**env, "SANDBOX_TOKEN": token}, messages=GUARD_SESSION
+                        argv, {**env, "SANDBOX_TOKEN": token}, messages=TOOLS_SESSION
                     )
                 tools = replies[2]["result"]["tools"]  # type: ignore[index]
                 assert "portfolio" in {t["name"] for t in tools}, (python.version, err[-3000:])

@@ -284,8 +284,8 @@ SANDBOX_URL = "{sandbox-url}"
 """Stands for the MCP address of a running `kite-skills sandbox --http` in MODES' arguments;
 its bearer token is in the environment variable SANDBOX_TOKEN."""
 
-# The guard mode's session: what a client sends first (the tools are the upstream's).
-GUARD_SESSION: list[dict[str, object]] = [
+# The sandbox's and the guard's session: what a client sends first, and the tools' list.
+TOOLS_SESSION: list[dict[str, object]] = [
     {
         "jsonrpc": "2.0",
         "id": 1,
@@ -320,6 +320,8 @@ MODES: list[tuple[str, list[str], str]] = [
     ("skills-log", ["skills", "log"], ""),
     ("setup", ["setup", "claude-code"], ""),
     ("doctor", ["doctor"], ""),
+    ("calc", ["calc", "tick", '{"price": 1500.03, "tick_size": 0.05, "purpose": "buy_limit"}'], ""),
+    ("sandbox", ["sandbox"], ""),  # driven by session(messages=TOOLS_SESSION)
     # The guard in front of a Streamable HTTP server (the hosted one's transport): its HTTP
     # client, httpcore2, and truststore, which makes its TLS context.
     ("guard-url", ["guard", "--url", SANDBOX_URL, "--bearer-env", "SANDBOX_TOKEN"], ""),
