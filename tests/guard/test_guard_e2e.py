@@ -263,3 +263,44 @@ async def test_the_built_file_guards_a_server_over_http(
     assert [e["decision"] for e in journal(tmp_path)] == ["refuse"]
     if sign_in == "oauth":
         assert (tmp_path / "b.log").read_text() == ""  # the consent page was approved
+
+
+@pytest.mark.zipapp
+@pytest.mark.parametrize("trusted", [True, False])
+async def test_the_built_files_guard_checks_the_servers_certificate(
+    tmp_path: Path, shiv_root: Path, trusted: bool
+) -> None:
+    """HTTPS as to the hosted server, from the built file on a CPython of the machine's own:
+    a certificate signed by an authority named in SSL_CERT_FILE is accepted and the tools are
+    listed; without it, the same certificate is refused and the guard stops before serving.
+    (On Windows and macOS the authorities are the system's trust store, through truststore;
+    this machine is Linux.)"""
+    from ..server.harness import zipapp
+    from ..zipapp_platforms import runnable
+    from .tls_front import tls_front
+
+    environ = {**env(tmp_path), "SHIV_ROOT": str(shiv_root)}
+    del environ["PYTHONPATH"]
+    with (
+        http_sandbox(tmp_path, tmp_path / "s.jsonl", pyz=zipapp()) as (port, token, _),
+        tls_front(port, tmp_path) as (front, ca),
+    ):
+        url = f"https://127.0.0.1:{front}/mcp"
+        environ["SANDBOX_TOKEN"] = token
+        if trusted:
+            environ["SSL_CERT_FILE"] = str(ca)
+        argv = [runnable()[-1].path, str(zipapp()), "guard", "--limits",
+                str(tmp_path / "limits.json"), "--journal", str(tmp_path / "guard.jsonl"),
+                "--url", url, "--bearer-env", "SANDBOX_TOKEN"]  # fmt: skip
+        if not trusted:
+            done = subprocess.run(argv, env=environ, input=b"", capture_output=True, timeout=120)
+            said = done.stderr.decode()
+            assert done.returncode == 1 and done.stdout == b"", said
+            assert f"error: cannot reach the Kite MCP server {url}: " in said, said
+            assert "CERTIFICATE_VERIFY_FAILED" in said and "Traceback" not in said, said
+            return
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=environ)
+        async with Client(params, mode="legacy") as c:
+            assert "portfolio" in {t.name for t in (await c.list_tools()).tools}
+            read = await c.call_tool("portfolio", {"mode": "margins"})
+    assert not read.is_error, text_of(read)
