@@ -146,3 +146,43 @@ def test_install_lays_a_wheel_out_as_pip_target_does_without_its_scripts(tmp_pat
         "demo-1.0.dist-info/INSTALLER",
         "demo-1.0.dist-info/RECORD",
     }
+
+
+def test_what_no_mode_imports_is_left_out_with_its_record_lines(tmp_path: Path) -> None:
+    """``drop_not_shipped`` removes the files NOT_SHIPPED names, and their RECORD lines, and
+    keeps their neighbours: cffi's backend (which cryptography loads) but not its package,
+    pydantic's v1 package but not version.py or a module named like it, a stub but not its
+    module, jsonschema's tests but not its validators."""
+    dropped = [
+        "pydantic/v1/main.py",
+        "pydantic/mypy.py",
+        "pydantic_core/_pydantic_core.pyi",
+        "jsonschema/tests/test_validators.py",
+        "jsonschema/benchmarks/issue232.py",
+        "cffi/api.py",
+        "httpx2/websockets/_api.py",
+        "anyio/_backends/_trio.py",
+        "anyio/pytest_plugin.py",
+    ]
+    kept = [
+        "pydantic/v1.py",
+        "pydantic/version.py",
+        "pydantic/mypy_plugin_notes.py",
+        "pydantic_core/_pydantic_core.py",
+        "jsonschema/validators.py",
+        "_cffi_backend.cpython-312-x86_64-linux-gnu.so",
+        "httpx2/_client.py",
+        "anyio/_backends/_asyncio.py",
+        "httpcore2/_backends/trio.py",
+    ]
+    for relative in [*dropped, *kept]:
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text("")
+    record = tmp_path / "some-1.0.dist-info" / "RECORD"
+    record.parent.mkdir()
+    record.write_text("".join(f"{r},sha256=x,0\n" for r in [*dropped, *kept]))
+    zipapps.drop_not_shipped(tmp_path)
+    left = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()}
+    assert left == {*kept, "some-1.0.dist-info/RECORD"}
+    assert record.read_text() == "".join(f"{r},sha256=x,0\n" for r in kept)
+    assert not (tmp_path / "cffi").exists() and not (tmp_path / "jsonschema" / "tests").exists()

@@ -30,6 +30,7 @@ from kite_skills.launcher.preamble import PLATFORMS, platform_for
 from kite_skills.launcher.start import UNPACKED
 from kite_skills.store import Store
 
+from .sandbox.sandbox_harness import http_sandbox
 from .server.harness import SKILLS_EXTENSION, custom_request, server_env, zipapp
 from .terminal import at_terminal
 from .zipapp_platforms import (
@@ -37,6 +38,8 @@ from .zipapp_platforms import (
     BINARY,
     MODES,
     PYTHONS,
+    SANDBOX_URL,
+    TOOLS_SESSION,
     Interpreter,
     authors_catalog,
     binary_kinds,
@@ -170,6 +173,24 @@ def import_logs(shiv_root: Path, tmp_path_factory: pytest.TempPathFactory) -> di
                 assert set(replies) == sent, (python.version, label, err[-3000:])
                 assert all("result" in r for i, r in replies.items() if i != 10), (label, replies)
                 assert replies[11]["result"]["isError"] is True, replies[11]  # type: ignore[index]
+            elif label == "sandbox":
+                argv = [python.path, str(zipapp()), *args]
+                code, replies, err = session(argv, env, messages=TOOLS_SESSION)
+                tools = replies[2]["result"]["tools"]  # type: ignore[index]
+                assert "portfolio" in {t["name"] for t in tools}, (python.version, err[-3000:])
+            elif label == "guard-url":
+                with http_sandbox(work, work / "sandbox.jsonl") as (port, token, _):
+                    url = f"http://127.0.0.1:{port}/mcp"
+                    argv = [
+                        python.path,
+                        str(zipapp()),
+                        *(url if a == SANDBOX_URL else a for a in args),
+                    ]
+                    code, replies, err = session(
+                        argv, {**env, "SANDBOX_TOKEN": token}, messages=TOOLS_SESSION
+                    )
+                tools = replies[2]["result"]["tools"]  # type: ignore[index]
+                assert "portfolio" in {t["name"] for t in tools}, (python.version, err[-3000:])
             elif label == "dashboard":
                 code, err = dashboard([python.path, str(zipapp())], env)
             elif label == "skills-publish":  # the person types the name at the terminal

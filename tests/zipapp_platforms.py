@@ -171,11 +171,14 @@ def session_messages(era: str = "legacy") -> list[dict[str, object]]:
 
 
 def session(
-    command: list[str], env: dict[str, str], era: str = "legacy"
+    command: list[str],
+    env: dict[str, str],
+    era: str = "legacy",
+    messages: list[dict[str, object]] | None = None,
 ) -> tuple[int, dict[object, dict[str, object]], str]:
-    """Run the server mode through one session of ``era`` (see session_messages), each
-    request answered before the next is sent; then end of input. Returns (exit code,
-    replies by id, stderr)."""
+    """Run the server mode through one session of ``era`` (see session_messages), or another
+    mode through ``messages``, each request answered before the next is sent; then end of
+    input. Returns (exit code, replies by id, stderr)."""
     process = subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
     )
@@ -187,7 +190,7 @@ def session(
     drain.start()  # the import log is long: never let the server block on a full pipe
     replies: dict[object, dict[str, object]] = {}
     try:
-        for message in session_messages(era):
+        for message in session_messages(era) if messages is None else messages:
             process.stdin.write(json.dumps(message).encode() + b"\n")
             process.stdin.flush()
             while "id" in message and message["id"] not in replies:
@@ -277,6 +280,27 @@ def authors_catalog(root: Path) -> Path:
     return root
 
 
+SANDBOX_URL = "{sandbox-url}"
+"""Stands for the MCP address of a running `kite-skills sandbox --http` in MODES' arguments;
+its bearer token is in the environment variable SANDBOX_TOKEN."""
+
+# The sandbox's and the guard's session: what a client sends first, and the tools' list.
+TOOLS_SESSION: list[dict[str, object]] = [
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": LEGACY,
+            "capabilities": {},
+            "clientInfo": {"name": "imports", "version": "1"},
+        },
+    },
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+]
+
+
 # Every mode a person or a client starts: (label, arguments, stdin). skills-publish runs at a
 # pseudo-terminal, where the person types the skill's name (tests/terminal.py).
 MODES: list[tuple[str, list[str], str]] = [
@@ -296,6 +320,11 @@ MODES: list[tuple[str, list[str], str]] = [
     ("skills-log", ["skills", "log"], ""),
     ("setup", ["setup", "claude-code"], ""),
     ("doctor", ["doctor"], ""),
+    ("calc", ["calc", "tick", '{"price": 1500.03, "tick_size": 0.05, "purpose": "buy_limit"}'], ""),
+    ("sandbox", ["sandbox"], ""),  # driven by session(messages=TOOLS_SESSION)
+    # The guard in front of a Streamable HTTP server (the hosted one's transport): its HTTP
+    # client, httpcore2, and truststore, which makes its TLS context.
+    ("guard-url", ["guard", "--url", SANDBOX_URL, "--bearer-env", "SANDBOX_TOKEN"], ""),
 ]
 
 

@@ -79,6 +79,22 @@ _tree = os.path.join(
 if os.path.isdir(_tree):
     site.addsitedir(_tree)
 '''
+# Files of the pinned wheels that no mode of the program can import or read, left out to keep
+# each file under 15 MB (tests/test_zipapps.py runs every mode of the built file with the import
+# log on; tests/test_zipapp_size.py checks that none of these is in a file):
+# - type stubs (.pyi): only type checkers read them;
+# - pydantic.v1, pydantic 1's API kept for migrating code, imported only by `import
+#   pydantic.v1` or a v1-style type (``__get_validators__``), which nothing here defines;
+#   and pydantic.mypy, a mypy plugin;
+# - jsonschema's own test suite and benchmarks;
+# - cffi's Python package, which declares and compiles C bindings when a package is built (its
+#   parser needs pycparser, not in the file): at run time cryptography loads _cffi_backend only;
+# - httpx2.websockets and anyio's trio backend, which need wsproto and trio (not in the file),
+#   and anyio's pytest plugin.
+NOT_SHIPPED = re.compile(
+    r".*\.pyi|pydantic/v1/.*|pydantic/mypy\.py|jsonschema/(tests|benchmarks)/.*|cffi/.*"
+    r"|httpx2/websockets/.*|anyio/_backends/_trio\.py|anyio/pytest_plugin\.py"
+)
 # Mach-O CPU types of each macOS file. A universal ("fat") binary in a wheel (cryptography
 # has only universal2 wheels for macOS) is cut down to the slice for the file's architecture:
 # the bytes that macOS loads from the universal file, each slice signed on its own.
@@ -427,6 +443,22 @@ def merge(trees: list[Path], dest: Path) -> None:
         (dest / relative).write_text("".join(f"{line}\n" for line in lines))
 
 
+def drop_not_shipped(site_packages: Path) -> None:
+    """Remove the files NOT_SHIPPED names, and their lines in each wheel's RECORD (which
+    then lists what the file holds)."""
+    for relative, path in files(site_packages).items():
+        if NOT_SHIPPED.fullmatch(relative):
+            path.unlink()
+    for directory in sorted(site_packages.rglob("*"), reverse=True):
+        if directory.is_dir() and not any(directory.iterdir()):
+            directory.rmdir()
+    for record in site_packages.glob("*.dist-info/RECORD"):
+        lines = record.read_text().splitlines()
+        kept = [line for line in lines if not NOT_SHIPPED.fullmatch(line.split(",")[0])]
+        if kept != lines:
+            record.write_text("".join(f"{line}\n" for line in kept))
+
+
 def thin_universal(site_packages: Path, target: str) -> None:
     """Replace each universal Mach-O binary with its slice for ``target``'s CPU, and its
     line in the wheel's RECORD with the slice's hash and size."""
@@ -575,6 +607,7 @@ def build(wheelhouse: Path, wheel: Path, out_dir: Path, target: str, pure: Path)
         trees.append(tree)
     site_packages = stage / "site-packages"
     merge(trees, site_packages)
+    drop_not_shipped(site_packages)
     if per_version:
         for version in PYTHONS:
             tree = site_packages / "_per_version" / f"cp{version.replace('.', '')}"

@@ -23,17 +23,6 @@ def _cause(exc: BaseException) -> BaseException:
     return exc
 
 
-def without_http_client(module: str) -> str:
-    """Why --url fails where the HTTP client is not there: the one-file build leaves it out
-    (requirements/not-in-zipapp.txt) to stay under 15 MB."""
-    return (
-        f"this copy of kite-skills has no HTTP client for --url ({module} is not in it: the "
-        "one-file build leaves it out to stay under 15 MB) — install the wheel as a command "
-        "(pipx install kite_skills-….whl) and run its 'kite-skills guard --url …', or start the "
-        "Kite MCP server as a stdio command: kite-skills guard -- kite-mcp-server"
-    )
-
-
 async def serve(upstream: Upstream, limits_path: Path, journal: Journal, timeout: float) -> bool:
     """True when stopped by SIGINT."""
     listed = False
@@ -47,10 +36,7 @@ async def serve(upstream: Upstream, limits_path: Path, journal: Journal, timeout
     except Exception as exc:
         if listed:
             raise
-        cause = _cause(exc)
-        if isinstance(cause, ModuleNotFoundError) and upstream.url is not None:
-            raise UpstreamUnreachable(without_http_client(cause.name or "an HTTP module")) from exc
-        said = error_line(cause)
+        said = error_line(_cause(exc))
         raise UpstreamUnreachable(
             f"cannot reach the Kite MCP server {upstream.describe()}: {clipped(said, 300)} — "
             "check the URL or command (and with --bearer-env, the token), then start again"

@@ -17,7 +17,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from ..sandbox.sandbox_harness import command as sandbox_command
-from ..sandbox.sandbox_harness import env, http_sandbox
+from ..sandbox.sandbox_harness import env, http_sandbox, oauth_sandbox
 from .guard_harness import (
     ORDER,
     Person,
@@ -262,27 +262,114 @@ async def test_the_built_file_guards_its_own_sandbox(tmp_path: Path, shiv_root: 
     assert [e["decision"] for e in journal(tmp_path)] == ["asked-declined"]
 
 
+# The person's browser for `guard --url … --oauth` from the built file: the guard opens it
+# through Python's webbrowser, which runs $BROWSER with the address and waits for it; the
+# sign-in's answer comes back only after it returns, so the page is driven in the background.
+BROWSER = """#!/bin/sh
+"{python}" "{driver}" "$1" >/dev/null 2>>"{log}" &
+"""
+# Approve on the sandbox's consent page, then follow the redirect to the guard's loopback.
+APPROVE = """import re, sys
+import httpx2
+with httpx2.Client(timeout=30) as http:
+    page = http.get(sys.argv[1], follow_redirects=True)
+    assert page.status_code == 200 and "Approve" in page.text, page.text
+    request = re.search(r'name="request" value="([^"]+)"', page.text).group(1)
+    back = http.post(page.url.join("/consent"), data={"request": request, "decision": "approve"})
+    assert back.status_code == 302, back.text
+    http.get(back.headers["location"])
+"""
+
+
 @pytest.mark.zipapp
-def test_the_built_file_says_what_to_do_for_url_without_its_http_client(
-    tmp_path: Path, shiv_root: Path
+@pytest.mark.parametrize("sign_in", ["bearer", "oauth"])
+async def test_the_built_file_guards_a_server_over_http(
+    tmp_path: Path, shiv_root: Path, sign_in: str
 ) -> None:
-    """The one-file build leaves httpcore2 out (15 MB): `guard --url` says so in one line and
-    names the two ways that work, instead of "cannot reach" with a module name. It runs on a
-    CPython of the machine's own (as a person's client starts it), not the test venv's, whose
-    site-packages would lend the file the missing module."""
+    """The built file's `guard --url` in front of the built file's `sandbox --http`, as in
+    front of Zerodha's hosted server (Streamable HTTP, OAuth 2.1), which cannot be reached from
+    the test machines: signed in with the sandbox's bearer token, or with --oauth in the
+    person's browser; the upstream's tools are listed, a read passes and a write is judged.
+    The guard runs on a CPython of the machine's own (as a person's client starts it), not the
+    test venv's, whose site-packages would lend the file an HTTP client it lacks."""
     from ..server.harness import zipapp
     from ..zipapp_platforms import runnable
 
-    done = subprocess.run(
-        [runnable()[-1].path, str(zipapp()), "guard", "--limits", str(tmp_path / "limits.json"),
-         "--journal", str(tmp_path / "guard.jsonl"), "--url", "http://127.0.0.1:9/mcp"],
-        env={**env(tmp_path), "SHIV_ROOT": str(shiv_root)},
-        input=b"",
-        capture_output=True,
-        timeout=120,
-    )  # fmt: skip
-    said = done.stderr.decode()
-    assert done.returncode == 1 and done.stdout == b"", said
-    assert "this copy of kite-skills has no HTTP client for --url (httpcore2 is not in it" in said
-    assert "pipx install" in said and "kite-skills guard -- kite-mcp-server" in said
-    assert "Traceback" not in said
+    limits(tmp_path, max_order_value=100_000)
+    pyz = zipapp()
+    environ = {**env(tmp_path), "SHIV_ROOT": str(shiv_root)}
+    del environ["PYTHONPATH"]  # nothing of this tree: the file's own modules only
+    served = (
+        http_sandbox(tmp_path, tmp_path / "s.jsonl", pyz=pyz)
+        if sign_in == "bearer"
+        else oauth_sandbox(tmp_path, tmp_path / "s.jsonl", pyz=pyz)
+    )
+    with served as (port, *rest):
+        url = f"http://127.0.0.1:{port}/mcp"
+        if sign_in == "bearer":
+            environ["SANDBOX_TOKEN"] = rest[0]
+            how = ["--bearer-env", "SANDBOX_TOKEN"]
+        else:
+            browser = tmp_path / "browser.sh"
+            browser.write_text(
+                BROWSER.format(
+                    python=sys.executable, driver=tmp_path / "approve.py", log=tmp_path / "b.log"
+                )
+            )
+            browser.chmod(0o755)
+            (tmp_path / "approve.py").write_text(APPROVE)
+            environ["BROWSER"] = str(browser)
+            how = ["--oauth"]
+        argv = [runnable()[-1].path, str(pyz), "guard", "--limits", str(tmp_path / "limits.json"),
+                "--journal", str(tmp_path / "guard.jsonl"), "--url", url, *how]  # fmt: skip
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=environ)
+        async with Client(params, mode="legacy") as c:
+            assert "portfolio" in {t.name for t in (await c.list_tools()).tools}
+            read = await c.call_tool("portfolio", {"mode": "margins"})
+            big = await c.call_tool("orders", {"mode": "place", **BIG})
+    assert not read.is_error, text_of(read)
+    assert big.is_error and "above your ₹1,00,000 limit per order [order-value]" in text_of(big)
+    assert [e["decision"] for e in journal(tmp_path)] == ["refuse"]
+    if sign_in == "oauth":
+        assert (tmp_path / "b.log").read_text() == ""  # the consent page was approved
+
+
+@pytest.mark.zipapp
+@pytest.mark.parametrize("trusted", [True, False])
+async def test_the_built_files_guard_checks_the_servers_certificate(
+    tmp_path: Path, shiv_root: Path, trusted: bool
+) -> None:
+    """HTTPS as to the hosted server, from the built file on a CPython of the machine's own:
+    a certificate signed by an authority named in SSL_CERT_FILE is accepted and the tools are
+    listed; without it, the same certificate is refused and the guard stops before serving.
+    (On Windows and macOS the authorities are the system's trust store, through truststore;
+    this machine is Linux.)"""
+    from ..server.harness import zipapp
+    from ..zipapp_platforms import runnable
+    from .tls_front import tls_front
+
+    environ = {**env(tmp_path), "SHIV_ROOT": str(shiv_root)}
+    del environ["PYTHONPATH"]
+    with (
+        http_sandbox(tmp_path, tmp_path / "s.jsonl", pyz=zipapp()) as (port, token, _),
+        tls_front(port, tmp_path) as (front, ca),
+    ):
+        url = f"https://127.0.0.1:{front}/mcp"
+        environ["SANDBOX_TOKEN"] = token
+        if trusted:
+            environ["SSL_CERT_FILE"] = str(ca)
+        argv = [runnable()[-1].path, str(zipapp()), "guard", "--limits",
+                str(tmp_path / "limits.json"), "--journal", str(tmp_path / "guard.jsonl"),
+                "--url", url, "--bearer-env", "SANDBOX_TOKEN"]  # fmt: skip
+        if not trusted:
+            done = subprocess.run(argv, env=environ, input=b"", capture_output=True, timeout=120)
+            said = done.stderr.decode()
+            assert done.returncode == 1 and done.stdout == b"", said
+            assert f"error: cannot reach the Kite MCP server {url}: " in said, said
+            assert "CERTIFICATE_VERIFY_FAILED" in said and "Traceback" not in said, said
+            return
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=environ)
+        async with Client(params, mode="legacy") as c:
+            assert "portfolio" in {t.name for t in (await c.list_tools()).tools}
+            read = await c.call_tool("portfolio", {"mode": "margins"})
+    assert not read.is_error, text_of(read)

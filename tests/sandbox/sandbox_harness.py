@@ -117,9 +117,12 @@ class RawPeer:
 
 
 @contextmanager
-def http_sandbox(home: Path, journal: Path, *extra: str) -> Iterator[tuple[int, str, list[str]]]:
-    """`kite-skills sandbox --http --port 0`: yields (port, token, stderr lines so far)."""
-    with _serving(home, journal, *extra) as (port, token, lines):
+def http_sandbox(
+    home: Path, journal: Path, *extra: str, pyz: Path | None = None
+) -> Iterator[tuple[int, str, list[str]]]:
+    """`kite-skills sandbox --http --port 0` (from this tree, or the built ``pyz``): yields
+    (port, token, stderr lines so far)."""
+    with _serving(home, journal, *extra, pyz=pyz) as (port, token, lines):
         assert token, f"no bearer token on the sandbox's stderr: {lines}"
         yield port, token, lines
 
