@@ -180,6 +180,11 @@ def _reader_gone() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Before the MCP SDK's types are built: pydantic would otherwise scan every installed
+    # distribution for plugins and run any it finds on each value it validates (skill texts,
+    # Kite orders). None was shipped for this program; the scan alone holds 0.7 MB of the
+    # warm server (docs/benchmarks.md, section 5).
+    os.environ["PYDANTIC_DISABLE_PLUGINS"] = "__all__"
     try:
         if not (sys.argv[1:] if argv is None else argv):
             # How MCP clients launch it: no parser to build, no person's command to import.
