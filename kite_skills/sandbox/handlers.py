@@ -457,7 +457,7 @@ def master(kite: Any) -> list[dict[str, Any]]:
         item.setdefault("active", True)
         try:
             facts = kite.instrument_facts(exchange, symbol)
-        except KiteConnectError:
+        except LookupError:
             facts = None
         if facts is not None:
             item.setdefault("isin", facts.isin)

@@ -18,6 +18,18 @@ from .gtt import Gtt
 from .instruments import Instrument, InstrumentFacts, master_for
 from .market import Market
 from .order_request import OrderRequest
+from .order_rules import (
+    ALERT_COUNT_RULES,
+    ALERT_LOOKUP_RULES,
+    CONVERSION_RULES,
+    GTT_CHANGE_RULES,
+    GTT_COUNT_RULES,
+    GTT_LOOKUP_RULES,
+    MIS_RULES,
+    ORDER_LOOKUP_RULES,
+    ConversionCase,
+    check,
+)
 from .portfolio import Holding, Position, margin_for, total
 from .responses import GttResponse, OrderResponse, OrderRow, TradeRow
 from .scenario import Scenario
@@ -559,14 +571,11 @@ class Simulation:
         new_product: str,
     ) -> bool:
         inst = self.engine.instrument(exchange, tradingsymbol)
-        # rules.md §5: no conversion to MIS after the auto square-off time.
-        cutoff = sessions.square_off_time(inst.exchange, self.now.date())
-        if new_product == "MIS" and self.now >= cutoff:
-            raise input_error(rules.MIS_BLOCKED.format(time=f"{cutoff:%H:%M}"))
+        check(MIS_RULES, self.engine.mis_case(inst, new_product, converting=True))
         old = self.engine.positions.get((exchange, tradingsymbol, old_product))
         sign = 1 if transaction_type == "BUY" else -1
-        if old is None or sign * old.quantity < quantity or quantity <= 0:
-            raise input_error("Insufficient position quantity to convert.")  # UNVERIFIED
+        check(CONVERSION_RULES, ConversionCase(sign * old.quantity if old else 0, quantity))
+        assert old is not None
         new = self.engine.position(inst, new_product)
         avg_value = (
             old.day_buy_value / old.day_buy_quantity
@@ -675,8 +684,8 @@ class Simulation:
 
     def _gtt(self, trigger_id: int) -> Gtt:
         found = self.gtts.get(int(trigger_id))
-        if found is None or found.status == "deleted":
-            raise gtt_rules.not_found()
+        check(GTT_LOOKUP_RULES, found.status if found else None)
+        assert found is not None
         return found
 
     def place_gtt(
@@ -690,11 +699,9 @@ class Simulation:
     ) -> GttResponse:
         inst = self.engine.instrument(exchange, tradingsymbol)
         legs = gtt_rules.validate(
-            inst, trigger_type, list(trigger_values), float(last_price), orders
+            inst, trigger_type, list(trigger_values), float(last_price), orders, self.now
         )
-        active = sum(1 for g in self.gtts.values() if g.status == "active")
-        if active >= rules.GTT_MAX_ACTIVE:
-            raise input_error(rules.GTT_TOO_MANY)
+        check(GTT_COUNT_RULES, sum(1 for g in self.gtts.values() if g.status == "active"))
         self._gtt_seq += 1
         trigger = Gtt(
             id=self._gtt_seq,
@@ -723,12 +730,12 @@ class Simulation:
         last_price: float,
         orders: list[dict[str, Any]],
     ) -> GttResponse:
-        trigger = self._gtt(trigger_id)
-        if trigger.status != "active":
-            raise input_error(rules.GTT_NOT_ACTIVE)
+        trigger = self.gtts.get(int(trigger_id))
+        check(GTT_CHANGE_RULES, trigger.status if trigger else None)
+        assert trigger is not None
         inst = self.engine.instrument(exchange, tradingsymbol)
         legs = gtt_rules.validate(
-            inst, trigger_type, list(trigger_values), float(last_price), orders
+            inst, trigger_type, list(trigger_values), float(last_price), orders, self.now
         )
         trigger.inst, trigger.type, trigger.orders = inst, trigger_type, legs
         trigger.trigger_values = [float(v) for v in trigger_values]
@@ -740,9 +747,9 @@ class Simulation:
         return {"trigger_id": trigger.id}
 
     def delete_gtt(self, trigger_id: int) -> GttResponse:
-        trigger = self._gtt(trigger_id)
-        if trigger.status != "active":
-            raise input_error(rules.GTT_NOT_ACTIVE)
+        trigger = self.gtts.get(int(trigger_id))
+        check(GTT_CHANGE_RULES, trigger.status if trigger else None)
+        assert trigger is not None
         trigger.status = "deleted"
         trigger.updated_at = self.now
         self._gtt_event(trigger, "deleted")
@@ -899,16 +906,15 @@ class Simulation:
 
     def _alert(self, uuid: str) -> Alert:
         alert = self.alerts.get(uuid)
-        if alert is None:
-            raise input_error(rules.ALERT_NOT_FOUND)
+        check(ALERT_LOOKUP_RULES, alert)
+        assert alert is not None
         return alert
 
     def get_alert(self, uuid: str) -> dict[str, Any]:
         return self._alert(uuid).row()
 
     def create_alert(self, **params: Any) -> dict[str, Any]:
-        if len(self.alerts) >= rules.ALERT_MAX:
-            raise input_error(rules.ALERT_TOO_MANY)
+        check(ALERT_COUNT_RULES, len(self.alerts))
         name, kind, inst, op, rhs_type, constant, rhs, basket = self._alert_params(params)
         return self._new_alert(
             name, kind, inst, op, rhs_type, constant, rhs, basket, self.now
@@ -1045,9 +1051,11 @@ class Simulation:
         return [i.row() for i in self.master.all() if exchange is None or i.exchange == exchange]
 
     def instrument_facts(self, exchange: str, tradingsymbol: str) -> InstrumentFacts:
+        """What the simulation knows of an instrument (not a Kite call: the server's JSON
+        master, and tests). ``LookupError`` for one not in the master."""
         inst = self.master.get(exchange, tradingsymbol)
         if inst is None:
-            raise input_error(rules.UNKNOWN_INSTRUMENT)
+            raise LookupError(f"{exchange}:{tradingsymbol}: not in the sandbox's instruments")
         lower, upper = self.market.circuits(inst, self.now.date())
         return InstrumentFacts(
             instrument_token=inst.instrument_token,
@@ -1098,10 +1106,10 @@ class Simulation:
         rows = [dict(r) for r in self.scenario.mf_orders]
         if order_id is None:
             return rows
-        for row in rows:
-            if str(row.get("order_id")) == str(order_id):
-                return row
-        raise KiteConnectError("OrderException", rules.NO_SUCH_ORDER)
+        found = next((row for row in rows if str(row.get("order_id")) == str(order_id)), None)
+        check(ORDER_LOOKUP_RULES, found)
+        assert found is not None
+        return found
 
     def mf_sips(self, sip_id: str | None = None) -> list[dict[str, Any]] | dict[str, Any]:
         rows = [dict(r) for r in self.scenario.mf_sips]
