@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any, Final, Generic, TypeVar
 
 from . import rules, sessions
+from .alerts import OPERATORS
 from .errors import KiteConnectError
 from .instruments import EQUITY_MAX_QUANTITY, Instrument
 from .market import on_tick
@@ -755,6 +756,94 @@ GTT_CHANGE_RULES: Final[tuple[KiteRule[str | None], ...]] = (
 
 # ----- alerts (kite-domain.md §6) -------------------------------------------------------------
 
+
+@dataclass(frozen=True)
+class AlertCase:
+    """An alert as a create or modify call describes it: its instruments as the master found
+    them (None: not found), ``rhs_constant`` None when it is not a number, ``basket_read``
+    False when its JSON text cannot be read."""
+
+    name: str
+    type: str
+    lhs: Instrument | None
+    lhs_attribute: str
+    operator: str
+    rhs_type: str
+    rhs: Instrument | None
+    rhs_constant: float | None
+    basket: object
+    basket_read: bool
+
+
+def _ato_basket(c: AlertCase) -> bool:
+    return isinstance(c.basket, dict) and bool(c.basket.get("items"))
+
+
+# The sandbox's alert texts are all UNVERIFIED wording (Kite's alerts API answers an
+# InputException naming the parameter); the source is the API's parameter list.
+ALERT_API = "Kite Connect alerts API (kite.trade/docs/connect/v3/alerts)"
+ALERT_RULES: Final[tuple[KiteRule[AlertCase], ...]] = (
+    KiteRule[AlertCase](
+        "alert name", lambda c: not c.name, _bad("name"), ALERT_API, f"{REFUSED}[ALERT name]"
+    ),
+    KiteRule[AlertCase](
+        "alert type",
+        lambda c: c.type not in ("simple", "ato"),
+        _bad("type"),
+        ALERT_API,
+        f"{REFUSED}[ALERT type]",
+    ),
+    KiteRule[AlertCase](
+        "alert instrument",
+        lambda c: c.lhs is None,
+        _bad("lhs_tradingsymbol"),
+        ALERT_API,
+        f"{REFUSED}[ALERT lhs_tradingsymbol]",
+    ),
+    KiteRule[AlertCase](
+        "alert attribute",
+        lambda c: c.lhs_attribute != "LastTradedPrice",
+        _bad("lhs_attribute"),
+        "sandbox limitation: alerts on LastTradedPrice only",
+        f"{REFUSED}[ALERT lhs_attribute]",
+    ),
+    KiteRule[AlertCase](
+        "alert operator",
+        lambda c: c.operator not in OPERATORS,
+        _bad("operator"),
+        ALERT_API,
+        f"{REFUSED}[ALERT operator]",
+    ),
+    KiteRule[AlertCase](
+        "alert instrument to compare",
+        lambda c: c.rhs_type == "instrument" and c.rhs is None,
+        _bad("rhs_tradingsymbol"),
+        ALERT_API,
+        f"{REFUSED}[ALERT rhs_tradingsymbol]",
+    ),
+    KiteRule[AlertCase](
+        "alert constant",
+        lambda c: c.rhs_type != "instrument" and c.rhs_constant is None,
+        _bad("rhs_constant"),
+        ALERT_API,
+        f"{REFUSED}[ALERT rhs_constant]",
+    ),
+    KiteRule[AlertCase](
+        "alert basket",
+        lambda c: not c.basket_read,
+        _bad("basket"),
+        ALERT_API,
+        f"{REFUSED}[ALERT basket]",
+    ),
+    KiteRule[AlertCase](
+        "ATO basket items",
+        lambda c: c.type == "ato" and not _ato_basket(c),
+        rules.ATO_NEEDS_BASKET,
+        ALERT_API + " (an ATO alert places its basket)",
+        f"{REFUSED}[ATO_NEEDS_BASKET]",
+    ),
+)
+
 ALERT_COUNT_RULES: Final[tuple[KiteRule[int], ...]] = (
     KiteRule[int](
         "200 alerts",
@@ -799,6 +888,7 @@ TABLES: Final[Mapping[str, Sequence[KiteRule[Any]]]] = {
     "GTT: count": GTT_COUNT_RULES,
     "GTT: lookup": GTT_LOOKUP_RULES,
     "GTT: modify, delete": GTT_CHANGE_RULES,
+    "alerts: create, modify": ALERT_RULES,
     "alerts: count": ALERT_COUNT_RULES,
     "alerts: lookup": ALERT_LOOKUP_RULES,
 }

@@ -188,6 +188,7 @@ GTT_TICK = "Trigger values and prices must be multiples of the tick size {tick}.
 ALERT_MAX = 200
 ALERT_TOO_MANY = "You can have a maximum of 200 alerts."
 ALERT_NOT_FOUND = "Alert not found."
+ATO_NEEDS_BASKET = "Invalid `basket`. An ATO alert needs basket items."
 
 _TAG = re.compile(r"[A-Za-z0-9]{1,20}")
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from . import gtt as gtt_rules
 from . import rules, sessions
-from .alerts import OPERATORS, Alert
+from .alerts import Alert
 from .clock import IST, ist, kite_ts
 from .engine import WORKING, Engine, Order
 from .errors import KiteConnectError, input_error
@@ -21,12 +21,14 @@ from .order_request import OrderRequest
 from .order_rules import (
     ALERT_COUNT_RULES,
     ALERT_LOOKUP_RULES,
+    ALERT_RULES,
     CONVERSION_RULES,
     GTT_CHANGE_RULES,
     GTT_COUNT_RULES,
     GTT_LOOKUP_RULES,
     MIS_RULES,
     ORDER_LOOKUP_RULES,
+    AlertCase,
     ConversionCase,
     check,
 )
@@ -854,45 +856,50 @@ class Simulation:
         return alert
 
     def _alert_params(self, params: dict[str, Any]) -> tuple[Any, ...]:
-        name = str(params.get("name") or "")
-        kind = str(params.get("type") or params.get("alert_type") or "simple")
-        if not name:
-            raise input_error("Invalid `name`.")  # UNVERIFIED
-        if kind not in ("simple", "ato"):
-            raise input_error("Invalid `type`.")  # UNVERIFIED
-        inst = self.master.for_alert(
-            str(params.get("lhs_exchange")), str(params.get("lhs_tradingsymbol"))
-        )
-        if inst is None:
-            raise input_error("Invalid `lhs_tradingsymbol`.")  # UNVERIFIED
-        if str(params.get("lhs_attribute") or "LastTradedPrice") != "LastTradedPrice":
-            raise input_error("Invalid `lhs_attribute`.")  # sandbox: only LastTradedPrice
-        op = str(params.get("operator") or "")
-        if op not in OPERATORS:
-            raise input_error("Invalid `operator`.")  # UNVERIFIED
         rhs_type = str(params.get("rhs_type") or "constant")
         rhs = None
-        constant = 0.0
+        constant: float | None = 0.0
         if rhs_type == "instrument":
             rhs = self.master.for_alert(
                 str(params.get("rhs_exchange")), str(params.get("rhs_tradingsymbol"))
             )
-            if rhs is None:
-                raise input_error("Invalid `rhs_tradingsymbol`.")  # UNVERIFIED
         else:
             try:
                 constant = float(params.get("rhs_constant") or 0)
-            except (TypeError, ValueError) as exc:
-                raise input_error("Invalid `rhs_constant`.") from exc  # UNVERIFIED
+            except (TypeError, ValueError):
+                constant = None
         basket = params.get("basket")
+        basket_read = True
         if isinstance(basket, str) and basket:
             try:
                 basket = json.loads(basket)
-            except ValueError as exc:
-                raise input_error("Invalid `basket`.") from exc  # UNVERIFIED
-        if kind == "ato" and not (isinstance(basket, dict) and basket.get("items")):
-            raise input_error("Invalid `basket`. An ATO alert needs basket items.")  # UNV.
-        return name, kind, inst, op, rhs_type, constant, rhs, basket
+            except ValueError:
+                basket_read = False
+        case = AlertCase(
+            name=str(params.get("name") or ""),
+            type=str(params.get("type") or params.get("alert_type") or "simple"),
+            lhs=self.master.for_alert(
+                str(params.get("lhs_exchange")), str(params.get("lhs_tradingsymbol"))
+            ),
+            lhs_attribute=str(params.get("lhs_attribute") or "LastTradedPrice"),
+            operator=str(params.get("operator") or ""),
+            rhs_type=rhs_type,
+            rhs=rhs,
+            rhs_constant=constant,
+            basket=basket,
+            basket_read=basket_read,
+        )
+        check(ALERT_RULES, case)
+        return (
+            case.name,
+            case.type,
+            case.lhs,
+            case.operator,
+            rhs_type,
+            constant or 0.0,
+            rhs,
+            basket,
+        )
 
     def get_alerts(self, filters: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         out = []
