@@ -52,7 +52,7 @@ from .order_rules import (
     WORKING as WORKING,  # the watch and the simulation ask the engine
 )
 from .portfolio import Holding, Position, margin_for, total
-from .responses import OrderRow, TradeRow
+from .responses import Margins, OrderRow, TradeRow
 from .scenario import Funds
 
 TERMINAL = ("COMPLETE", "CANCELLED", "REJECTED")
@@ -423,7 +423,7 @@ class Engine:
         blocked = used["span"] + used["exposure"] + used["option_premium"] + used["delivery"]
         return round(base - blocked + used["m2m"] + used["flows"] - self.charges[segment], 2)
 
-    def margins_row(self, segment: str) -> dict[str, Any]:
+    def margins_row(self, segment: str) -> Margins:
         funds = self.funds[segment]
         used = self.utilised(segment)
         debits = (

@@ -11,6 +11,7 @@ from .clock import kite_ts
 from .instruments import Instrument
 from .order_request import OrderRequest
 from .order_rules import GTT_LEG_RULES, GTT_RULES, GTT_TICK_RULES, GttCase, OrderCase, check
+from .responses import GttLeg, GttLegResult, GttRow
 
 
 @dataclass
@@ -26,12 +27,12 @@ class Gtt:
     status: str = "active"
     user_id: str = "ZS0001"
     meta: dict[str, Any] | None = None
-    results: list[dict[str, Any] | None] = field(default_factory=list)
+    results: list[GttLegResult | None] = field(default_factory=list)
 
-    def row(self) -> dict[str, Any]:
-        orders = []
+    def row(self) -> GttRow:
+        orders: list[GttLeg] = []
         for i, leg in enumerate(self.orders):
-            item = {
+            item: GttLeg = {
                 "exchange": self.inst.exchange,
                 "tradingsymbol": self.inst.tradingsymbol,
                 "product": leg["product"],

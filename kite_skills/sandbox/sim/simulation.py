@@ -33,7 +33,27 @@ from .order_rules import (
     check,
 )
 from .portfolio import Holding, Position, margin_for, total
-from .responses import GttResponse, OrderResponse, OrderRow, TradeRow
+from .responses import (
+    AlertRow,
+    AllMargins,
+    GttLegResult,
+    GttResponse,
+    GttRow,
+    HoldingCompact,
+    HoldingRow,
+    HoldingsSummary,
+    Margins,
+    OrderResponse,
+    OrderResult,
+    OrderRow,
+    PositionRow,
+    Positions,
+    Profile,
+    Quote,
+    QuoteLtp,
+    QuoteOhlc,
+    TradeRow,
+)
 from .scenario import Scenario
 from .watch import Watch
 
@@ -373,10 +393,24 @@ class Simulation:
                 self._check_alert(alert, at, price)
 
     # ----- account (read) -------------------------------------------------------------------
-    def profile(self) -> dict[str, Any]:
-        return json.loads(json.dumps(self.scenario.profile))  # type: ignore[no-any-return]
+    def profile(self) -> Profile:
+        """The scenario's profile, a copy each call (a caller may change what it gets)."""
+        p = self.scenario.profile
+        return {
+            "user_id": p["user_id"],
+            "user_type": p["user_type"],
+            "email": p["email"],
+            "user_name": p["user_name"],
+            "user_shortname": p["user_shortname"],
+            "broker": p["broker"],
+            "exchanges": list(p["exchanges"]),
+            "products": list(p["products"]),
+            "order_types": list(p["order_types"]),
+            "avatar_url": p["avatar_url"],
+            "meta": {"demat_consent": p["meta"]["demat_consent"]},
+        }
 
-    def margins(self, segment: str | None = None) -> dict[str, Any]:
+    def margins(self, segment: str | None = None) -> Margins | AllMargins:
         if segment is not None:
             if segment not in ("equity", "commodity"):
                 raise input_error("Invalid segment.")  # UNVERIFIED text
@@ -386,8 +420,8 @@ class Simulation:
             "commodity": self.engine.margins_row("commodity"),
         }
 
-    def holdings(self) -> list[dict[str, Any]]:
-        out = []
+    def holdings(self) -> list[HoldingRow]:
+        out: list[HoldingRow] = []
         for h in self.engine.holdings.values():
             ltp = self.engine.ltp(h.inst)
             close = self.market.prev_close(h.inst, self.now.date())
@@ -430,7 +464,7 @@ class Simulation:
             )
         return out
 
-    def holdings_summary(self) -> dict[str, Any]:
+    def holdings_summary(self) -> HoldingsSummary:
         """GET /portfolio/holdings/summary (kiteconnect-mocks holdings_summary.json)."""
         rows = self.holdings()
         invested = sum(r["average_price"] * r["quantity"] for r in rows)
@@ -447,14 +481,22 @@ class Simulation:
             "current_value": round(current, 2),
         }
 
-    def holdings_compact(self) -> list[dict[str, Any]]:
+    def holdings_compact(self) -> list[HoldingCompact]:
         """GET /portfolio/holdings/compact (kiteconnect-mocks holdings_compact.json)."""
-        keys = ("exchange", "tradingsymbol", "instrument_token", "t1_quantity", "quantity")
-        return [{k: r[k] for k in keys} for r in self.holdings()]
+        return [
+            {
+                "exchange": r["exchange"],
+                "tradingsymbol": r["tradingsymbol"],
+                "instrument_token": r["instrument_token"],
+                "t1_quantity": r["t1_quantity"],
+                "quantity": r["quantity"],
+            }
+            for r in self.holdings()
+        ]
 
-    def positions(self) -> dict[str, list[dict[str, Any]]]:
-        net: list[dict[str, Any]] = []
-        day: list[dict[str, Any]] = []
+    def positions(self) -> Positions:
+        net: list[PositionRow] = []
+        day: list[PositionRow] = []
         for pos in self.engine.positions.values():
             if not pos.traded_today and pos.overnight_quantity == 0:
                 continue
@@ -674,14 +716,14 @@ class Simulation:
         }
 
     # ----- GTT ------------------------------------------------------------------------------
-    def get_gtts(self) -> list[dict[str, Any]]:
+    def get_gtts(self) -> list[GttRow]:
         return [
             g.row()
             for g in sorted(self.gtts.values(), key=lambda g: -g.id)
             if g.status != "deleted"
         ]
 
-    def get_gtt(self, trigger_id: int) -> dict[str, Any]:
+    def get_gtt(self, trigger_id: int) -> GttRow:
         return self._gtt(trigger_id).row()
 
     def _gtt(self, trigger_id: int) -> Gtt:
@@ -772,20 +814,7 @@ class Simulation:
                 (trigger.inst.key,),
             )
         )
-        result: dict[str, Any] = {
-            "account_id": self.user_id,
-            "exchange": trigger.inst.exchange,
-            "tradingsymbol": trigger.inst.tradingsymbol,
-            "validity": "DAY",
-            "product": spec["product"],
-            "order_type": "LIMIT",
-            "transaction_type": spec["transaction_type"],
-            "quantity": spec["quantity"],
-            "price": spec["price"],
-            "meta": {"gtt": trigger.id},
-            "timestamp": kite_ts(at),
-            "triggered_at": spec["price"],
-        }
+        order_result: OrderResult
         try:
             order = self.engine.place(
                 OrderRequest(
@@ -802,11 +831,7 @@ class Simulation:
                 demat_only=True,
             )
         except KiteConnectError as err:
-            result["order_result"] = {
-                "order_id": "",
-                "rejection_reason": err.message,
-                "status": "failed",
-            }
+            order_result = {"order_id": "", "rejection_reason": err.message, "status": "failed"}
             self.engine.events.append(
                 Event(
                     at, "GTT order refused", f"GTT {trigger.id}: {err.message}", (trigger.inst.key,)
@@ -814,12 +839,27 @@ class Simulation:
             )
         else:
             failed = order.status == "REJECTED"
-            result["order_result"] = {
+            order_result = {
                 "order_id": order.order_id,
                 "rejection_reason": order.status_message or "" if failed else "",
                 "status": "failed" if failed else "success",
             }
-        results: list[dict[str, Any] | None] = [None] * len(trigger.orders)
+        result: GttLegResult = {
+            "account_id": self.user_id,
+            "exchange": trigger.inst.exchange,
+            "tradingsymbol": trigger.inst.tradingsymbol,
+            "validity": "DAY",
+            "product": spec["product"],
+            "order_type": "LIMIT",
+            "transaction_type": spec["transaction_type"],
+            "quantity": spec["quantity"],
+            "price": spec["price"],
+            "meta": {"gtt": trigger.id},
+            "timestamp": kite_ts(at),
+            "triggered_at": spec["price"],
+            "order_result": order_result,
+        }
+        results: list[GttLegResult | None] = [None] * len(trigger.orders)
         results[leg] = result
         trigger.results = results
 
@@ -901,7 +941,7 @@ class Simulation:
             basket,
         )
 
-    def get_alerts(self, filters: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    def get_alerts(self, filters: dict[str, Any] | None = None) -> list[AlertRow]:
         out = []
         for alert in self.alerts.values():
             if filters and filters.get("status") and alert.status != filters["status"]:
@@ -917,17 +957,17 @@ class Simulation:
         assert alert is not None
         return alert
 
-    def get_alert(self, uuid: str) -> dict[str, Any]:
+    def get_alert(self, uuid: str) -> AlertRow:
         return self._alert(uuid).row()
 
-    def create_alert(self, **params: Any) -> dict[str, Any]:
+    def create_alert(self, **params: Any) -> AlertRow:
         check(ALERT_COUNT_RULES, len(self.alerts))
         name, kind, inst, op, rhs_type, constant, rhs, basket = self._alert_params(params)
         return self._new_alert(
             name, kind, inst, op, rhs_type, constant, rhs, basket, self.now
         ).row()
 
-    def modify_alert(self, uuid: str, **params: Any) -> dict[str, Any]:
+    def modify_alert(self, uuid: str, **params: Any) -> AlertRow:
         alert = self._alert(uuid)
         name, kind, inst, op, rhs_type, constant, rhs, basket = self._alert_params(params)
         alert.name, alert.type, alert.inst, alert.operator = name, kind, inst, op
@@ -991,13 +1031,11 @@ class Simulation:
                     )
             # An ATO alert places its basket once.
             alert.status, alert.disabled_reason = "disabled", "triggered"
-        quote = self.market.quote_row(alert.inst, at)
-        quote.update(
-            {
-                "tradingsymbol": alert.inst.tradingsymbol,
-                "exchange": "INDICES" if alert.inst.is_index else alert.inst.exchange,
-            }
-        )
+        quote: dict[str, Any] = {
+            **self.market.quote_row(alert.inst, at),
+            "tradingsymbol": alert.inst.tradingsymbol,
+            "exchange": "INDICES" if alert.inst.is_index else alert.inst.exchange,
+        }
         target = (
             f"{alert.rhs_inst.exchange}:{alert.rhs_inst.tradingsymbol}"
             if alert.rhs_inst
@@ -1024,13 +1062,13 @@ class Simulation:
                 out.append((str(name), inst))
         return out
 
-    def quote(self, *instruments: str) -> dict[str, Any]:
+    def quote(self, *instruments: str) -> dict[str, Quote]:
         return {k: self.market.quote_row(i, self.now) for k, i in self._lookup(instruments)}
 
-    def ohlc(self, *instruments: str) -> dict[str, Any]:
+    def ohlc(self, *instruments: str) -> dict[str, QuoteOhlc]:
         return {k: self.market.ohlc_row(i, self.now) for k, i in self._lookup(instruments)}
 
-    def ltp(self, *instruments: str) -> dict[str, Any]:
+    def ltp(self, *instruments: str) -> dict[str, QuoteLtp]:
         return {k: self.market.ltp_row(i, self.now) for k, i in self._lookup(instruments)}
 
     def historical_data(
