@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from . import coerce as c
 from . import gotypes as g
-from .sim import KiteConnectError
+from .sim import KiteConnectError, Simulation
 from .sim.order_request import OrderRequest
 
 Args = Mapping[str, Any]
@@ -58,7 +58,7 @@ class Failed(Exception):
         self.result = result
 
 
-Handler = Callable[[Any, Args], Result]
+Handler = Callable[[Simulation, Args], Result]
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ def _need(args: Args, *names: str) -> None:
 
 
 def guarded(handler: Handler) -> Handler:
-    def run(kite: Any, args: Args) -> Result:
+    def run(kite: Simulation, args: Args) -> Result:
         try:
             return handler(kite, args)
         except Failed as stop:
@@ -97,7 +97,7 @@ def _modes(tool: str, table: Mapping[str, Handler]) -> Handler:
     """Mode dispatch: a missing or unknown mode gets ``Invalid mode. Must be one of: …``."""
     invalid = f"Invalid mode. Must be one of: {', '.join(table)}"
 
-    def run(kite: Any, args: Args) -> Result:
+    def run(kite: Simulation, args: Args) -> Result:
         handler = table.get(c.s(args.get("mode"), ""))
         if handler is None:
             return fail(invalid)
@@ -127,7 +127,7 @@ def _holdings_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def holdings(kind: str, kite: Any, args: Args, texts: tuple[str, str, str]) -> Result:
+def holdings(kind: str, kite: Simulation, args: Args, texts: tuple[str, str, str]) -> Result:
     """Holdings ``type`` full (default; unknown values too), summary (never paginated) or
     compact (portfolio_tool.go:71, get_tools.go:40 in 847fe98)."""
     full_text, summary_text, compact_text = texts
@@ -141,7 +141,7 @@ def holdings(kind: str, kite: Any, args: Args, texts: tuple[str, str, str]) -> R
     return ok(c.paginate(args, g.shape_all(g.HOLDING, rows)))
 
 
-def positions(kite: Any, args: Args, what: str) -> Result:
+def positions(kite: Simulation, args: Args, what: str) -> Result:
     """Day rows then Net rows in one list, unlabelled, then paginated
     (portfolio_tool.go:132; get_tools.go:93 in dcf2dc4)."""
     both = _call(what, kite.positions)
@@ -150,7 +150,7 @@ def positions(kite: Any, args: Args, what: str) -> Result:
 
 
 def _paged_list(fields: tuple[g.Field, ...], method: str, what: str) -> Handler:
-    def run(kite: Any, args: Args) -> Result:
+    def run(kite: Simulation, args: Args) -> Result:
         rows = _call(what, getattr(kite, method))
         return ok(c.paginate(args, g.shape_all(fields, rows)))
 
@@ -158,7 +158,7 @@ def _paged_list(fields: tuple[g.Field, ...], method: str, what: str) -> Handler:
 
 
 def _plain(fields: tuple[g.Field, ...], method: str, what: str, many: bool = False) -> Handler:
-    def run(kite: Any, args: Args) -> Result:
+    def run(kite: Simulation, args: Args) -> Result:
         value = _call(what, getattr(kite, method))
         return ok(g.shape_all(fields, value) if many else g.shape(fields, value))
 
@@ -169,7 +169,7 @@ def _plain(fields: tuple[g.Field, ...], method: str, what: str, many: bool = Fal
 
 
 def order_history(order: tuple[g.Field, ...]) -> Handler:
-    def run(kite: Any, args: Args) -> Result:
+    def run(kite: Simulation, args: Args) -> Result:
         _need(args, "order_id")
         order_id = c.s(args.get("order_id"))
         rows = _call("Failed to get order history", lambda: kite.order_history(order_id))
@@ -178,7 +178,7 @@ def order_history(order: tuple[g.Field, ...]) -> Handler:
     return run
 
 
-def order_trades(kite: Any, args: Args) -> Result:
+def order_trades(kite: Simulation, args: Args) -> Result:
     _need(args, "order_id")
     order_id = c.s(args.get("order_id"))
     rows = _call("Failed to get order trades", lambda: kite.order_trades(order_id))
@@ -190,7 +190,7 @@ def _omit(value: Any) -> Any:
     return None if value in (0, 0.0, "") else value
 
 
-def place(kite: Any, args: Args, *, need_variety: bool, protection: bool) -> Result:
+def place(kite: Simulation, args: Args, *, need_variety: bool, protection: bool) -> Result:
     """orders_tool.go:178 (variety optional, default regular); post_tools.go:83 in dcf2dc4
     and :99 in 847fe98 (variety required; market_protection from 847fe98 on)."""
     names = ("exchange", "tradingsymbol", "transaction_type", "quantity", "product", "order_type")
@@ -217,7 +217,7 @@ def place(kite: Any, args: Args, *, need_variety: bool, protection: bool) -> Res
     return ok(g.shape(g.ORDER_RESPONSE, answer))
 
 
-def modify(kite: Any, args: Args, *, need_variety: bool) -> Result:
+def modify(kite: Simulation, args: Args, *, need_variety: bool) -> Result:
     """Quantity defaults to 1 and is always sent; exchange, product, validity_ttl, tag and
     market_protection are never forwarded (orders_tool.go:216; post_tools.go:180 dcf2dc4)."""
     _need(
@@ -240,7 +240,7 @@ def modify(kite: Any, args: Args, *, need_variety: bool) -> Result:
     return ok(g.shape(g.ORDER_RESPONSE, answer))
 
 
-def cancel(kite: Any, args: Args, *, need_variety: bool) -> Result:
+def cancel(kite: Simulation, args: Args, *, need_variety: bool) -> Result:
     """orders_tool.go:232 (no parent_order_id is ever sent)."""
     _need(args, *(("variety", "order_id") if need_variety else ("order_id",)))
     variety = c.s(args.get("variety"), "regular")
@@ -292,7 +292,7 @@ def _gtt_params(args: Args, product: str) -> tuple[str, dict[str, Any]]:
     }
 
 
-def gtt_place(kite: Any, args: Args, *, bad_type: str) -> Result:
+def gtt_place(kite: Simulation, args: Args, *, bad_type: str) -> Result:
     _need(
         args,
         "exchange",
@@ -311,7 +311,7 @@ def gtt_place(kite: Any, args: Args, *, bad_type: str) -> Result:
     return ok(g.shape(g.GTT_RESPONSE, answer))
 
 
-def gtt_modify(kite: Any, args: Args, *, bad_type: str, product_given: bool) -> Result:
+def gtt_modify(kite: Simulation, args: Args, *, bad_type: str, product_given: bool) -> Result:
     """Gen c passes product when given; gen a/b never do, so gokiteconnect uses CNC
     (gtt_tool.go:146; post_tools.go:489 in dcf2dc4)."""
     _need(
@@ -335,7 +335,7 @@ def gtt_modify(kite: Any, args: Args, *, bad_type: str, product_given: bool) -> 
     return ok(g.shape(g.GTT_RESPONSE, answer))
 
 
-def gtt_delete(kite: Any, args: Args) -> Result:
+def gtt_delete(kite: Simulation, args: Args) -> Result:
     _need(args, "trigger_id")
     trigger_id = c.i(args.get("trigger_id"))
     answer = _call("Failed to delete GTT order", lambda: kite.delete_gtt(trigger_id))
@@ -345,7 +345,7 @@ def gtt_delete(kite: Any, args: Args) -> Result:
 # ---------------------------------------------------------------- market
 
 
-def quote(kite: Any, args: Args) -> Result:
+def quote(kite: Simulation, args: Args) -> Result:
     """No check after filtering (market_tool.go:133)."""
     _need(args, "instruments")
     names = c.strings(args.get("instruments")) or []
@@ -357,7 +357,7 @@ def _quote_kind(method: str, fields: tuple[g.Field, ...], what: str) -> Handler:
     """ltp/ohlc: ``At least one instrument must be specified`` when nothing usable is left
     (market_tool.go:146,162)."""
 
-    def run(kite: Any, args: Args) -> Result:
+    def run(kite: Simulation, args: Args) -> Result:
         _need(args, "instruments")
         names = c.strings(args.get("instruments")) or []
         if not names:
@@ -375,7 +375,7 @@ def _date(value: Any, which: str) -> datetime:
         raise Failed(fail(f"Failed to parse {which}, use format YYYY-MM-DD HH:MM:SS")) from None
 
 
-def historical(kite: Any, args: Args) -> Result:
+def historical(kite: Simulation, args: Args) -> Result:
     """market_tool.go:178: dates as ``2006-01-02 15:04:05``; continuous and oi default false."""
     _need(args, "instrument_token", "from_date", "to_date", "interval")
     token = c.i(args.get("instrument_token"))
@@ -443,7 +443,7 @@ LIVE_QUOTE_FIELDS: Final = [
 ]
 
 
-def master(kite: Any) -> list[dict[str, Any]]:
+def master(kite: Simulation) -> list[dict[str, Any]]:
     """The instrument master as the server holds it: each CSV row with ``id`` =
     ``EXCHANGE:TRADINGSYMBOL``, ``expiry`` as ``expiry_date``, the facts its JSON master
     carries beside the CSV's (ISIN, freeze and maximum order quantities, circuit limits, from
@@ -457,7 +457,7 @@ def master(kite: Any) -> list[dict[str, Any]]:
         item.setdefault("active", True)
         try:
             facts = kite.instrument_facts(exchange, symbol)
-        except KiteConnectError:
+        except LookupError:
             facts = None
         if facts is not None:
             item.setdefault("isin", facts.isin)
@@ -488,7 +488,7 @@ def _search_rows(rows: list[dict[str, Any]], query: str, filter_on: str) -> list
 
 
 def _lookup(
-    kite: Any, args: Args, search_mode: str, default_filter: str = "id"
+    kite: Simulation, args: Args, search_mode: str, default_filter: str = "id"
 ) -> list[dict[str, Any]]:
     rows = master(kite)
     if search_mode == "get_by_id":
@@ -528,7 +528,7 @@ def _go_map(value: dict[str, Any]) -> dict[str, Any]:
     return {key: value[key] for key in sorted(value)}
 
 
-def search_grouped(kite: Any, args: Args) -> Result:
+def search_grouped(kite: Simulation, args: Args) -> Result:
     """market search (market_tool.go:212-450 in d1c5e22): rows and the answer are Go maps
     (keys sorted, so ``{data, meta[, pagination]}``); compact rows by default; live quotes
     on request, for the page only, and ``meta.live_quote_enriched`` is the flag as given."""
@@ -563,7 +563,7 @@ def search_grouped(kite: Any, args: Args) -> Result:
     return ok(_go_map(answer))
 
 
-def search_legacy(kite: Any, args: Args) -> Result:
+def search_legacy(kite: Simulation, args: Args) -> Result:
     """search_instruments in 847fe98 (market_tools.go:121): ``mode`` and ``verbosity``;
     a bare array or the pagination envelope, no meta."""
     found = _lookup(kite, args, c.s(args.get("mode"), "search"))
@@ -575,7 +575,7 @@ def search_legacy(kite: Any, args: Args) -> Result:
     )
 
 
-def search_oldest(kite: Any, args: Args) -> Result:
+def search_oldest(kite: Simulation, args: Args) -> Result:
     """search_instruments in dcf2dc4 (market_tools.go:75): query and filter_on only; full
     objects."""
     _need(args, "query")
@@ -664,7 +664,7 @@ def _basket(text: str) -> tuple[dict[str, Any], str | None]:
 
 
 def alerts(*, ato_basket_required: bool) -> Handler:
-    def get(kite: Any, args: Args) -> Result:
+    def get(kite: Simulation, args: Args) -> Result:
         uuids = c.strings(args.get("uuids")) or []
         history = c.b(args.get("history"))
         if len(uuids) == 1:
@@ -693,12 +693,12 @@ def alerts(*, ato_basket_required: bool) -> Handler:
             out["histories"] = _go_map(histories)
         return ok(out)
 
-    def create(kite: Any, args: Args) -> Result:
+    def create(kite: Simulation, args: Args) -> Result:
         params = _alert_params(args, ato_basket_required=ato_basket_required)
         alert = _call("Failed to create alert", lambda: kite.create_alert(**params))
         return ok({"alert": g.shape(g.ALERT, alert)})
 
-    def modify(kite: Any, args: Args) -> Result:
+    def modify(kite: Simulation, args: Args) -> Result:
         uuids = c.strings(args.get("uuids")) or []
         if not uuids:
             return fail("UUID is required for modify mode")
@@ -708,7 +708,7 @@ def alerts(*, ato_basket_required: bool) -> Handler:
         )
         return ok({"alert": g.shape(g.ALERT, alert)})
 
-    def delete(kite: Any, args: Args) -> Result:
+    def delete(kite: Simulation, args: Args) -> Result:
         uuids = c.strings(args.get("uuids")) or []
         if not uuids:
             return fail("At least one UUID is required for delete mode")
@@ -719,7 +719,7 @@ def alerts(*, ato_basket_required: bool) -> Handler:
     return _modes("alerts", {"get": get, "create": create, "modify": modify, "delete": delete})
 
 
-def _history(kite: Any, uuid: str) -> list[dict[str, Any]] | None:
+def _history(kite: Simulation, uuid: str) -> list[dict[str, Any]] | None:
     """An alert's history; None when it cannot be read (the real server only logs that)."""
     try:
         rows = kite.get_alert_history(uuid)
@@ -731,7 +731,7 @@ def _history(kite: Any, uuid: str) -> list[dict[str, Any]] | None:
 def _with_reason(handler: Handler) -> Handler:
     """The alerts handlers append Kite's reason: ``Failed to create alert: <err>``."""
 
-    def run(kite: Any, args: Args) -> Result:
+    def run(kite: Simulation, args: Args) -> Result:
         try:
             result = handler(kite, args)
         except Failed as stop:
@@ -746,7 +746,7 @@ def _with_reason(handler: Handler) -> Handler:
 # ---------------------------------------------------------------- session
 
 
-def _profile_name(kite: Any) -> str:
+def _profile_name(kite: Simulation) -> str:
     try:
         return c.s(kite.profile().get("user_name"))
     except KiteConnectError:
@@ -757,7 +757,7 @@ def session(clock: Callable[[], datetime]) -> Handler:
     """session_tool.go:53-108. The simulated account is always signed in: status says so,
     and logout answers as the real one does while the simulation stays signed in."""
 
-    def status(kite: Any, args: Args) -> Result:
+    def status(kite: Simulation, args: Args) -> Result:
         login, expires = session_window(kite.scenario.clock, clock())
         # A Go map marshals with its keys sorted.
         return ok(
@@ -773,7 +773,7 @@ def session(clock: Callable[[], datetime]) -> Handler:
             }
         )
 
-    def logout(kite: Any, args: Args) -> Result:
+    def logout(kite: Simulation, args: Args) -> Result:
         return ok({"success": True, "session_id": SESSION_ID, "status": "logged_out"})
 
     return _modes("session", {"status": status, "logout": logout})
@@ -796,7 +796,7 @@ def session_window(login: datetime, now: datetime) -> tuple[datetime, datetime]:
 def login(text: str) -> Handler:
     """login (setup_tools.go): the simulated account is always signed in."""
 
-    def run(kite: Any, args: Args) -> Result:
+    def run(kite: Simulation, args: Args) -> Result:
         return Result(text.format(name=_profile_name(kite)))
 
     return run

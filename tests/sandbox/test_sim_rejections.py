@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from kite_skills.sandbox.sim import KiteConnectError, Simulation, parse_scenario, rules
+from kite_skills.sandbox.sim.order_rules import ALL_RULES
 
 BASE = """
 clock: "2026-12-02 11:30:00"
@@ -247,6 +248,9 @@ REFUSED: list[tuple[str, Action, Any, str, str]] = [
     ("MIS_BLOCKED", at(15, 21, place(product="MIS", price=1300.0)), SQUARE_OFF,
      "InputException", BASE),
     ("MIS_BLOCKED convert", mis_then_cnc_to_mis, SQUARE_OFF, "InputException", BASE),
+    ("NO_POSITION_TO_CONVERT", lambda s: s.convert_position("NSE", "INFY", "BUY", "day", 1, "CNC",
+                                                            "MIS"),
+     rules.NO_POSITION_TO_CONVERT, "InputException", BASE),
     ("CIRCUIT_HIGH", place(price=circuit("upper", 10)), limit_text("upper", rules.CIRCUIT_HIGH),
      "InputException", BASE),
     ("CIRCUIT_LOW", place(transaction_type="SELL", price=circuit("lower", -10)),
@@ -342,6 +346,25 @@ REFUSED: list[tuple[str, Action, Any, str, str]] = [
     ("ALERT_TOO_MANY", too_many_alerts, rules.ALERT_TOO_MANY, "InputException", BASE),
     ("ALERT_NOT_FOUND", lambda s: s.get_alert("no-such-uuid"), rules.ALERT_NOT_FOUND,
      "InputException", BASE),
+    ("ALERT name", lambda s: alert(s, name=""), rules.BAD_PARAM.format(name="name"),
+     "InputException", BASE),
+    ("ALERT type", lambda s: alert(s, type="twice"), rules.BAD_PARAM.format(name="type"),
+     "InputException", BASE),
+    ("ALERT lhs_tradingsymbol", lambda s: alert(s, lhs_tradingsymbol="NOPE"),
+     rules.BAD_PARAM.format(name="lhs_tradingsymbol"), "InputException", BASE),
+    ("ALERT lhs_attribute", lambda s: alert(s, lhs_attribute="Volume"),
+     rules.BAD_PARAM.format(name="lhs_attribute"), "InputException", BASE),
+    ("ALERT operator", lambda s: alert(s, operator="!="),
+     rules.BAD_PARAM.format(name="operator"), "InputException", BASE),
+    ("ALERT rhs_tradingsymbol", lambda s: alert(s, rhs_type="instrument", rhs_exchange="NSE",
+                                                rhs_tradingsymbol="NOPE"),
+     rules.BAD_PARAM.format(name="rhs_tradingsymbol"), "InputException", BASE),
+    ("ALERT rhs_constant", lambda s: alert(s, rhs_constant="a lot"),
+     rules.BAD_PARAM.format(name="rhs_constant"), "InputException", BASE),
+    ("ALERT basket", lambda s: alert(s, basket="{not json"),
+     rules.BAD_PARAM.format(name="basket"), "InputException", BASE),
+    ("ATO_NEEDS_BASKET", lambda s: alert(s, type="ato", basket={"items": []}),
+     rules.ATO_NEEDS_BASKET, "InputException", BASE),
 ]  # fmt: skip
 
 # (rule, action, message): the order enters the book, then REJECTED with this status_message.
@@ -449,3 +472,48 @@ def test_each_place_check_is_one_row_with_its_source() -> None:
     with pytest.raises(KiteConnectError) as info:  # a bad product and a bad quantity
         s.place_order("regular", "NSE", "INFY", "BUY", 0, "XYZ", "LIMIT", price=1.0)
     assert info.value.message == rules.BAD_PARAM.format(name="product")
+
+
+def test_every_kite_rule_is_one_row_with_its_source_and_its_test() -> None:
+    """Issue 41 §5: every Kite rule the simulation enforces is one row of order_rules (check,
+    text, source, test). Each row has a source and names a case of this file that exists;
+    each text of rules.py that a refusal carries is the text of exactly one row (a rule two
+    calls share is one row in both calls' tables), and no row's text is another's."""
+    rows = ALL_RULES
+    assert len({r.name for r in rows}) == len(rows), "two rows share a name"
+    cases = {
+        "test_refused_before_the_book": {rule for rule, *_ in REFUSED},
+        "test_rejected_in_the_book": {rule for rule, *_ in IN_THE_BOOK},
+    }
+    for rule in rows:
+        assert rule.source.strip(), rule.name
+        path, _, node = rule.test.partition("::")
+        function, _, case = node.partition("[")
+        assert path == "tests/sandbox/test_sim_rejections.py", rule.test
+        assert callable(globals().get(function)), rule.test
+        assert case.rstrip("]") in cases[function], rule.test
+    texts = [r.text for r in rows]
+    # GTT's `type` and an alert's `type`: two APIs' parameters, one wording.
+    shared = {rules.BAD_PARAM.format(name="type"): 2}
+    repeated = {t: texts.count(t) for t in texts if texts.count(t) > 1}
+    assert repeated == shared, "two rows carry the same text"
+    not_refusals = {"SQUARE_OFF_MESSAGE", "RMS_MARGIN_RAW"}  # a status message; a raw text
+    for name, value in vars(rules).items():
+        if not name.isupper() or not isinstance(value, str) or name in not_refusals:
+            continue
+        if name == "BAD_PARAM":  # one row per parameter, each its own text
+            users = [t for t in texts if re.fullmatch(r"Invalid `\w+`\.", t)]
+            assert len(users) >= 2, name
+        else:
+            assert texts.count(value) == 1, f"rules.{name}: the text of {texts.count(value)} rows"
+
+
+def test_no_module_but_the_rows_refuses_with_a_rule_text() -> None:
+    """The refusals are raised from the rows only: no other simulation module writes a rule
+    text into an error (a new rule is a row, not a raise somewhere)."""
+    sim_dir = Path(rules.__file__).parent
+    refusal = re.compile(r"(input_error|order_error|KiteConnectError)\([^)]*rules\.")
+    for module in sim_dir.glob("*.py"):
+        if module.name == "order_rules.py":
+            continue
+        assert not refusal.search(module.read_text("utf-8")), module.name

@@ -10,6 +10,7 @@ from typing import Any
 
 from .clock import kite_ts
 from .instruments import Instrument
+from .responses import AlertRow
 
 OPERATORS: dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le,
@@ -40,8 +41,8 @@ class Alert:
     armed: bool = True  # fires again only after the condition has been false
     history: list[dict[str, Any]] = field(default_factory=list)
 
-    def row(self) -> dict[str, Any]:
-        row: dict[str, Any] = {
+    def row(self) -> AlertRow:
+        row: AlertRow = {
             "type": self.type,
             "user_id": self.user_id,
             "uuid": self.uuid,

@@ -17,20 +17,44 @@ from datetime import datetime, time, timedelta
 from typing import Any
 
 from ...calc.holdings import standing_authorisation
-from . import order_rules, rules, sessions
+from . import rules, sessions
 from .clock import IST, ist, kite_ts
-from .errors import KiteConnectError, input_error
 from .events import Event
 from .instruments import Instrument, InstrumentMaster
-from .market import Market, on_tick, round_tick
+from .market import Market, round_tick
 from .order_request import OrderRequest
-from .order_rules import ORDER_TYPES
+from .order_rules import (
+    AMO_RULES,
+    CALL_VARIETY_RULES,
+    CANCEL_STATE_RULES,
+    CIRCUIT_RULES,
+    EXCHANGE_RULES,
+    FUNDS_RULES,
+    INSTRUMENT_RULES,
+    MIS_RULES,
+    MODIFY_RULES,
+    MODIFY_STATE_RULES,
+    ORDER_LOOKUP_RULES,
+    PLACE_RULES,
+    RMS_RULES,
+    SELL_RULES,
+    SESSION_RULES,
+    TRIGGER_SIDE_RULES,
+    VARIETY_RULES,
+    FundsCase,
+    MisCase,
+    OrderCase,
+    SellCase,
+    broken,
+    check,
+)
+from .order_rules import (
+    WORKING as WORKING,  # the watch and the simulation ask the engine
+)
 from .portfolio import Holding, Position, margin_for, total
-from .responses import OrderRow, TradeRow
+from .responses import Margins, OrderRow, TradeRow
 from .scenario import Funds
 
-VARIETIES = ("regular", "amo", "co", "iceberg", "auction")
-WORKING = ("OPEN", "TRIGGER PENDING", "AMO REQ RECEIVED")
 TERMINAL = ("COMPLETE", "CANCELLED", "REJECTED")
 
 
@@ -202,8 +226,8 @@ class Engine:
     # ----- lookups ---------------------------------------------------------------------------
     def instrument(self, exchange: str, tradingsymbol: str) -> Instrument:
         inst = self.master.get(exchange, tradingsymbol)
-        if inst is None or inst.is_index:
-            raise input_error(rules.UNKNOWN_INSTRUMENT)
+        check(INSTRUMENT_RULES, inst)
+        assert inst is not None
         return inst
 
     def ltp(self, inst: Instrument) -> float:
@@ -226,9 +250,47 @@ class Engine:
 
     def get_order(self, order_id: str) -> Order:
         order = self.orders.get(str(order_id))
-        if order is None:
-            raise KiteConnectError("OrderException", rules.NO_SUCH_ORDER)
+        check(ORDER_LOOKUP_RULES, order)
+        assert order is not None
         return order
+
+    def mis_case(self, inst: Instrument, product: str, *, converting: bool = False) -> MisCase:
+        """An MIS order (refused from the square-off to an hour after the close) or a
+        conversion to MIS (refused from the square-off on)."""
+        cutoff = sessions.square_off_time(inst.exchange, self.now.date())
+        session = sessions.session(inst.exchange, self.now.date())
+        if converting:
+            until = cutoff + timedelta(days=1)
+        else:
+            until = session[1] + timedelta(hours=1) if session is not None else cutoff
+        return MisCase(product, self.now, cutoff, until)
+
+    def case(self, order: Order, **terms: Any) -> OrderCase:
+        """``order`` as an order case: its terms (``terms`` replacing some), with the book's
+        status and counts."""
+        ice = order.meta.get("iceberg") or {}
+        request = OrderRequest(
+            variety=order.variety,
+            exchange=order.inst.exchange,
+            tradingsymbol=order.inst.tradingsymbol,
+            transaction_type=order.transaction_type,
+            quantity=terms.get("quantity", order.quantity),
+            product=order.product,
+            order_type=terms.get("order_type", order.order_type),
+            price=terms.get("price", order.price),
+            trigger_price=terms.get("trigger_price", order.trigger_price),
+            market_protection=order.market_protection,
+            iceberg_quantity=ice.get("leg_quantity"),
+        )
+        return OrderCase(
+            request,
+            order.inst,
+            self.now,
+            terms.get("variety", order.variety),
+            status=order.status,
+            modifications=order.modifications,
+            filled=order.filled_quantity,
+        )
 
     # ----- funds -----------------------------------------------------------------------------
     def _opening_margin_quantity(self, order: Order, quantity: int) -> int:
@@ -361,7 +423,7 @@ class Engine:
         blocked = used["span"] + used["exposure"] + used["option_premium"] + used["delivery"]
         return round(base - blocked + used["m2m"] + used["flows"] - self.charges[segment], 2)
 
-    def margins_row(self, segment: str) -> dict[str, Any]:
+    def margins_row(self, segment: str) -> Margins:
         funds = self.funds[segment]
         used = self.utilised(segment)
         debits = (
@@ -415,43 +477,23 @@ class Engine:
         demat_only: bool = False,
         placed_by: str | None = None,
     ) -> Order:
-        # --- input checks: InputException, nothing enters the book ---
-        if request.variety not in VARIETIES:
-            raise input_error(rules.BAD_VARIETY)
-        if request.variety == "co":
-            raise input_error(rules.CO_UNSUPPORTED)
-        if request.variety == "auction":
-            raise input_error(rules.NO_AUCTION)
+        # --- input checks (order_rules): InputException, nothing enters the book ---
+        check(VARIETY_RULES, request.variety)
         inst = self.instrument(request.exchange, request.tradingsymbol)
-        order_rules.check_place(request, inst)
+        case = OrderCase(request, inst, self.now, request.variety)
+        check(PLACE_RULES, case)
+        check(SESSION_RULES, case)
+        check(MIS_RULES, self.mis_case(inst, request.product))
         validity = request.validity or "DAY"
         price = float(request.price or 0.0)
         trigger = float(request.trigger_price or 0.0)
         protection = float(request.market_protection or 0.0)
         legs = int(request.iceberg_legs or 0) if request.variety == "iceberg" else 0
-        # rules.md §6: session windows and AMO windows.
-        open_now = sessions.is_open(inst.exchange, self.now)
-        if request.variety == "amo":
-            if not sessions.in_amo_window(inst.exchange, self.now):
-                raise input_error(
-                    rules.AMO_DURING_MARKET.format(window=rules.AMO_WINDOWS[inst.exchange])
-                )
-        elif not open_now:
-            raise input_error(rules.MARKET_CLOSED)
-        # rules.md §5: no fresh MIS after the auto square-off time.
-        if request.product == "MIS":
-            cutoff = sessions.square_off_time(inst.exchange, self.now.date())
-            session = sessions.session(inst.exchange, self.now.date())
-            if session is not None and cutoff <= self.now < session[1] + timedelta(hours=1):
-                raise input_error(rules.MIS_BLOCKED.format(time=f"{cutoff:%H:%M}"))
         ltp = self.ltp(inst)
-        self._check_circuits(inst, request.order_type, request.transaction_type, price, trigger)
-        if request.order_type in ("SL", "SL-M"):
-            # rules.md §1: a buy stop triggers above the LTP, a sell stop below it.
-            if request.variety != "amo" and request.transaction_type == "BUY" and trigger <= ltp:
-                raise input_error(rules.TRIGGER_SIDE_BUY.format(ltp=f"{ltp:.2f}"))
-            if request.variety != "amo" and request.transaction_type == "SELL" and trigger >= ltp:
-                raise input_error(rules.TRIGGER_SIDE_SELL.format(ltp=f"{ltp:.2f}"))
+        lower, upper = self.market.circuits(inst, self.now.date())
+        case = replace(case, ltp=ltp, lower=lower, upper=upper)
+        check(CIRCUIT_RULES, case)
+        check(TRIGGER_SIDE_RULES, case)
         # rules.md §10/§11: delivery sells need free holdings, and TPIN authorisation for demat
         # shares without a standing authorisation (demat_consent other than "physical", §3).
         alloc: dict[str, int] | None = None
@@ -493,9 +535,9 @@ class Engine:
             "placed", order, "placed " + _terms(order) + (f", by {placed_by}" if placed_by else "")
         )
         # --- RMS checks: the order enters the book as REJECTED ---
-        lot = max(inst.lot_size, 1)
-        if request.quantity % lot:
-            self._reject(order, rules.LOT_MULTIPLE.format(lot=lot))
+        rms = broken(RMS_RULES, case)
+        if rms is not None:
+            self._reject(order, rms.refusal(case))
             return order
         order.limit_price = self._limit_for(order, ltp)
         segment = inst.margin_segment
@@ -512,13 +554,13 @@ class Engine:
                 )
             )
             available = self.net(segment)  # the new order is not in the book's blocks yet
-            if required > available:
+            funds = FundsCase(required, available)
+            short = broken(FUNDS_RULES, funds)
+            if short is not None:
                 order.status_message_raw = rules.RMS_MARGIN_RAW.format(
                     required=required, available=available, user_id=self.user_id
                 )
-                self._reject(
-                    order, rules.INSUFFICIENT_FUNDS.format(required=required, available=available)
-                )
+                self._reject(order, short.refusal(funds))
                 return order
         if request.variety == "amo":
             order.release_at = sessions.amo_release_time(
@@ -528,22 +570,6 @@ class Engine:
             return order
         self._send_to_exchange(order)
         return order
-
-    def _check_circuits(
-        self, inst: Instrument, order_type: str, side: str, price: float, trigger: float
-    ) -> None:
-        """rules.md §1: a price or a stop's trigger beyond today's circuit limits is blocked
-        before the exchange, when an order is placed and when it is modified."""
-        lower, upper = self.market.circuits(inst, self.now.date())
-        if order_type in ("LIMIT", "SL") and lower and price < lower:
-            raise input_error(rules.CIRCUIT_LOW.format(limit=f"{lower:.2f}"))
-        if order_type in ("LIMIT", "SL") and upper and price > upper:
-            raise input_error(rules.CIRCUIT_HIGH.format(limit=f"{upper:.2f}"))
-        if order_type in ("SL", "SL-M"):
-            if side == "SELL" and lower and trigger < lower:
-                raise input_error(rules.TRIGGER_CIRCUIT_SELL.format(limit=f"{lower:.2f}"))
-            if side == "BUY" and upper and trigger > upper:
-                raise input_error(rules.TRIGGER_CIRCUIT_BUY.format(limit=f"{upper:.2f}"))
 
     def _pending_alloc(self, inst: Instrument) -> dict[str, int]:
         """What working delivery sells of ``inst`` still hold, by source of the shares."""
@@ -576,22 +602,17 @@ class Engine:
             max(today_avail, 0),
             max(demat_avail, 0),
         )
-        if quantity > t1_avail + today_avail + demat_avail:
-            raise KiteConnectError("InputException", rules.INSUFFICIENT_HOLDINGS)
         from_today = min(quantity, today_avail)
         from_t1 = min(quantity - from_today, t1_avail)
         from_demat = quantity - from_t1 - from_today
         # Without DDPI/POA, demat shares need today's TPIN authorisation; T+1 shares and today's
         # buys are not in demat yet and need none (rules.md §11).
+        unauthorised = 0
         if from_demat and not standing_authorisation(self.demat_consent) and holding is not None:
             authorised = holding.authorised_quantity - holding.sold_authorised - pending["demat"]
             if from_demat > authorised:
-                # HTTP 428 (https://kite.trade/forum/discussion/7786/).
-                raise KiteConnectError(
-                    "InputException",
-                    rules.NEEDS_AUTHORISATION.format(qty=from_demat - max(authorised, 0)),
-                    status=428,
-                )
+                unauthorised = from_demat - max(authorised, 0)
+        check(SELL_RULES, SellCase(quantity, t1_avail + today_avail + demat_avail, unauthorised))
         return {"t1": from_t1, "today": from_today, "demat": from_demat}
 
     def _limit_for(self, order: Order, ltp: float) -> float:
@@ -615,20 +636,12 @@ class Engine:
         self.note("rejected", order, message)
 
     def _send_to_exchange(self, order: Order) -> None:
-        inst = order.inst
         order.record("OPEN PENDING", self.now)
-        # rules.md §1: exchange rejections for prices off the tick grid.
-        if order.order_type in ("LIMIT", "SL") and not on_tick(order.price, inst.tick_size):
-            self._reject(order, rules.PRICE_TICK)
-            return
-        if order.order_type in ("SL", "SL-M") and not on_tick(order.trigger_price, inst.tick_size):
-            self._reject(order, rules.TRIGGER_TICK)
-            return
-        # rules.md §4: SL-M on NSE options and on every BSE segment.
-        if order.order_type == "SL-M" and (
-            (inst.exchange == "NFO" and inst.is_option) or inst.exchange in ("BSE", "BFO")
-        ):
-            self._reject(order, rules.SLM_BARRED)
+        # rules.md §1, §4: the exchange's rejections (off the tick grid, SL-M barred).
+        case = self.case(order)
+        refused = broken(EXCHANGE_RULES, case)
+        if refused is not None:
+            self._reject(order, refused.refusal(case))
             return
         order.exchange_order_id = self._next_exchange_id()
         order.exchange_timestamp = self.now
@@ -784,15 +797,7 @@ class Engine:
         disclosed_quantity: int | None,
     ) -> Order:
         order = self.get_order(order_id)
-        if order.status not in WORKING:
-            raise input_error(rules.NOT_MODIFIABLE.format(status=order.status.lower()))
-        self._check_variety(order, variety)
-        # rules.md §7: at most 25 modifications per order.
-        if order.modifications >= rules.MAX_MODIFICATIONS:
-            raise KiteConnectError("NetworkException", rules.TOO_MANY_MODIFICATIONS)
         new_type = order_type or order.order_type
-        if new_type not in ORDER_TYPES:
-            raise input_error(rules.BAD_PARAM.format(name="order_type"))
         new_qty = int(quantity) if quantity else order.quantity
         new_price = float(price) if price else (order.price if new_type in ("LIMIT", "SL") else 0.0)
         new_trigger = (
@@ -801,35 +806,23 @@ class Engine:
             else (order.trigger_price if new_type in ("SL", "SL-M") else 0.0)
         )
         inst = order.inst
-        if new_qty < order.filled_quantity or new_qty <= 0:
-            raise input_error(rules.BELOW_FILLED.format(filled=order.filled_quantity))
-        if new_qty % max(inst.lot_size, 1):
-            raise input_error(rules.LOT_MULTIPLE.format(lot=inst.lot_size))
-        if inst.freeze_quantity and new_qty > inst.freeze_quantity and order.variety != "iceberg":
-            lot = max(inst.lot_size, 1)
-            raise input_error(
-                rules.FREEZE.format(
-                    qty=new_qty,
-                    lots=new_qty // lot,
-                    freeze=inst.freeze_quantity,
-                    freeze_lots=inst.freeze_quantity // lot,
-                )
-            )
-        if new_type in ("LIMIT", "SL") and new_price <= 0:
-            raise input_error(rules.NEEDS_PRICE)
-        if new_type in ("SL", "SL-M") and new_trigger <= 0:
-            raise input_error(rules.NEEDS_TRIGGER)
-        if new_type in ("MARKET", "SL-M") and order.market_protection == 0:
-            raise input_error(rules.NO_PROTECTION)
-        if new_type in ("LIMIT", "SL") and not on_tick(new_price, inst.tick_size):
-            raise input_error(rules.PRICE_TICK)
-        if new_type in ("SL", "SL-M") and not on_tick(new_trigger, inst.tick_size):
-            raise input_error(rules.TRIGGER_TICK)
-        self._check_circuits(inst, new_type, order.transaction_type, new_price, new_trigger)
-        if new_type == "SL-M" and (
-            (inst.exchange == "NFO" and inst.is_option) or inst.exchange in ("BSE", "BFO")
-        ):
-            raise input_error(rules.SLM_BARRED)
+        lower, upper = self.market.circuits(inst, self.now.date())
+        case = replace(
+            self.case(
+                order,
+                variety=variety,
+                quantity=new_qty,
+                order_type=new_type,
+                price=new_price,
+                trigger_price=new_trigger,
+            ),
+            lower=lower,
+            upper=upper,
+        )
+        check(MODIFY_STATE_RULES, case)
+        check(CALL_VARIETY_RULES, variety)
+        check(AMO_RULES, case)
+        check(MODIFY_RULES, case)
         order.modifications += 1
         was = order.status
         order.record("MODIFY VALIDATION PENDING", self.now)
@@ -855,26 +848,12 @@ class Engine:
         self.match_now(order)
         return order
 
-    def _check_variety(self, order: Order, variety: str) -> None:
-        if variety not in VARIETIES:
-            raise input_error(rules.BAD_VARIETY)
-        # rules.md §6: once an AMO is at the exchange, modify/cancel use variety regular.
-        # Staff (comment 40302): the variety-amo call fails as a timeout (NetworkException); the
-        # Kite MCP server answers only "Failed to modify order" / "Failed to cancel order".
-        if order.variety == "amo" and order.status != "AMO REQ RECEIVED" and variety == "amo":
-            raise KiteConnectError("NetworkException", rules.AMO_RELEASED, status=504)
-        if order.status == "AMO REQ RECEIVED" and not sessions.in_amo_window(
-            order.inst.exchange, self.now
-        ):
-            raise input_error(
-                rules.AMO_DURING_MARKET.format(window=rules.AMO_WINDOWS[order.inst.exchange])
-            )
-
     def cancel(self, variety: str, order_id: str, message: str | None = None) -> Order:
         order = self.get_order(order_id)
-        if order.status not in WORKING:
-            raise input_error(rules.NOT_CANCELLABLE.format(status=order.status.lower()))
-        self._check_variety(order, variety)
+        case = self.case(order, variety=variety)
+        check(CANCEL_STATE_RULES, case)
+        check(CALL_VARIETY_RULES, variety)
+        check(AMO_RULES, case)
         self._cancel(order, self.now, message)
         return order
 

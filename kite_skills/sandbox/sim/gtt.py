@@ -8,9 +8,10 @@ from typing import Any
 
 from . import rules
 from .clock import kite_ts
-from .errors import KiteConnectError, input_error
 from .instruments import Instrument
-from .market import on_tick
+from .order_request import OrderRequest
+from .order_rules import GTT_LEG_RULES, GTT_RULES, GTT_TICK_RULES, GttCase, OrderCase, check
+from .responses import GttLeg, GttLegResult, GttRow
 
 
 @dataclass
@@ -26,12 +27,12 @@ class Gtt:
     status: str = "active"
     user_id: str = "ZS0001"
     meta: dict[str, Any] | None = None
-    results: list[dict[str, Any] | None] = field(default_factory=list)
+    results: list[GttLegResult | None] = field(default_factory=list)
 
-    def row(self) -> dict[str, Any]:
-        orders = []
+    def row(self) -> GttRow:
+        orders: list[GttLeg] = []
         for i, leg in enumerate(self.orders):
-            item = {
+            item: GttLeg = {
                 "exchange": self.inst.exchange,
                 "tradingsymbol": self.inst.tradingsymbol,
                 "product": leg["product"],
@@ -85,55 +86,48 @@ def validate(
     trigger_values: list[float],
     last_price: float,
     orders: list[dict[str, Any]],
+    now: datetime,
 ) -> list[dict[str, Any]]:
-    """Check a GTT definition; returns its normalised legs. Raises KiteConnectError."""
-    if trigger_type not in ("single", "two-leg"):
-        raise input_error(rules.BAD_PARAM.format(name="type"))
-    want = 1 if trigger_type == "single" else 2
-    if len(trigger_values) != want or len(orders) != want:
-        raise input_error(rules.BAD_PARAM.format(name="trigger_values"))
-    values = [float(v) for v in trigger_values]
-    # rules.md §8 (https://kite.trade/forum/discussion/comment/45755): the two OCO texts.
-    if any(abs(v - last_price) < 1e-9 for v in values):
-        raise input_error(rules.GTT_EQUAL_LAST)
-    if trigger_type == "two-leg":
-        if values[1] < last_price:
-            raise input_error(rules.GTT_SECOND_BELOW)
-        if values[0] > last_price:
-            raise input_error(rules.GTT_FIRST_ABOVE)
-    legs: list[dict[str, Any]] = []
-    for raw in orders:
-        product = str(raw.get("product") or "CNC")
-        # https://zerodha.com/tos/gtt: CNC in NSE/BSE cash, NRML in NSE F&O.
-        if (inst.is_equity and product != "CNC") or (inst.is_derivative and product != "NRML"):
-            raise input_error(rules.GTT_PRODUCT)
-        price = float(raw.get("price") or 0)
-        qty = int(raw.get("quantity") or 0)
-        side = str(raw.get("transaction_type") or "")
-        if side not in ("BUY", "SELL"):
-            raise input_error(rules.BAD_PARAM.format(name="transaction_type"))
-        if qty <= 0:
-            raise input_error(rules.BAD_QUANTITY)
-        legs.append(
-            {
-                "transaction_type": side,
-                "quantity": qty,
-                "price": price,
-                "product": product,
-                "order_type": "LIMIT",
-            }
+    """Check a GTT definition against Kite's GTT rules (:mod:`.order_rules`); returns its
+    normalised legs. Raises KiteConnectError."""
+    legs = [
+        OrderRequest(
+            variety="regular",
+            exchange=inst.exchange,
+            tradingsymbol=inst.tradingsymbol,
+            transaction_type=str(raw.get("transaction_type") or ""),
+            quantity=int(raw.get("quantity") or 0),
+            product=str(raw.get("product") or "CNC"),
+            order_type="LIMIT",
+            price=float(raw.get("price") or 0),
         )
-    for value in [*values, *(leg["price"] for leg in legs)]:
-        if not on_tick(value, inst.tick_size):
-            raise input_error(rules.GTT_TICK.format(tick=f"{inst.tick_size:g}"))
-    return legs
+        for raw in orders
+    ]
+    case = GttCase(
+        trigger_type,
+        tuple(float(v) for v in trigger_values),
+        last_price,
+        len(orders),
+        tuple(float(leg.price or 0.0) for leg in legs),
+        inst.tick_size,
+    )
+    check(GTT_RULES, case)
+    for leg in legs:
+        check(GTT_LEG_RULES, OrderCase(leg, inst, now, leg.variety))
+    check(GTT_TICK_RULES, case)
+    return [
+        {
+            "transaction_type": leg.transaction_type,
+            "quantity": leg.quantity,
+            "price": float(leg.price or 0.0),
+            "product": leg.product,
+            "order_type": "LIMIT",
+        }
+        for leg in legs
+    ]
 
 
 def too_close(values: list[float], ltp: float) -> bool:
     """A GTT placed within 0.25 % of the LTP is disabled (rules.md §8, support page
     gtts-disabled-cancelled-expired)."""
     return any(abs(v - ltp) / ltp * 100 < rules.GTT_BAND for v in values) if ltp else False
-
-
-def not_found() -> KiteConnectError:
-    return input_error(rules.GTT_NOT_FOUND)

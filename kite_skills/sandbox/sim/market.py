@@ -25,6 +25,7 @@ from typing import Any, Self
 from . import sessions
 from .clock import IST, candle_ts, ist, kite_ts
 from .instruments import Instrument, InstrumentMaster
+from .responses import Depth, Ohlc, Quote, QuoteLtp, QuoteOhlc
 
 _RATE = 0.065  # risk-free rate for option prices
 _CARRY = 0.07  # futures cost of carry per year
@@ -338,13 +339,13 @@ class Market:
         }
 
     # ----- Kite shapes --------------------------------------------------------------------
-    def ltp_row(self, inst: Instrument, moment: datetime) -> dict[str, Any]:
+    def ltp_row(self, inst: Instrument, moment: datetime) -> QuoteLtp:
         return {
             "instrument_token": inst.instrument_token,
             "last_price": self.price_at(inst, moment),
         }
 
-    def ohlc_row(self, inst: Instrument, moment: datetime) -> dict[str, Any]:
+    def ohlc_row(self, inst: Instrument, moment: datetime) -> QuoteOhlc:
         stats = self.day_stats(inst, moment)
         return {
             "instrument_token": inst.instrument_token,
@@ -357,11 +358,26 @@ class Market:
             },
         }
 
-    def quote_row(self, inst: Instrument, moment: datetime) -> dict[str, Any]:
+    def quote_row(self, inst: Instrument, moment: datetime) -> Quote:
         stats = self.day_stats(inst, moment)
         last = self.price_at(inst, moment)
+        ohlc: Ohlc = {
+            "open": stats["open"],
+            "high": stats["high"],
+            "low": stats["low"],
+            "close": stats["close"],
+        }
+        net_change = round(last - stats["close"], 2) if stats["close"] else 0.0
+        if inst.is_index:  # no trades, depth, OI or circuits: the keys are absent
+            return {
+                "instrument_token": inst.instrument_token,
+                "timestamp": kite_ts(moment),
+                "last_price": last,
+                "net_change": net_change,
+                "ohlc": ohlc,
+            }
         lower, upper = self.circuits(inst, ist(moment).date())
-        row: dict[str, Any] = {
+        row: Quote = {
             "instrument_token": inst.instrument_token,
             "timestamp": kite_ts(moment),
             "last_trade_time": kite_ts(stats["last_time"]) if stats["last_time"] else None,
@@ -374,44 +390,22 @@ class Market:
             "oi": 0,
             "oi_day_high": 0,
             "oi_day_low": 0,
-            "net_change": round(last - stats["close"], 2) if stats["close"] else 0.0,
+            "net_change": net_change,
             "lower_circuit_limit": lower,
             "upper_circuit_limit": upper,
-            "ohlc": {
-                "open": stats["open"],
-                "high": stats["high"],
-                "low": stats["low"],
-                "close": stats["close"],
-            },
+            "ohlc": ohlc,
             "depth": {"buy": [], "sell": []},
         }
-        if inst.is_index:
-            for key in (
-                "last_quantity",
-                "buy_quantity",
-                "sell_quantity",
-                "volume",
-                "average_price",
-                "oi",
-                "oi_day_high",
-                "oi_day_low",
-                "depth",
-                "lower_circuit_limit",
-                "upper_circuit_limit",
-                "last_trade_time",
-            ):
-                row.pop(key, None)
-            return row
         depth = self.depth(inst, moment)
         row["depth"] = depth
         row["buy_quantity"] = sum(level["quantity"] for level in depth["buy"]) * 7
         row["sell_quantity"] = sum(level["quantity"] for level in depth["sell"]) * 7
         if inst.is_derivative:
             oi = self.open_interest(inst, ist(moment).date())
-            row.update({"oi": oi, "oi_day_high": int(oi * 1.04), "oi_day_low": int(oi * 0.97)})
+            row["oi"], row["oi_day_high"], row["oi_day_low"] = oi, int(oi * 1.04), int(oi * 0.97)
         return row
 
-    def depth(self, inst: Instrument, moment: datetime) -> dict[str, list[dict[str, Any]]]:
+    def depth(self, inst: Instrument, moment: datetime) -> Depth:
         last = self.price_at(inst, moment)
         path, i = self._index_at(inst, moment)
         limit = path.liquidity[i] if i >= 0 else None
@@ -419,14 +413,13 @@ class Market:
         lot = max(inst.lot_size, 1)
         tick = inst.tick_size
         bid, ask = self.touch(inst, last)
-        best = {"buy": bid, "sell": ask}
-        levels: dict[str, list[dict[str, Any]]] = {"buy": [], "sell": []}
-        for side, sign in (("buy", -1), ("sell", 1)):
+        levels: Depth = {"buy": [], "sell": []}
+        for side, best, sign in ((levels["buy"], bid, -1), (levels["sell"], ask, 1)):
             for k in range(5):
                 qty = (limit // 5 if limit else rng.randrange(1, 400)) or 1
-                levels[side].append(
+                side.append(
                     {
-                        "price": max(round_tick(best[side] + sign * k * tick, tick), tick),
+                        "price": max(round_tick(best + sign * k * tick, tick), tick),
                         "quantity": max(qty // lot, 1) * lot,
                         "orders": rng.randrange(1, 20),
                     }

@@ -18,9 +18,9 @@ It already excludes what open orders block and includes realised and unrealised 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from .instruments import Instrument
+from .responses import PositionRow
 
 MIS_EQUITY_RATE = 0.20
 FUTURES_RATE = 0.12
@@ -90,7 +90,7 @@ class Position:
             - self.overnight_quantity * close * mult
         )
 
-    def rows(self, ltp: float, close: float) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    def rows(self, ltp: float, close: float) -> tuple[PositionRow | None, PositionRow]:
         """(Day row or None, Net row) in Kite's position shape."""
         mult = self.inst.multiplier
         on = self.overnight_quantity
@@ -123,7 +123,7 @@ class Position:
         sell_v: float,
         ltp: float,
         close: float,
-    ) -> dict[str, Any]:
+    ) -> PositionRow:
         mult = self.inst.multiplier
         buy_p = buy_v / (buy_q * mult) if buy_q else 0.0
         sell_p = sell_v / (sell_q * mult) if sell_q else 0.0

@@ -1,4 +1,5 @@
-"""Kite's order rules as the simulation enforces them: the texts, with their sources.
+"""Kite's order rules as the simulation enforces them: the texts, with their sources (each
+text is one rule's row in :mod:`.order_rules`, which holds the checks).
 
 Sources are rules.md sections (/work/shared/reference/kite-mcp/rules.md in the project's shared
 reference) and the URLs they cite. Texts marked UNVERIFIED were not found in any source: they are
@@ -161,6 +162,7 @@ CO_UNSUPPORTED = (
     "separate stop-loss."
 )  # sandbox limitation, not a Kite text
 NO_AUCTION = "Invalid `auction_number`. There is no auction running for this instrument."
+NO_POSITION_TO_CONVERT = "Insufficient position quantity to convert."
 
 # §8 GTT. Sources: https://kite.trade/forum/discussion/comment/45755 (two OCO texts).
 GTT_SECOND_BELOW = (
@@ -186,6 +188,7 @@ GTT_TICK = "Trigger values and prices must be multiples of the tick size {tick}.
 ALERT_MAX = 200
 ALERT_TOO_MANY = "You can have a maximum of 200 alerts."
 ALERT_NOT_FOUND = "Alert not found."
+ATO_NEEDS_BASKET = "Invalid `basket`. An ATO alert needs basket items."
 
 _TAG = re.compile(r"[A-Za-z0-9]{1,20}")
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from . import gtt as gtt_rules
 from . import rules, sessions
-from .alerts import OPERATORS, Alert
+from .alerts import Alert
 from .clock import IST, ist, kite_ts
 from .engine import WORKING, Engine, Order
 from .errors import KiteConnectError, input_error
@@ -18,8 +18,42 @@ from .gtt import Gtt
 from .instruments import Instrument, InstrumentFacts, master_for
 from .market import Market
 from .order_request import OrderRequest
+from .order_rules import (
+    ALERT_COUNT_RULES,
+    ALERT_LOOKUP_RULES,
+    ALERT_RULES,
+    CONVERSION_RULES,
+    GTT_CHANGE_RULES,
+    GTT_COUNT_RULES,
+    GTT_LOOKUP_RULES,
+    MIS_RULES,
+    ORDER_LOOKUP_RULES,
+    AlertCase,
+    ConversionCase,
+    check,
+)
 from .portfolio import Holding, Position, margin_for, total
-from .responses import GttResponse, OrderResponse, OrderRow, TradeRow
+from .responses import (
+    AlertRow,
+    AllMargins,
+    GttLegResult,
+    GttResponse,
+    GttRow,
+    HoldingCompact,
+    HoldingRow,
+    HoldingsSummary,
+    Margins,
+    OrderResponse,
+    OrderResult,
+    OrderRow,
+    PositionRow,
+    Positions,
+    Profile,
+    Quote,
+    QuoteLtp,
+    QuoteOhlc,
+    TradeRow,
+)
 from .scenario import Scenario
 from .watch import Watch
 
@@ -359,10 +393,24 @@ class Simulation:
                 self._check_alert(alert, at, price)
 
     # ----- account (read) -------------------------------------------------------------------
-    def profile(self) -> dict[str, Any]:
-        return json.loads(json.dumps(self.scenario.profile))  # type: ignore[no-any-return]
+    def profile(self) -> Profile:
+        """The scenario's profile, a copy each call (a caller may change what it gets)."""
+        p = self.scenario.profile
+        return {
+            "user_id": p["user_id"],
+            "user_type": p["user_type"],
+            "email": p["email"],
+            "user_name": p["user_name"],
+            "user_shortname": p["user_shortname"],
+            "broker": p["broker"],
+            "exchanges": list(p["exchanges"]),
+            "products": list(p["products"]),
+            "order_types": list(p["order_types"]),
+            "avatar_url": p["avatar_url"],
+            "meta": {"demat_consent": p["meta"]["demat_consent"]},
+        }
 
-    def margins(self, segment: str | None = None) -> dict[str, Any]:
+    def margins(self, segment: str | None = None) -> Margins | AllMargins:
         if segment is not None:
             if segment not in ("equity", "commodity"):
                 raise input_error("Invalid segment.")  # UNVERIFIED text
@@ -372,8 +420,8 @@ class Simulation:
             "commodity": self.engine.margins_row("commodity"),
         }
 
-    def holdings(self) -> list[dict[str, Any]]:
-        out = []
+    def holdings(self) -> list[HoldingRow]:
+        out: list[HoldingRow] = []
         for h in self.engine.holdings.values():
             ltp = self.engine.ltp(h.inst)
             close = self.market.prev_close(h.inst, self.now.date())
@@ -416,7 +464,7 @@ class Simulation:
             )
         return out
 
-    def holdings_summary(self) -> dict[str, Any]:
+    def holdings_summary(self) -> HoldingsSummary:
         """GET /portfolio/holdings/summary (kiteconnect-mocks holdings_summary.json)."""
         rows = self.holdings()
         invested = sum(r["average_price"] * r["quantity"] for r in rows)
@@ -433,14 +481,22 @@ class Simulation:
             "current_value": round(current, 2),
         }
 
-    def holdings_compact(self) -> list[dict[str, Any]]:
+    def holdings_compact(self) -> list[HoldingCompact]:
         """GET /portfolio/holdings/compact (kiteconnect-mocks holdings_compact.json)."""
-        keys = ("exchange", "tradingsymbol", "instrument_token", "t1_quantity", "quantity")
-        return [{k: r[k] for k in keys} for r in self.holdings()]
+        return [
+            {
+                "exchange": r["exchange"],
+                "tradingsymbol": r["tradingsymbol"],
+                "instrument_token": r["instrument_token"],
+                "t1_quantity": r["t1_quantity"],
+                "quantity": r["quantity"],
+            }
+            for r in self.holdings()
+        ]
 
-    def positions(self) -> dict[str, list[dict[str, Any]]]:
-        net: list[dict[str, Any]] = []
-        day: list[dict[str, Any]] = []
+    def positions(self) -> Positions:
+        net: list[PositionRow] = []
+        day: list[PositionRow] = []
         for pos in self.engine.positions.values():
             if not pos.traded_today and pos.overnight_quantity == 0:
                 continue
@@ -559,14 +615,11 @@ class Simulation:
         new_product: str,
     ) -> bool:
         inst = self.engine.instrument(exchange, tradingsymbol)
-        # rules.md §5: no conversion to MIS after the auto square-off time.
-        cutoff = sessions.square_off_time(inst.exchange, self.now.date())
-        if new_product == "MIS" and self.now >= cutoff:
-            raise input_error(rules.MIS_BLOCKED.format(time=f"{cutoff:%H:%M}"))
+        check(MIS_RULES, self.engine.mis_case(inst, new_product, converting=True))
         old = self.engine.positions.get((exchange, tradingsymbol, old_product))
         sign = 1 if transaction_type == "BUY" else -1
-        if old is None or sign * old.quantity < quantity or quantity <= 0:
-            raise input_error("Insufficient position quantity to convert.")  # UNVERIFIED
+        check(CONVERSION_RULES, ConversionCase(sign * old.quantity if old else 0, quantity))
+        assert old is not None
         new = self.engine.position(inst, new_product)
         avg_value = (
             old.day_buy_value / old.day_buy_quantity
@@ -663,20 +716,20 @@ class Simulation:
         }
 
     # ----- GTT ------------------------------------------------------------------------------
-    def get_gtts(self) -> list[dict[str, Any]]:
+    def get_gtts(self) -> list[GttRow]:
         return [
             g.row()
             for g in sorted(self.gtts.values(), key=lambda g: -g.id)
             if g.status != "deleted"
         ]
 
-    def get_gtt(self, trigger_id: int) -> dict[str, Any]:
+    def get_gtt(self, trigger_id: int) -> GttRow:
         return self._gtt(trigger_id).row()
 
     def _gtt(self, trigger_id: int) -> Gtt:
         found = self.gtts.get(int(trigger_id))
-        if found is None or found.status == "deleted":
-            raise gtt_rules.not_found()
+        check(GTT_LOOKUP_RULES, found.status if found else None)
+        assert found is not None
         return found
 
     def place_gtt(
@@ -690,11 +743,9 @@ class Simulation:
     ) -> GttResponse:
         inst = self.engine.instrument(exchange, tradingsymbol)
         legs = gtt_rules.validate(
-            inst, trigger_type, list(trigger_values), float(last_price), orders
+            inst, trigger_type, list(trigger_values), float(last_price), orders, self.now
         )
-        active = sum(1 for g in self.gtts.values() if g.status == "active")
-        if active >= rules.GTT_MAX_ACTIVE:
-            raise input_error(rules.GTT_TOO_MANY)
+        check(GTT_COUNT_RULES, sum(1 for g in self.gtts.values() if g.status == "active"))
         self._gtt_seq += 1
         trigger = Gtt(
             id=self._gtt_seq,
@@ -723,12 +774,12 @@ class Simulation:
         last_price: float,
         orders: list[dict[str, Any]],
     ) -> GttResponse:
-        trigger = self._gtt(trigger_id)
-        if trigger.status != "active":
-            raise input_error(rules.GTT_NOT_ACTIVE)
+        trigger = self.gtts.get(int(trigger_id))
+        check(GTT_CHANGE_RULES, trigger.status if trigger else None)
+        assert trigger is not None
         inst = self.engine.instrument(exchange, tradingsymbol)
         legs = gtt_rules.validate(
-            inst, trigger_type, list(trigger_values), float(last_price), orders
+            inst, trigger_type, list(trigger_values), float(last_price), orders, self.now
         )
         trigger.inst, trigger.type, trigger.orders = inst, trigger_type, legs
         trigger.trigger_values = [float(v) for v in trigger_values]
@@ -740,9 +791,9 @@ class Simulation:
         return {"trigger_id": trigger.id}
 
     def delete_gtt(self, trigger_id: int) -> GttResponse:
-        trigger = self._gtt(trigger_id)
-        if trigger.status != "active":
-            raise input_error(rules.GTT_NOT_ACTIVE)
+        trigger = self.gtts.get(int(trigger_id))
+        check(GTT_CHANGE_RULES, trigger.status if trigger else None)
+        assert trigger is not None
         trigger.status = "deleted"
         trigger.updated_at = self.now
         self._gtt_event(trigger, "deleted")
@@ -763,20 +814,7 @@ class Simulation:
                 (trigger.inst.key,),
             )
         )
-        result: dict[str, Any] = {
-            "account_id": self.user_id,
-            "exchange": trigger.inst.exchange,
-            "tradingsymbol": trigger.inst.tradingsymbol,
-            "validity": "DAY",
-            "product": spec["product"],
-            "order_type": "LIMIT",
-            "transaction_type": spec["transaction_type"],
-            "quantity": spec["quantity"],
-            "price": spec["price"],
-            "meta": {"gtt": trigger.id},
-            "timestamp": kite_ts(at),
-            "triggered_at": spec["price"],
-        }
+        order_result: OrderResult
         try:
             order = self.engine.place(
                 OrderRequest(
@@ -793,11 +831,7 @@ class Simulation:
                 demat_only=True,
             )
         except KiteConnectError as err:
-            result["order_result"] = {
-                "order_id": "",
-                "rejection_reason": err.message,
-                "status": "failed",
-            }
+            order_result = {"order_id": "", "rejection_reason": err.message, "status": "failed"}
             self.engine.events.append(
                 Event(
                     at, "GTT order refused", f"GTT {trigger.id}: {err.message}", (trigger.inst.key,)
@@ -805,12 +839,27 @@ class Simulation:
             )
         else:
             failed = order.status == "REJECTED"
-            result["order_result"] = {
+            order_result = {
                 "order_id": order.order_id,
                 "rejection_reason": order.status_message or "" if failed else "",
                 "status": "failed" if failed else "success",
             }
-        results: list[dict[str, Any] | None] = [None] * len(trigger.orders)
+        result: GttLegResult = {
+            "account_id": self.user_id,
+            "exchange": trigger.inst.exchange,
+            "tradingsymbol": trigger.inst.tradingsymbol,
+            "validity": "DAY",
+            "product": spec["product"],
+            "order_type": "LIMIT",
+            "transaction_type": spec["transaction_type"],
+            "quantity": spec["quantity"],
+            "price": spec["price"],
+            "meta": {"gtt": trigger.id},
+            "timestamp": kite_ts(at),
+            "triggered_at": spec["price"],
+            "order_result": order_result,
+        }
+        results: list[GttLegResult | None] = [None] * len(trigger.orders)
         results[leg] = result
         trigger.results = results
 
@@ -847,47 +896,52 @@ class Simulation:
         return alert
 
     def _alert_params(self, params: dict[str, Any]) -> tuple[Any, ...]:
-        name = str(params.get("name") or "")
-        kind = str(params.get("type") or params.get("alert_type") or "simple")
-        if not name:
-            raise input_error("Invalid `name`.")  # UNVERIFIED
-        if kind not in ("simple", "ato"):
-            raise input_error("Invalid `type`.")  # UNVERIFIED
-        inst = self.master.for_alert(
-            str(params.get("lhs_exchange")), str(params.get("lhs_tradingsymbol"))
-        )
-        if inst is None:
-            raise input_error("Invalid `lhs_tradingsymbol`.")  # UNVERIFIED
-        if str(params.get("lhs_attribute") or "LastTradedPrice") != "LastTradedPrice":
-            raise input_error("Invalid `lhs_attribute`.")  # sandbox: only LastTradedPrice
-        op = str(params.get("operator") or "")
-        if op not in OPERATORS:
-            raise input_error("Invalid `operator`.")  # UNVERIFIED
         rhs_type = str(params.get("rhs_type") or "constant")
         rhs = None
-        constant = 0.0
+        constant: float | None = 0.0
         if rhs_type == "instrument":
             rhs = self.master.for_alert(
                 str(params.get("rhs_exchange")), str(params.get("rhs_tradingsymbol"))
             )
-            if rhs is None:
-                raise input_error("Invalid `rhs_tradingsymbol`.")  # UNVERIFIED
         else:
             try:
                 constant = float(params.get("rhs_constant") or 0)
-            except (TypeError, ValueError) as exc:
-                raise input_error("Invalid `rhs_constant`.") from exc  # UNVERIFIED
+            except (TypeError, ValueError):
+                constant = None
         basket = params.get("basket")
+        basket_read = True
         if isinstance(basket, str) and basket:
             try:
                 basket = json.loads(basket)
-            except ValueError as exc:
-                raise input_error("Invalid `basket`.") from exc  # UNVERIFIED
-        if kind == "ato" and not (isinstance(basket, dict) and basket.get("items")):
-            raise input_error("Invalid `basket`. An ATO alert needs basket items.")  # UNV.
-        return name, kind, inst, op, rhs_type, constant, rhs, basket
+            except ValueError:
+                basket_read = False
+        case = AlertCase(
+            name=str(params.get("name") or ""),
+            type=str(params.get("type") or params.get("alert_type") or "simple"),
+            lhs=self.master.for_alert(
+                str(params.get("lhs_exchange")), str(params.get("lhs_tradingsymbol"))
+            ),
+            lhs_attribute=str(params.get("lhs_attribute") or "LastTradedPrice"),
+            operator=str(params.get("operator") or ""),
+            rhs_type=rhs_type,
+            rhs=rhs,
+            rhs_constant=constant,
+            basket=basket,
+            basket_read=basket_read,
+        )
+        check(ALERT_RULES, case)
+        return (
+            case.name,
+            case.type,
+            case.lhs,
+            case.operator,
+            rhs_type,
+            constant or 0.0,
+            rhs,
+            basket,
+        )
 
-    def get_alerts(self, filters: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    def get_alerts(self, filters: dict[str, Any] | None = None) -> list[AlertRow]:
         out = []
         for alert in self.alerts.values():
             if filters and filters.get("status") and alert.status != filters["status"]:
@@ -899,22 +953,21 @@ class Simulation:
 
     def _alert(self, uuid: str) -> Alert:
         alert = self.alerts.get(uuid)
-        if alert is None:
-            raise input_error(rules.ALERT_NOT_FOUND)
+        check(ALERT_LOOKUP_RULES, alert)
+        assert alert is not None
         return alert
 
-    def get_alert(self, uuid: str) -> dict[str, Any]:
+    def get_alert(self, uuid: str) -> AlertRow:
         return self._alert(uuid).row()
 
-    def create_alert(self, **params: Any) -> dict[str, Any]:
-        if len(self.alerts) >= rules.ALERT_MAX:
-            raise input_error(rules.ALERT_TOO_MANY)
+    def create_alert(self, **params: Any) -> AlertRow:
+        check(ALERT_COUNT_RULES, len(self.alerts))
         name, kind, inst, op, rhs_type, constant, rhs, basket = self._alert_params(params)
         return self._new_alert(
             name, kind, inst, op, rhs_type, constant, rhs, basket, self.now
         ).row()
 
-    def modify_alert(self, uuid: str, **params: Any) -> dict[str, Any]:
+    def modify_alert(self, uuid: str, **params: Any) -> AlertRow:
         alert = self._alert(uuid)
         name, kind, inst, op, rhs_type, constant, rhs, basket = self._alert_params(params)
         alert.name, alert.type, alert.inst, alert.operator = name, kind, inst, op
@@ -978,13 +1031,11 @@ class Simulation:
                     )
             # An ATO alert places its basket once.
             alert.status, alert.disabled_reason = "disabled", "triggered"
-        quote = self.market.quote_row(alert.inst, at)
-        quote.update(
-            {
-                "tradingsymbol": alert.inst.tradingsymbol,
-                "exchange": "INDICES" if alert.inst.is_index else alert.inst.exchange,
-            }
-        )
+        quote: dict[str, Any] = {
+            **self.market.quote_row(alert.inst, at),
+            "tradingsymbol": alert.inst.tradingsymbol,
+            "exchange": "INDICES" if alert.inst.is_index else alert.inst.exchange,
+        }
         target = (
             f"{alert.rhs_inst.exchange}:{alert.rhs_inst.tradingsymbol}"
             if alert.rhs_inst
@@ -1011,13 +1062,13 @@ class Simulation:
                 out.append((str(name), inst))
         return out
 
-    def quote(self, *instruments: str) -> dict[str, Any]:
+    def quote(self, *instruments: str) -> dict[str, Quote]:
         return {k: self.market.quote_row(i, self.now) for k, i in self._lookup(instruments)}
 
-    def ohlc(self, *instruments: str) -> dict[str, Any]:
+    def ohlc(self, *instruments: str) -> dict[str, QuoteOhlc]:
         return {k: self.market.ohlc_row(i, self.now) for k, i in self._lookup(instruments)}
 
-    def ltp(self, *instruments: str) -> dict[str, Any]:
+    def ltp(self, *instruments: str) -> dict[str, QuoteLtp]:
         return {k: self.market.ltp_row(i, self.now) for k, i in self._lookup(instruments)}
 
     def historical_data(
@@ -1045,9 +1096,11 @@ class Simulation:
         return [i.row() for i in self.master.all() if exchange is None or i.exchange == exchange]
 
     def instrument_facts(self, exchange: str, tradingsymbol: str) -> InstrumentFacts:
+        """What the simulation knows of an instrument (not a Kite call: the server's JSON
+        master, and tests). ``LookupError`` for one not in the master."""
         inst = self.master.get(exchange, tradingsymbol)
         if inst is None:
-            raise input_error(rules.UNKNOWN_INSTRUMENT)
+            raise LookupError(f"{exchange}:{tradingsymbol}: not in the sandbox's instruments")
         lower, upper = self.market.circuits(inst, self.now.date())
         return InstrumentFacts(
             instrument_token=inst.instrument_token,
@@ -1098,10 +1151,10 @@ class Simulation:
         rows = [dict(r) for r in self.scenario.mf_orders]
         if order_id is None:
             return rows
-        for row in rows:
-            if str(row.get("order_id")) == str(order_id):
-                return row
-        raise KiteConnectError("OrderException", rules.NO_SUCH_ORDER)
+        found = next((row for row in rows if str(row.get("order_id")) == str(order_id)), None)
+        check(ORDER_LOOKUP_RULES, found)
+        assert found is not None
+        return found
 
     def mf_sips(self, sip_id: str | None = None) -> list[dict[str, Any]] | dict[str, Any]:
         rows = [dict(r) for r in self.scenario.mf_sips]
