@@ -52,10 +52,10 @@ from mcp_types import (
     jsonrpc_message_adapter,
 )
 from mcp_types.methods import serialize_server_result
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from . import stdio
+from .session import is_modern
 
 log = logging.getLogger("kite_skills.server")
 
@@ -375,7 +375,7 @@ class Relay:
         ``_serialize``: the version's surface, then ``resultType`` and the stamp)."""
         dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
         shaped = serialize_server_result("tools/call", self.version, dumped)
-        if self.version in MODERN_PROTOCOL_VERSIONS:
+        if is_modern(self.version):
             shaped.setdefault("resultType", "complete")
             shaped["_meta"] = {SERVER_INFO_KEY: self.server_info}
         return shaped

@@ -37,7 +37,7 @@ import sys
 import threading
 from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
 import anyio
 import anyio.abc
@@ -62,9 +62,6 @@ from pydantic import ValidationError
 
 from ..display import clipped
 
-if TYPE_CHECKING:
-    from .relay import Relay
-
 log = logging.getLogger("kite_skills.server")
 
 MAX_LINE_BYTES: Final = 16 * 1024 * 1024  # far above any real request (a body is ≤ 64 KiB)
@@ -72,6 +69,20 @@ EOF_GRACE_SECONDS: Final = 10.0  # covers the store's 5 s busy timeout with room
 MAX_MESSAGE_CHARS: Final = 500  # an error message, echoed input included
 MAX_DATA_CHARS: Final = 1000  # an error's ``data``, as JSON
 STREAMS: Final = frozenset({"subscriptions/listen"})  # requests that stay open by design
+
+
+class FastPath(Protocol):
+    """Lines served without the SDK (:class:`kite_skills.mcpkit.relay.Relay`)."""
+
+    def serve(self, output: _Output, tasks: anyio.abc.TaskGroup) -> None:
+        """In the event loop, before stdin is read: where replies go, what stops serving."""
+
+    def offer(self, line: bytes) -> bool:
+        """In the stdin thread: True when the line was taken (the SDK never sees it)."""
+
+    async def settled(self) -> None:
+        """Returns once every line taken is answered."""
+
 
 _EOF: Final = object()
 _TOO_LONG: Final = object()
@@ -470,7 +481,7 @@ async def serve(
     stdout_fd: int | None = None,
     grace: float = EOF_GRACE_SECONDS,
     prelude: bytes = b"",
-    relay: Relay | None = None,
+    relay: FastPath | None = None,
 ) -> bool:
     """Serve MCP on the wire until stdin ends, stdout breaks or SIGINT; True after SIGINT.
     ``prelude``: the start of stdin, already read (:func:`first_line`); ``relay``: the lines
@@ -488,7 +499,7 @@ async def _serve(
     wire: _Wire,
     grace: float,
     prelude: bytes,
-    fast_path: Relay | None,
+    fast_path: FastPath | None,
 ) -> bool:
     token = anyio.lowlevel.current_token()
     lines_in, lines = anyio.create_memory_object_stream[object](0)

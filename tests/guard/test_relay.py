@@ -17,7 +17,7 @@ import pytest
 
 from ..sandbox.sandbox_harness import MODERN, env
 from ..sandbox.sandbox_harness import command as sandbox_command
-from .guard_harness import client, guard_argv, over_sandbox, text_of
+from .guard_harness import ORDER, client, guard_argv, journal, limits, over_sandbox, text_of
 
 pytestmark = pytest.mark.anyio
 LEGACY = "2025-11-25"
@@ -169,3 +169,21 @@ def test_a_cancelled_read_is_never_answered(tmp_path: Path) -> None:
         os.kill(pid, signal.SIGCONT)
     peer.call(6, "portfolio", {"mode": "profile"})
     assert [json.loads(line)["id"] for line in peer.rest()] == [6]
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_a_write_never_takes_the_relay(tmp_path: Path, era: str) -> None:
+    """With the kill switch on, every write sent as a relayable line is judged and refused
+    (and journalled), while a read next to it is relayed: the fast path is for reads only."""
+    from kite_skills.guard.limits import KillSwitch
+
+    limits(tmp_path, kill_switch=KillSwitch(reason="stepping out", by="asha", at="2026-12-02"))
+    peer = guarded(tmp_path, era)
+    peer.call(1, "orders", {"mode": "place", **ORDER, "quantity": 1, "price": 1500})
+    peer.call(2, "orders", {"mode": "cancel", "variety": "regular", "order_id": "1"})
+    peer.call(3, "portfolio", {"mode": "profile"})
+    replies = {json.loads(line)["id"]: json.loads(line)["result"] for line in peer.rest()}
+    for id in (1, 2):
+        assert replies[id]["isError"] and "kill switch is on (stepping out" in str(replies[id])
+    assert not replies[3]["isError"]
+    assert [e["decision"] for e in journal(tmp_path)] == ["refuse", "refuse"]
