@@ -25,6 +25,7 @@ Windows the SDK's transport (Job Objects) serves the upstream and nothing is rel
 from __future__ import annotations
 
 import json
+import json.encoder
 import logging
 import os
 import re
@@ -32,7 +33,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from itertools import count
 from typing import Any, Final
@@ -65,8 +66,19 @@ SERVER_INFO_KEY: Final = "io.modelcontextprotocol/serverInfo"
 _PREFIX: Final = PREFIX.encode()
 _MARK: Final = b'"' + _PREFIX
 _REQUEST: Final = frozenset({"jsonrpc", "id", "method", "params"})
-_DECODER: Final = json.JSONDecoder()
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
+
+
+_DECODER: Final = json.JSONDecoder(parse_constant=_not_json)
 _ENCODE: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+# The json module's C encoder, made once: ``JSONEncoder.encode`` builds one at every call, which
+# the relay's hot path would pay for each request (compact, not ASCII-only: as _ENCODE).
+_C_ENCODER: Final[Callable[[Any, int], Iterable[str]]] = json.encoder.c_make_encoder(  # type: ignore[attr-defined]
+    None, None, json.encoder.encode_basestring, None, ":", ",", False, False, True
+)
 _ID_MEMBER: Final = re.compile(rb'("id"\s*:\s*"(' + re.escape(PREFIX.encode()) + rb'\d+)")')
 EXIT_GRACE_SECONDS: Final = 2.0  # as the SDK's stdio_client: stdin closed, then SIGTERM
 KILL_GRACE_SECONDS: Final = 2.0  # then SIGKILL
@@ -285,8 +297,9 @@ class Relay:
             return False
         plain = line.isascii() and b"\\u" not in line  # then no lone surrogate can be in it
         try:
-            value = _DECODER.decode(line.decode("ascii")) if plain else json.loads(line)
-        except (ValueError, RecursionError):
+            text = line.decode("ascii") if plain else line.decode("utf-8", "surrogatepass")
+            value = _DECODER.decode(text)
+        except (ValueError, RecursionError):  # NaN and Infinity too: not JSON, not relayed
             return False
         if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":
             return False
@@ -306,7 +319,10 @@ class Relay:
         client_id = value["id"]
         if not stdio.valid_id(client_id) or (not plain and stdio.lone_surrogate(value)):
             return False
-        if self._era(params) != self.version:
+        legacy = self._opened and "_meta" not in params and params.keys() <= PARAMS
+        if not legacy and self._era(params) != self.version:
+            return False
+        if legacy and self._asked != self.version:
             return False
         sent = self.upstream_params(params)
         if sent is None:
@@ -315,8 +331,9 @@ class Relay:
         own = b"%d" % client_id if isinstance(client_id, int) else _ENCODE(client_id).encode()
         with self._lock:
             self._pending[f"{PREFIX}{number}"] = (client_id, own, params["name"], time.monotonic())
+        params_json = "".join(_C_ENCODER(sent, 0)).encode()
         self.pipes.send(b'{"jsonrpc":"2.0","id":"%s%d","method":"tools/call","params":%s}\n'
-                        % (_PREFIX, number, _ENCODE(sent).encode()))  # fmt: skip
+                        % (_PREFIX, number, params_json))  # fmt: skip
         return True
 
     def _era(self, params: dict[str, Any]) -> str | None:
