@@ -127,12 +127,14 @@ class Guard:
 
     def relayed(self, params: dict[str, Any]) -> dict[str, Any] | None:
         """The fast path's choice (:mod:`kite_skills.mcpkit.relay`): a read of a listed tool
-        goes upstream as the SDK's client would send it (its name and arguments, with the
-        client's ``_meta`` stamp), never built as models; anything else (a write, an unknown
-        tool, odd params) goes the SDK's way."""
+        goes upstream as the guard's SDK client would send it (its name and arguments, with
+        that client's ``_meta`` stamp), never built as models; anything else (a write, an
+        unknown tool, odd params) goes the SDK's way."""
         name = params.get("name")
         arguments = params.get("arguments")
-        if name not in self.names or (arguments is None and "arguments" in params):
+        if not isinstance(name, str) or name not in self.names:
+            return None
+        if arguments is None and "arguments" in params:
             return None
         if arguments is not None and not isinstance(arguments, dict):
             return None

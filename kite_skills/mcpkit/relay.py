@@ -20,6 +20,12 @@ upstream's line with only the id's member replaced (an error reply is clipped li
 error, :func:`kite_skills.mcpkit.stdio.bounded`). A ``notifications/cancelled`` for a relayed
 request goes upstream with the relayed id, and a late reply is dropped. POSIX only: on
 Windows the SDK's transport (Job Objects) serves the upstream and nothing is relayed.
+
+Where the time goes is what shapes it: a relayed read is handled in the two threads that read
+the pipes (the client's stdin, the upstream's stdout), each writing its line itself, with no
+event-loop turn; the CPU a read costs there (about 150 µs live, mostly the interpreter) is
+what a second process adds, and under load every wake waits for a core, so it is kept small
+(docs/benchmarks.md, 2026-12-05 11:48).
 """
 
 from __future__ import annotations
@@ -74,8 +80,8 @@ def _not_json(constant: str) -> None:
 
 _DECODER: Final = json.JSONDecoder(parse_constant=_not_json)
 _ENCODE: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-# The json module's C encoder, made once: ``JSONEncoder.encode`` builds one at every call, which
-# the relay's hot path would pay for each request (compact, not ASCII-only: as _ENCODE).
+# The json module's C encoder (CPython's ``_json``), made once: ``JSONEncoder.encode`` builds
+# one at every call, which the relay would pay for each request (compact, not ASCII-only).
 _C_ENCODER: Final[Callable[[Any, int], Iterable[str]]] = json.encoder.c_make_encoder(  # type: ignore[attr-defined]
     None, None, json.encoder.encode_basestring, None, ":", ",", False, False, True
 )
@@ -160,8 +166,11 @@ class UpstreamPipes:
                 if item is stdio._EOF:
                     anyio.from_thread.run_sync(to_session.close, token=token)
                 return
-            if self.relay is not None and self.relay.replied(item):
-                return
+            try:
+                if self.relay is not None and self.relay.replied(item):
+                    return
+            except Exception:  # a fault of the fast path must not stop the upstream's replies
+                log.exception("the relay could not read a reply; it goes to the SDK's client")
             try:
                 message: SessionMessage | Exception = SessionMessage(
                     jsonrpc_message_adapter.validate_json(item, by_name=False)

@@ -509,8 +509,12 @@ async def _serve(
     interrupted = False
 
     def deliver(item: object) -> None:
-        if fast_path is not None and isinstance(item, bytes) and fast_path.offer(item):
-            return
+        if fast_path is not None and isinstance(item, bytes):
+            try:
+                if fast_path.offer(item):
+                    return
+            except Exception:  # a fault of the fast path must not stop stdin: the SDK's way
+                log.exception("the relay could not take a line; it goes the SDK's way")
         anyio.from_thread.run(lines_in.send, item, token=token)
 
     async def relay() -> None:

@@ -94,7 +94,7 @@ def guarded(home: Path, era: str, *sandbox: str, timeout: float | None = None) -
 def test_a_read_is_the_sandboxs_own_bytes_and_so_are_its_errors(tmp_path: Path, era: str) -> None:
     """The same requests, the same ids, to the sandbox directly and through the guard: every
     reply line is byte for byte the same (a result, an error result, an unknown tool's -32602,
-    arguments of the wrong type)."""
+    arguments or a name of the wrong type)."""
     replies = []
     for peer in (direct(tmp_path, era), guarded(tmp_path, era)):
         got = []
@@ -104,6 +104,8 @@ def test_a_read_is_the_sandboxs_own_bytes_and_so_are_its_errors(tmp_path: Path, 
         peer.call("no-such", "no_such_tool", {})
         got.append(peer.line())
         peer.send(99, "tools/call", {"name": "portfolio", "arguments": 7})
+        got.append(peer.line())
+        peer.send(98, "tools/call", {"name": ["portfolio"], "arguments": {}})
         got.append(peer.line())
         replies.append(got + peer.rest())
     ours, theirs = replies[1], replies[0]
