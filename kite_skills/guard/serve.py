@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
+
 from ..display import clipped, error_line
 from ..errors import KiteError
 from ..mcpkit import stdio
+from ..mcpkit.relay import Relay
 from .journal import Journal
 from .server import Guard, build_server
-from .upstream import Upstream, all_tools, open_upstream
+from .upstream import Upstream, all_tools, era_of, open_upstream, upstream_pipes
 
 
 class UpstreamUnreachable(KiteError):
@@ -24,15 +27,37 @@ def _cause(exc: BaseException) -> BaseException:
 
 
 async def serve(upstream: Upstream, limits_path: Path, journal: Journal, timeout: float) -> bool:
-    """True when stopped by SIGINT."""
+    """True when stopped by SIGINT. A stdio upstream (POSIX) is connected in the client's era,
+    read from the client's first line, so that reads take the relay (docs/guard.md)."""
     listed = False
+    pipes = upstream_pipes(upstream)
+    prelude = b""
     try:
-        async with open_upstream(upstream, timeout) as client:
+        if pipes is not None:
+            pipes.start()
+            try:
+                prelude = await stdio.first_line()
+            except BaseException:
+                with anyio.CancelScope(shield=True):
+                    await pipes.stop_unused()
+                raise
+        async with open_upstream(upstream, timeout, pipes, era_of(prelude)) as client:
             tools = await all_tools(client)
             listed = True
             guard = Guard(client, tools, limits_path, journal, timeout=timeout)
             server = build_server(guard, client.instructions)
-            return await stdio.serve(server, server.create_initialization_options())
+            relay = None
+            if pipes is not None:
+                relay = Relay(
+                    pipes,
+                    client.protocol_version,
+                    upstream_params=guard.relayed,
+                    timed_out=guard.timed_out,
+                    timeout=timeout,
+                    server_info=server.server_info_stamp,
+                )
+            options = server.create_initialization_options()
+            return await stdio.serve(server, options, prelude=prelude, relay=relay)
     except Exception as exc:
         if listed:
             raise

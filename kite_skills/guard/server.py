@@ -80,7 +80,14 @@ class Guard:
         self.journal = journal
         self.timeout = timeout
         self.now = now
-        self.reader = AccountReader(self._read_call, {t.name for t in tools}, timeout)
+        self.names = {t.name for t in tools}
+        # The _meta the SDK's client stamps on each request of its era (none on the handshake
+        # era): the same on every call, so the relay reads it once (``session._stamp``, the
+        # SDK's own, is the one source).
+        probe: dict[str, Any] = {"method": "tools/call", "params": {}}
+        upstream.session._stamp(probe, {})
+        self.stamp: dict[str, Any] | None = probe["params"].get("_meta")
+        self.reader = AccountReader(self._read_call, self.names, timeout)
         self.sent: list[judge.Sent] = self._sent_before()
 
     def _sent_before(self) -> list[judge.Sent]:
@@ -109,11 +116,36 @@ class Guard:
             with anyio.fail_after(self.timeout):
                 return await self.upstream.call_tool(name, arguments)
         except TimeoutError:
-            return _error(
-                f"kite-skills guard: the Kite MCP server did not answer {name} within "
-                f"{self.timeout:g} s. If it was a write it may still have gone through: read "
-                "the order book before any retry."
-            )
+            return self.timed_out(name)
+
+    def timed_out(self, name: str) -> types.CallToolResult:
+        return _error(
+            f"kite-skills guard: the Kite MCP server did not answer {name} within "
+            f"{self.timeout:g} s. If it was a write it may still have gone through: read "
+            "the order book before any retry."
+        )
+
+    def relayed(self, params: dict[str, Any]) -> dict[str, Any] | None:
+        """The fast path's choice (:mod:`kite_skills.mcpkit.relay`): a read of a listed tool
+        goes upstream as the guard's SDK client would send it (its name and arguments, with
+        that client's ``_meta`` stamp), never built as models; anything else (a write, an
+        unknown tool, odd params) goes the SDK's way."""
+        name = params.get("name")
+        arguments = params.get("arguments")
+        if not isinstance(name, str) or name not in self.names:
+            return None
+        if arguments is None and "arguments" in params:
+            return None
+        if arguments is not None and not isinstance(arguments, dict):
+            return None
+        if writes.classify(name, arguments or {}) is not None:
+            return None
+        sent: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            sent["arguments"] = arguments
+        if self.stamp:
+            sent["_meta"] = self.stamp
+        return sent
 
     async def call(
         self, ctx: Context, params: types.CallToolRequestParams

@@ -10,12 +10,18 @@ A bearer token is sent as one header and never logged.
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mcp import Client, StdioServerParameters
+from mcp.client.client import ConnectMode
+from mcp.client.session import DISCOVER_TIMEOUT_SECONDS
+
+from ..mcpkit.relay import UpstreamPipes
 
 if TYPE_CHECKING:
     import httpx2
@@ -35,9 +41,35 @@ class Upstream:
         return self.url or " ".join(self.command)
 
 
+def upstream_pipes(upstream: Upstream) -> UpstreamPipes | None:
+    """The pipes of a stdio upstream, which reads are relayed on (POSIX; on Windows the SDK's
+    transport keeps its Job Object, and every call goes the SDK's way)."""
+    if upstream.url is not None or sys.platform == "win32":
+        return None
+    return UpstreamPipes(list(upstream.command), upstream.env or None)
+
+
+def era_of(first: bytes) -> ConnectMode:
+    """The client's era from its first line: ``initialize`` is the handshake era; anything
+    else (a 2026-07-28 request, nothing, not JSON) lets the upstream choose."""
+    try:
+        message = json.loads(first.split(b"\n", 1)[0])
+    except ValueError:
+        return "auto"
+    handshake = isinstance(message, dict) and message.get("method") == "initialize"
+    return "legacy" if handshake else "auto"
+
+
 @asynccontextmanager
-async def open_upstream(upstream: Upstream, read_timeout: float) -> AsyncIterator[Client]:
-    """A connected SDK client (the era the upstream offers: discover, else initialize)."""
+async def open_upstream(
+    upstream: Upstream,
+    read_timeout: float,
+    pipes: UpstreamPipes | None = None,
+    mode: ConnectMode = "auto",
+) -> AsyncIterator[Client]:
+    """A connected SDK client (``auto``: the era the upstream offers, discover, else
+    initialize; ``legacy``: the handshake era, the client's own). A stdio upstream runs on
+    ``pipes`` when given."""
     if upstream.url is not None:
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
@@ -48,9 +80,18 @@ async def open_upstream(upstream: Upstream, read_timeout: float) -> AsyncIterato
         async with http, Client(transport, read_timeout_seconds=read_timeout) as client:
             yield client
         return
+    # The handshake era's initialize gets the bound the SDK gives a discover (a starting
+    # upstream can take seconds); each call is bounded by the guard's own timeout.
+    if mode == "legacy":
+        read_timeout = max(read_timeout, DISCOVER_TIMEOUT_SECONDS)
+    if pipes is not None:
+        transport = pipes.transport()
+        async with Client(transport, mode=mode, read_timeout_seconds=read_timeout) as client:
+            yield client
+        return
     first, *rest = upstream.command
     params = StdioServerParameters(command=first, args=rest, env=upstream.env or None)
-    async with Client(params, read_timeout_seconds=read_timeout) as client:
+    async with Client(params, mode=mode, read_timeout_seconds=read_timeout) as client:
         yield client
 
 

@@ -48,6 +48,7 @@ __all__ = [
     "handshake_of",
     "internal_errors",
     "invalid_params",
+    "is_modern",
 ]
 
 log = logging.getLogger("kite_skills.server")
@@ -80,6 +81,11 @@ class HandshakeState:
     @property
     def initialized(self) -> bool:
         return self.session is not None
+
+
+def is_modern(version: str) -> bool:
+    """A 2026-07-28-era protocol version (no handshake; each request carries its ``_meta``)."""
+    return version in MODERN_PROTOCOL_VERSIONS
 
 
 def handshake_of(ctx: Context) -> HandshakeState | None:

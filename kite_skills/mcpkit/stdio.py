@@ -39,12 +39,13 @@ import logging
 import os
 import queue
 import re
+import select
 import signal
 import sys
 import threading
 from collections import Counter
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import anyio
 import anyio.abc
@@ -76,6 +77,20 @@ EOF_GRACE_SECONDS: Final = 10.0  # covers the store's 5 s busy timeout with room
 MAX_MESSAGE_CHARS: Final = 500  # an error message, echoed input included
 MAX_DATA_CHARS: Final = 1000  # an error's ``data``, as JSON
 STREAMS: Final = frozenset({"subscriptions/listen"})  # requests that stay open by design
+
+
+class FastPath(Protocol):
+    """Lines served without the SDK (:class:`kite_skills.mcpkit.relay.Relay`)."""
+
+    def serve(self, output: _Output, tasks: anyio.abc.TaskGroup) -> None:
+        """In the event loop, before stdin is read: where replies go, what stops serving."""
+
+    def offer(self, line: bytes) -> bool:
+        """In the stdin thread: True when the line was taken (the SDK never sees it)."""
+
+    async def settled(self) -> None:
+        """Returns once every line taken is answered."""
+
 
 _EOF: Final = object()
 _TOO_LONG: Final = object()
@@ -298,17 +313,21 @@ def _key(request_id: object) -> object:
     return (type(request_id).__name__, request_id)
 
 
-def _read_lines(fd: int, deliver: Callable[[object], None]) -> None:
+def _read_lines(fd: int, deliver: Callable[[object], None], prelude: bytes = b"") -> None:
     """In a daemon thread: split stdin into lines with ``os.read`` (no Python-level lock is
-    held while blocked, so the interpreter can always exit)."""
+    held while blocked, so the interpreter can always exit). ``prelude``: what was read from
+    ``fd`` before (see :func:`first_line`)."""
     pending = bytearray()
     skipping = False  # inside a line already refused as too long
     try:
         while True:
-            try:
-                chunk = os.read(fd, 1 << 16)
-            except OSError:
-                chunk = b""
+            if prelude:
+                chunk, prelude = prelude, b""
+            else:
+                try:
+                    chunk = os.read(fd, 1 << 16)
+                except OSError:
+                    chunk = b""
             if not chunk:
                 break
             start = 0
@@ -343,7 +362,11 @@ def _read_lines(fd: int, deliver: Callable[[object], None]) -> None:
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        written = os.write(fd, view)
+        try:
+            written = os.write(fd, view)
+        except BlockingIOError:  # a non-blocking pipe that is full (the relay's upstream)
+            select.select([], [fd], [])
+            continue
         view = view[written:]
 
 
@@ -353,7 +376,8 @@ class _Output:
     the process exits, which an event loop's worker thread would."""
 
     def __init__(self, fd: int) -> None:
-        self._fd = fd
+        self.fd = fd
+        self.lock = threading.Lock()  # held for each whole message, by whichever thread writes
         self._jobs: queue.SimpleQueue[tuple[bytes, Callable[[OSError | None], None]] | None]
         self._jobs = queue.SimpleQueue()
         threading.Thread(target=self._run, name="kite-skills stdout", daemon=True).start()
@@ -362,7 +386,8 @@ class _Output:
         while (job := self._jobs.get()) is not None:
             data, done = job
             try:
-                _write_all(self._fd, data)
+                with self.lock:
+                    _write_all(self.fd, data)
             except OSError as exc:
                 done(exc)
             else:
@@ -382,10 +407,22 @@ class _Output:
             except (anyio.RunFinishedError, RuntimeError):
                 pass  # the event loop is gone: nobody is waiting any more
 
-        self._jobs.put((data, done))
+        self.put(data, done)
         await written.wait()
         if failed:
             raise failed[0]
+
+    def put(self, data: bytes, done: Callable[[OSError | None], None]) -> None:
+        """Queue ``data`` from any thread; ``done`` is called in the writer's thread."""
+        self._jobs.put((data, done))
+
+    def write_now(self, data: bytes) -> None:
+        """Write ``data`` in the calling thread (not the event loop's), in turn with the
+        queued messages: a relayed reply skips two thread hops (mcpkit/relay.py)."""
+        with self.lock:
+            written = os.write(self.fd, data)
+            if written < len(data):
+                _write_all(self.fd, data[written:])
 
     def close(self) -> None:
         self._jobs.put(None)
@@ -421,6 +458,34 @@ class _Wire:
                 pass
 
 
+async def first_line(fd: int | None = None) -> bytes:
+    """What the client sent first on stdin (up to and with its first newline, or all of it at
+    EOF), read in a daemon thread; give it to :func:`serve` as ``prelude``. A proxy reads it
+    to learn the client's era before it connects its upstream in the same one."""
+    source = fd if fd is not None else sys.stdin.fileno()
+    token = anyio.lowlevel.current_token()
+    got = anyio.Event()
+    read = bytearray()
+
+    def run() -> None:
+        while b"\n" not in read and len(read) <= MAX_LINE_BYTES:
+            try:
+                chunk = os.read(source, 1 << 16)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            read.extend(chunk)
+        try:
+            anyio.from_thread.run_sync(got.set, token=token)
+        except (anyio.RunFinishedError, RuntimeError):
+            pass  # the caller is gone
+
+    threading.Thread(target=run, name="kite-skills first line", daemon=True).start()
+    await got.wait()
+    return bytes(read)
+
+
 async def serve(
     server: Server[Any],
     options: Any,
@@ -428,16 +493,27 @@ async def serve(
     stdin_fd: int | None = None,
     stdout_fd: int | None = None,
     grace: float = EOF_GRACE_SECONDS,
+    prelude: bytes = b"",
+    relay: FastPath | None = None,
 ) -> bool:
-    """Serve MCP on the wire until stdin ends, stdout breaks or SIGINT; True after SIGINT."""
+    """Serve MCP on the wire until stdin ends, stdout breaks or SIGINT; True after SIGINT.
+    ``prelude``: the start of stdin, already read (:func:`first_line`); ``relay``: the lines
+    it takes skip the SDK (:mod:`kite_skills.mcpkit.relay`)."""
     wire = _Wire(stdin_fd, stdout_fd)
     try:
-        return await _serve(server, options, wire, grace)
+        return await _serve(server, options, wire, grace, prelude, relay)
     finally:
         wire.close()
 
 
-async def _serve(server: Server[Any], options: Any, wire: _Wire, grace: float) -> bool:
+async def _serve(
+    server: Server[Any],
+    options: Any,
+    wire: _Wire,
+    grace: float,
+    prelude: bytes,
+    fast_path: FastPath | None,
+) -> bool:
     token = anyio.lowlevel.current_token()
     lines_in, lines = anyio.create_memory_object_stream[object](0)
     inbound_writer, inbound = create_context_streams[SessionMessage | Exception](0)
@@ -446,6 +522,12 @@ async def _serve(server: Server[Any], options: Any, wire: _Wire, grace: float) -
     interrupted = False
 
     def deliver(item: object) -> None:
+        if fast_path is not None and isinstance(item, bytes):
+            try:
+                if fast_path.offer(item):
+                    return
+            except Exception:  # a fault of the fast path must not stop stdin: the SDK's way
+                log.exception("the relay could not take a line; it goes the SDK's way")
         anyio.from_thread.run(lines_in.send, item, token=token)
 
     async def relay() -> None:
@@ -463,6 +545,8 @@ async def _serve(server: Server[Any], options: Any, wire: _Wire, grace: float) -
             # the SDK cancels the requests in flight).
             with anyio.move_on_after(grace) as waited:
                 await outstanding.wait_empty()
+                if fast_path is not None:
+                    await fast_path.settled()
             if waited.cancelled_caught:
                 log.warning(
                     "stdin closed; stopped waiting for unanswered requests after %ss", grace
@@ -516,11 +600,16 @@ async def _serve(server: Server[Any], options: Any, wire: _Wire, grace: float) -
             await anyio.sleep_forever()
 
     reader = threading.Thread(
-        target=_read_lines, args=(wire.input, deliver), name="kite-skills stdin", daemon=True
+        target=_read_lines,
+        args=(wire.input, deliver, prelude),
+        name="kite-skills stdin",
+        daemon=True,
     )
     output = _Output(wire.output)
     try:
         async with anyio.create_task_group() as tasks:
+            if fast_path is not None:
+                fast_path.serve(output, tasks)
             tasks.start_soon(on_sigint, tasks)
             async with anyio.create_task_group() as serving:
                 serving.start_soon(write_out, tasks)  # ends once the server closes ``outbound``
