@@ -198,15 +198,22 @@ async def test_an_expired_access_token_is_refreshed_without_the_browser(home: Pa
 async def test_when_the_kite_session_ends_the_person_is_asked_again(
     home: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    """At 05:00 IST both tokens end at 06:00 (an hour, a second at 3600x): the refresh is
-    refused, the browser opens again, and a refusal there is the clear error."""
+    """At 05:00 IST both tokens end at 06:00 (an hour, six seconds at 600x): the refresh is
+    refused, the browser opens again, and a refusal there is the clear error.
+
+    The sign-in must end before 06:00 (within six seconds of the sandbox's start, a margin a
+    loaded machine keeps), and the second call comes after it: six seconds and a little after
+    the sandbox said it was listening, its clock having started before that."""
     browser, wire = Browser("approve", "deny"), Wire()
-    at = ("--at", "2026-12-03 05:00", "--speed", "3600")
+    speed = 600
+    at = ("--at", "2026-12-03 05:00", "--speed", str(speed))
     with oauth_sandbox(home, home / "journal.jsonl", *at) as (port, _):
+        listening = time.monotonic()
         with pytest.raises(ExceptionGroup) as raised:
             async with guard_client(port, browser, wire) as client:
                 await client.call_tool("portfolio", {"mode": "margins"})
-                time.sleep(2)
+                assert time.monotonic() - listening < 3600 / speed, "signed in after 06:00"
+                time.sleep(max(0.0, listening + 3600 / speed + 0.5 - time.monotonic()))
                 await client.call_tool("portfolio", {"mode": "margins"})
     refused = raised.value.subgroup(SignInError)
     assert refused is not None and "the sign-in was refused" in str(refused.exceptions[0])
