@@ -14,7 +14,7 @@ from typing import Any, NotRequired, get_args, get_origin, get_type_hints
 
 import pytest
 
-from kite_skills.sandbox.sim import Simulation, parse_scenario, responses
+from kite_skills.sandbox.sim import Simulation, load_scenario, parse_scenario, responses
 
 # The kiteconnect-mocks fixtures' keys (shapes.json in the project's shared reference).
 MOCK_KEYS: dict[str, set[str]] = {
@@ -62,6 +62,15 @@ MOCK_KEYS: dict[str, set[str]] = {
         "rhs_exchange", "rhs_tradingsymbol", "rhs_constant", "alert_count", "created_at",
         "updated_at",
     },
+    "order_margins.json": {
+        "type", "tradingsymbol", "exchange", "span", "exposure", "option_premium", "additional",
+        "bo", "cash", "var", "pnl", "leverage", "charges", "total",
+    },
+    "basket_margins.json": {"initial", "final", "orders", "charges"},
+    "mf_holdings.json": {
+        "folio", "average_price", "last_price", "last_price_date", "pledged_quantity", "fund",
+        "tradingsymbol", "pnl", "quantity",
+    },
 }  # fmt: skip
 
 TYPES: list[tuple[str, Any]] = [
@@ -77,6 +86,9 @@ TYPES: list[tuple[str, Any]] = [
     ("quote.json", responses.Quote),
     ("gtt_get_order.json", responses.GttRow),
     ("alerts_get_one.json", responses.AlertRow),
+    ("order_margins.json", responses.OrderMargins),
+    ("basket_margins.json", responses.BasketMargins),
+    ("mf_holdings.json", responses.MfHolding),
 ]
 
 
@@ -187,6 +199,30 @@ def test_each_answer_has_its_types_keys(sim: Simulation) -> None:
     assert any("basket" in a for a in alerts)
     for alert in alerts:
         assert_typed(alert, responses.AlertRow, alert["name"])
+    order = {
+        "exchange": "NSE", "tradingsymbol": "INFY", "transaction_type": "BUY",
+        "variety": "regular", "product": "CNC", "order_type": "LIMIT", "quantity": 1,
+        "price": 1600.0,
+    }  # fmt: skip
+    (margin,) = sim.order_margins([order])
+    assert_typed(margin, responses.OrderMargins, "order margins")
+    basket = sim.basket_order_margins([order, {**order, "tradingsymbol": "NIFTY26DECFUT",
+                                               "exchange": "NFO", "product": "NRML"}])  # fmt: skip
+    assert_typed(basket, responses.BasketMargins, "basket margins")
+    assert_typed(basket["initial"], responses.BasketTotal, "basket margins initial")
+    token = sim.engine.instrument("NFO", "NIFTY26DECFUT").instrument_token
+    candles = sim.historical_data(token, "2026-12-02 09:15:00", "2026-12-02 11:45:00", "minute",
+                                  oi=True)  # fmt: skip
+    assert candles and all("oi" in c for c in candles)
+    for candle in candles:
+        assert_typed(candle, responses.Candle, f"candle {candle['date']}")
+
+
+def test_a_mutual_fund_holding_has_its_types_keys() -> None:
+    funds = Simulation(load_scenario("default")).mf_holdings()
+    assert funds
+    for row in funds:
+        assert_typed(row, responses.MfHolding, row["tradingsymbol"])
 
 
 def test_a_key_the_type_does_not_name_is_caught() -> None:

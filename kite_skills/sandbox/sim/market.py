@@ -25,7 +25,7 @@ from typing import Any, Self
 from . import sessions
 from .clock import IST, candle_ts, ist, kite_ts
 from .instruments import Instrument, InstrumentMaster
-from .responses import Depth, Ohlc, Quote, QuoteLtp, QuoteOhlc
+from .responses import Candle, Depth, Ohlc, Quote, QuoteLtp, QuoteOhlc
 
 _RATE = 0.065  # risk-free rate for option prices
 _CARRY = 0.07  # futures cost of carry per year
@@ -462,9 +462,9 @@ class Market:
         minutes: int | None,
         now: datetime,
         with_oi: bool,
-    ) -> list[dict[str, Any]]:
+    ) -> list[Candle]:
         """Candles of ``minutes`` (None: daily) between ``start`` and ``end``, none after now."""
-        out: list[dict[str, Any]] = []
+        out: list[Candle] = []
         start, end, now = ist(start), min(ist(end), ist(now)), ist(now)
         day = start.date()
         while day <= end.date():
@@ -505,9 +505,9 @@ class Market:
         volume = 375 * (2000 + wide.randrange(8000))
         return open_price, high, low, close, volume
 
-    def _past_daily(self, inst: Instrument, day: date, with_oi: bool) -> dict[str, Any]:
+    def _past_daily(self, inst: Instrument, day: date, with_oi: bool) -> Candle:
         o, h, lo, c, v = self._past_ohlc(inst, day)
-        row: dict[str, Any] = {
+        row: Candle = {
             "date": candle_ts(datetime.combine(day, time(0, 0), IST)),
             "open": o,
             "high": h,
@@ -527,7 +527,7 @@ class Market:
         end: datetime,
         minutes: int | None,
         with_oi: bool,
-    ) -> list[dict[str, Any]]:
+    ) -> list[Candle]:
         path = self.day_path(inst, day)
         if not path.times:
             return []
@@ -561,7 +561,7 @@ class Market:
                 candle["close"] = price
                 candle["volume"] += volume
             last = price
-        rows: list[dict[str, Any]] = []
+        rows: list[Candle] = []
         for key in sorted(buckets):
             lower_bound = (
                 start if minutes is not None else datetime.combine(start.date(), time(0, 0), IST)
@@ -569,7 +569,7 @@ class Market:
             if key < lower_bound:
                 continue
             candle = buckets[key]
-            row: dict[str, Any] = {
+            row: Candle = {
                 "date": candle_ts(key),
                 "open": round(candle["open"], 2),
                 "high": round(candle["high"], 2),

@@ -4,7 +4,9 @@ marshals them as the Kite MCP server does (zerodha/gokiteconnect@621645de: order
 ``Order``, ``Trade``, ``OrderResponse``; portfolio.go ``Holding``, ``HoldingsSummary``,
 ``Position``, ``Positions``; user.go ``UserProfile``; margins.go ``Margins``,
 ``AvailableMargins``, ``UsedMargins``, ``AllMargins``; market.go ``Quote``, ``QuoteOHLC``,
-``QuoteLTP``, ``OHLC``, ``DepthItem``; gtt.go ``GTT``, ``GTTResponse``; alerts.go ``Alert``).
+``QuoteLTP``, ``OHLC``, ``DepthItem``, ``HistoricalData``; gtt.go ``GTT``, ``GTTResponse``;
+alerts.go ``Alert``; margins.go ``OrderMargins``, ``Charges``, ``GST``, ``PNL``,
+``BasketMargins``; mutualfunds.go ``MFHolding``).
 Each lists the keys the simulation fills, which are the REST object's (the kiteconnect-mocks
 fixture's) keys; the adapter takes the Go struct's fields from them."""
 
@@ -376,3 +378,100 @@ class AlertRow(TypedDict):
     created_at: str
     updated_at: str
     basket: NotRequired[dict[str, Any]]
+
+
+class Candle(TypedDict):
+    """One historical candle (market.go ``HistoricalData``); ``oi`` when asked for."""
+
+    date: str
+    open: float
+    high: float
+    low: float
+    close: float
+    volume: int
+    oi: NotRequired[int]
+
+
+class Gst(TypedDict):
+    igst: float
+    cgst: float
+    sgst: float
+    total: float
+
+
+class Charges(TypedDict):
+    transaction_tax: float
+    transaction_tax_type: str
+    exchange_turnover_charge: float
+    sebi_turnover_charge: float
+    brokerage: float
+    stamp_duty: float
+    gst: Gst
+    total: float
+
+
+class MarginPnl(TypedDict):
+    realised: float
+    unrealised: float
+
+
+class OrderMargins(TypedDict):
+    """The margin one order needs (margins.go ``OrderMargins``)."""
+
+    type: str
+    tradingsymbol: str
+    exchange: str
+    span: float
+    exposure: float
+    option_premium: float
+    additional: float
+    bo: float
+    cash: float
+    var: float
+    pnl: MarginPnl
+    leverage: float
+    charges: Charges
+    total: float
+
+
+class BasketTotal(TypedDict):
+    """A basket's sum (``OrderMargins`` again; its charges are the first order's, and an
+    empty basket has none: ``{}``)."""
+
+    type: str
+    tradingsymbol: str
+    exchange: str
+    additional: float
+    bo: float
+    cash: float
+    var: float
+    pnl: MarginPnl
+    leverage: float
+    charges: Charges | dict[str, float]
+    span: float
+    exposure: float
+    option_premium: float
+    total: float
+
+
+class BasketMargins(TypedDict):
+    """A basket's margins, before and after it (margins.go ``BasketMargins``)."""
+
+    initial: BasketTotal
+    final: BasketTotal
+    orders: list[OrderMargins]
+    charges: Charges | dict[str, float]
+
+
+class MfHolding(TypedDict):
+    """One mutual-fund holding (mutualfunds.go ``MFHolding``)."""
+
+    folio: str
+    fund: str
+    tradingsymbol: str
+    average_price: float
+    last_price: float
+    last_price_date: str
+    pledged_quantity: float
+    pnl: float
+    quantity: float

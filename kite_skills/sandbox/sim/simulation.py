@@ -5,7 +5,7 @@ from __future__ import annotations
 import heapq
 import json
 from datetime import date, datetime, time, timedelta
-from typing import Any
+from typing import Any, Literal
 
 from . import gtt as gtt_rules
 from . import rules, sessions
@@ -36,6 +36,10 @@ from .portfolio import Holding, Position, margin_for, total
 from .responses import (
     AlertRow,
     AllMargins,
+    BasketMargins,
+    BasketTotal,
+    Candle,
+    Charges,
     GttLegResult,
     GttResponse,
     GttRow,
@@ -43,6 +47,8 @@ from .responses import (
     HoldingRow,
     HoldingsSummary,
     Margins,
+    MfHolding,
+    OrderMargins,
     OrderResponse,
     OrderResult,
     OrderRow,
@@ -645,7 +651,7 @@ class Simulation:
         )
         return True
 
-    def _margin_row(self, item: dict[str, Any]) -> dict[str, Any]:
+    def _margin_row(self, item: dict[str, Any]) -> OrderMargins:
         inst = self.engine.instrument(str(item.get("exchange")), str(item.get("tradingsymbol")))
         qty = int(item.get("quantity") or 0)
         price = float(item.get("price") or 0) or self.engine.ltp(inst)
@@ -657,7 +663,7 @@ class Simulation:
             price,
             self.engine.underlying_price(inst),
         )
-        zero_charges = {
+        zero_charges: Charges = {
             "transaction_tax": 0.0,
             "transaction_tax_type": "stt",
             "exchange_turnover_charge": 0.0,
@@ -684,36 +690,38 @@ class Simulation:
             "total": round(total(parts), 2),
         }
 
-    def order_margins(self, orders: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def order_margins(self, orders: list[dict[str, Any]]) -> list[OrderMargins]:
         return [self._margin_row(item) for item in orders]
 
     def basket_order_margins(
         self, orders: list[dict[str, Any]], consider_positions: bool = True, mode: str | None = None
-    ) -> dict[str, Any]:
+    ) -> BasketMargins:
         rows = self.order_margins(orders)
-        summed = {
-            k: round(sum(float(r[k]) for r in rows), 2)
-            for k in ("span", "exposure", "option_premium", "total")
-        }
-        block = {
-            "type": "",
-            "tradingsymbol": "",
-            "exchange": "",
-            "additional": 0,
-            "bo": 0,
-            "cash": 0,
-            "var": 0,
-            "pnl": {"realised": 0, "unrealised": 0},
-            "leverage": 1,
-            "charges": rows[0]["charges"] if rows else {},
-            **summed,
-        }
-        return {
-            "initial": dict(block),
-            "final": dict(block),
-            "orders": rows,
-            "charges": block["charges"],
-        }
+
+        def summed(key: Literal["span", "exposure", "option_premium", "total"]) -> float:
+            return round(sum(float(r[key]) for r in rows), 2)
+
+        charges: Charges | dict[str, float] = rows[0]["charges"] if rows else {}
+
+        def block() -> BasketTotal:
+            return {
+                "type": "",
+                "tradingsymbol": "",
+                "exchange": "",
+                "additional": 0,
+                "bo": 0,
+                "cash": 0,
+                "var": 0,
+                "pnl": {"realised": 0, "unrealised": 0},
+                "leverage": 1,
+                "charges": charges,
+                "span": summed("span"),
+                "exposure": summed("exposure"),
+                "option_premium": summed("option_premium"),
+                "total": summed("total"),
+            }
+
+        return {"initial": block(), "final": block(), "orders": rows, "charges": charges}
 
     # ----- GTT ------------------------------------------------------------------------------
     def get_gtts(self) -> list[GttRow]:
@@ -1079,7 +1087,7 @@ class Simulation:
         interval: str,
         continuous: bool = False,
         oi: bool = False,
-    ) -> list[dict[str, Any]]:
+    ) -> list[Candle]:
         inst = self.master.by_token(int(instrument_token))
         if inst is None:
             raise input_error("invalid token")  # UNVERIFIED
@@ -1127,8 +1135,8 @@ class Simulation:
     def mf_instruments(self) -> list[dict[str, Any]]:
         return [f.row(self._nav_date()) for f in self.master.mutual_funds]
 
-    def mf_holdings(self) -> list[dict[str, Any]]:
-        out = []
+    def mf_holdings(self) -> list[MfHolding]:
+        out: list[MfHolding] = []
         for row in self.scenario.mf_holdings:
             fund = self.master.mutual_fund(row["tradingsymbol"])
             assert fund is not None
