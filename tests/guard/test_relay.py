@@ -156,7 +156,12 @@ async def test_a_read_the_sandbox_does_not_answer_gets_the_guards_message(
 
 def test_a_cancelled_read_is_never_answered(tmp_path: Path) -> None:
     """A read cancelled while the sandbox is stopped: the cancel goes upstream, the sandbox's
-    late reply is dropped, and only the next read is answered."""
+    late reply is dropped, and only the next read is answered.
+
+    The guard answers a ping itself, and reads its stdin in order: its answer to the ping
+    sent after the cancel says the cancel was taken before the sandbox runs again (without
+    it, a loaded machine could let the sandbox answer first, and a reply that comes before
+    the cancel is taken is rightly sent on)."""
     pid_file = tmp_path / "upstream.pid"
     words = " ".join(f"'{w}'" for w in sandbox_command(tmp_path / "s.jsonl"))
     shell = ["--", "/bin/sh", "-c", f"echo $$ > '{pid_file}'; exec {words}"]
@@ -167,6 +172,8 @@ def test_a_cancelled_read_is_never_answered(tmp_path: Path) -> None:
         peer.call(5, "portfolio", {"mode": "profile"})
         peer.write({"jsonrpc": "2.0", "method": "notifications/cancelled",
                     "params": {"requestId": 5, "reason": "the person moved on"}})  # fmt: skip
+        peer.send(7, "ping", {})
+        assert json.loads(peer.line())["id"] == 7
     finally:
         os.kill(pid, signal.SIGCONT)
     peer.call(6, "portfolio", {"mode": "profile"})
