@@ -177,7 +177,16 @@ def _run_show(args: argparse.Namespace) -> int:
 
 def _run_set(args: argparse.Namespace) -> int:
     path = _limits_path(args)
-    changed = limits_module.with_setting(limits_module.load(path), args.name, args.value)
+    before = limits_module.load(path)
+    try:
+        changed = limits_module.with_setting(before, args.name, args.value)
+    except limits_module.LimitsError as exc:
+        if args.name not in limits_module.Limits.model_fields:
+            raise  # its message lists the limits
+        raise limits_module.LimitsError(
+            f"{exc} — give it in the form 'kite-skills guard limits' shows (e.g. 200000, "
+            "NSE,NFO, 09:15-15:15), or off for no limit"
+        ) from exc
     limits_module.save(path, changed)
     _out(f"{args.name}: {limits_module.in_words(changed, args.name)} ({path})")
     return 0

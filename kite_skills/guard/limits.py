@@ -301,9 +301,7 @@ def with_setting(limits: Limits, setting: str, text: str) -> Limits:
     elif setting in ("max_order_value", "max_value_per_day"):
         value = value.replace(",", "").lstrip("₹")
     try:
-        return limits.model_copy(update={setting: value}).model_validate(
-            {**limits.model_dump(), setting: value}
-        )
+        return Limits.model_validate({**limits.model_dump(), setting: value})
     except ValidationError as exc:
         said = exc.errors(include_url=False)[0]["msg"]
         raise LimitsError(f"{setting} {text!r}: {said}") from exc

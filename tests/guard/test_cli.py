@@ -54,7 +54,9 @@ def test_a_limit_that_is_no_limit_is_refused(
     said = capsys.readouterr().err
     assert "'max_value' is not a limit — one of: max_order_value, max_quantity" in said
     assert main(["guard", "limits", "set", "trading_hours", "9-5", "--limits", str(path)]) == 1
-    assert "kite-skills guard: error: trading_hours '9-5': " in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert "kite-skills guard: error: trading_hours '9-5': " in said
+    assert "— give it in the form 'kite-skills guard limits' shows" in said and "or off" in said
     assert not path.exists()
 
 
